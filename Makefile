@@ -1,0 +1,194 @@
+# hookscope - GNU Makefile.  See README.md and doc/architecture.md.
+#
+#   make                 build everything into $(O) (default build/)
+#   make SAN=asan|ubsan|tsan   sanitizer build into build-$(SAN)/
+#   make CC=clang        build with clang
+#   make test            build, then run the whole test suite
+#   make demo            build, start hookscoped with the demo target, open the TUI
+#   make bench           benchmarks (tests/bench)
+#   make deps            install the Debian packages the build and tests need
+#   make install         PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+DATADIR   ?= $(PREFIX)/share/hookscope
+MANDIR    ?= $(PREFIX)/share/man
+DESTDIR   ?=
+
+SAN       ?=
+O         ?= build$(if $(SAN),-$(SAN))
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+
+# Missing pkg-config modules must not spam errors before `make deps` ran.
+pc = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
+
+SAN_FLAGS_asan  := -fsanitize=address,undefined -fno-omit-frame-pointer
+SAN_FLAGS_ubsan := -fsanitize=undefined -fno-sanitize-recover=undefined
+SAN_FLAGS_tsan  := -fsanitize=thread
+SAN_FLAGS := $(SAN_FLAGS_$(SAN))
+ifneq ($(SAN),)
+ifeq ($(SAN_FLAGS),)
+$(error SAN must be asan, ubsan or tsan)
+endif
+# A sanitized agent needs its runtime first in LD_PRELOAD (see daemon/run.c).
+SAN_RT_asan := libasan.so
+SAN_RT_tsan := libtsan.so
+ifneq ($(SAN_RT_$(SAN)),)
+SAN_DEFS := -DHS_SAN_RUNTIME='"$(shell $(CC) -print-file-name=$(SAN_RT_$(SAN)))"'
+endif
+endif
+
+OPT       ?= -O2 -g
+WARN      := -Wall -Wextra -Werror
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iprotocol -Icollectors \
+	-DHS_VERSION='"$(VERSION)"' \
+	-DHS_AGENT_PATH='"$(LIBDIR)/hookscope/libhookscope.so"' \
+	-DHS_THEMES_DIR='"$(DATADIR)/themes"' $(SAN_DEFS)
+CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SAN_FLAGS) $(CFLAGS)
+LDFLAGS_ALL := -pthread $(SAN_FLAGS) $(LDFLAGS)
+
+MSGPACK_CFLAGS := $(call pc,--cflags,msgpack)
+MSGPACK_LIBS   := $(or $(call pc,--libs,msgpack),-lmsgpackc)
+LWS_CFLAGS     := $(call pc,--cflags,libwebsockets)
+LWS_LIBS       := $(or $(call pc,--libs,libwebsockets),-lwebsockets)
+ELF_CFLAGS     := $(call pc,--cflags,libelf)
+ELF_LIBS       := $(or $(call pc,--libs,libelf),-lelf)
+CURSES_CFLAGS  := $(call pc,--cflags,ncursesw)
+CURSES_LIBS    := $(or $(call pc,--libs,ncursesw),-lncursesw)
+RL_CFLAGS      := $(call pc,--cflags,readline)
+RL_LIBS        := $(or $(call pc,--libs,readline),-lreadline)
+CMOCKA_CFLAGS  := $(call pc,--cflags,cmocka)
+CMOCKA_LIBS    := $(or $(call pc,--libs,cmocka),-lcmocka)
+
+PROTO_SRCS  := $(wildcard protocol/*.c)
+AGENT_SRCS  := $(wildcard collectors/*.c)
+DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+TUI_SRCS    := $(filter-out tui/main.c,$(wildcard tui/*.c))
+UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
+TOOL_SRCS   := $(wildcard tests/tools/*.c)
+APP_DIRS    := $(patsubst tests/apps/%/,%,$(dir $(wildcard tests/apps/*/*.c)))
+BENCH_SRCS  := $(wildcard tests/bench/*.c)
+
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+
+PROTO_LIB  := $(O)/lib/libhsproto.a
+AGENT_LIB  := $(O)/lib/libhsagent.a
+DAEMON_LIB := $(O)/lib/libhsdaemon.a
+TUI_LIB    := $(O)/lib/libhstui.a
+AGENT_SO   := $(O)/libhookscope.so
+DAEMON_BIN := $(O)/hookscoped
+TUI_BIN    := $(O)/hookscope
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+TOOL_BINS  := $(patsubst tests/tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+APP_BINS   := $(foreach a,$(sort $(APP_DIRS)),$(O)/apps/$(a))
+BENCH_BINS := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
+THEMES     := $(patsubst themes/%,$(O)/themes/%,$(wildcard themes/*.theme))
+
+.PHONY: all test demo bench deps install uninstall clean check-deps
+all: $(AGENT_SO) $(DAEMON_BIN) $(TUI_BIN) $(APP_BINS) $(TOOL_BINS) $(UNIT_BINS) $(THEMES)
+
+# ---- objects ----
+$(O)/obj/protocol/%.o: protocol/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) -MMD -MP -c $< -o $@
+$(O)/obj/collectors/%.o: collectors/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+$(O)/obj/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) -MMD -MP -c $< -o $@
+$(O)/obj/tui/%.o: tui/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURSES_CFLAGS) $(RL_CFLAGS) -MMD -MP -c $< -o $@
+$(O)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_ALL) -Idaemon -Itui $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c $< -o $@
+# The demo and other target apps are what the agent times: -finstrument-functions.
+$(O)/obj/apps/%.o: tests/apps/%.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -Icollectors -std=c11 -O2 -g $(WARN) -pthread $(SAN_FLAGS) $(CFLAGS) -finstrument-functions -MMD -MP -c $< -o $@
+
+# ---- libraries and programs ----
+$(PROTO_LIB): $(call obj,$(PROTO_SRCS))
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+$(AGENT_LIB): $(call obj,$(AGENT_SRCS))
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+$(DAEMON_LIB): $(call obj,$(DAEMON_SRCS))
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+$(TUI_LIB): $(call obj,$(TUI_SRCS))
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,libhookscope.so $(LDFLAGS_ALL) -o $@ \
+		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) -ldl
+$(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
+$(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURSES_LIBS) $(RL_LIBS)
+
+$(O)/tests/%: $(O)/obj/tests/unit/%.o $(AGENT_LIB) $(DAEMON_LIB) $(TUI_LIB) $(PROTO_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) -ldl
+$(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
+$(O)/bench/%: $(O)/obj/tests/bench/%.o $(PROTO_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(MSGPACK_LIBS)
+
+.SECONDEXPANSION:
+$(O)/apps/%: $$(call obj,$$(patsubst tests/apps/%,apps/%,$$(wildcard tests/apps/$$*/*.c)))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^
+
+$(O)/themes/%: themes/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+# ---- the two commands ----
+# Both check the Debian packages first and install them (as root) if missing.
+check-deps:
+	@sh mk/deps.sh --check-or-install
+
+deps:
+	@sh mk/deps.sh --install
+
+test: check-deps
+	@$(MAKE) --no-print-directory all
+	@O=$(O) SAN=$(SAN) sh tests/run.sh
+
+demo: check-deps
+	@$(MAKE) --no-print-directory all
+	@O=$(O) sh mk/demo.sh
+
+bench: all $(BENCH_BINS)
+	@O=$(O) sh tests/bench/run.sh
+
+# ---- install ----
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/hookscope $(DESTDIR)$(INCDIR) \
+		$(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(DAEMON_BIN) $(TUI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(AGENT_SO) $(DESTDIR)$(LIBDIR)/hookscope/
+	install -m 644 collectors/hookscope.h $(DESTDIR)$(INCDIR)/
+	install -m 644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
+	install -m 644 doc/hookscoped.1 doc/hookscope.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hookscoped $(DESTDIR)$(BINDIR)/hookscope \
+		$(DESTDIR)$(INCDIR)/hookscope.h $(DESTDIR)$(MANDIR)/man1/hookscoped.1 \
+		$(DESTDIR)$(MANDIR)/man1/hookscope.1
+	rm -rf $(DESTDIR)$(LIBDIR)/hookscope $(DESTDIR)$(DATADIR)
+
+clean:
+	rm -rf build build-asan build-ubsan build-tsan
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

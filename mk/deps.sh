@@ -1,0 +1,43 @@
+#!/bin/sh
+# deps.sh - the Debian packages hookscope needs to build and test, checked and
+# (as root) installed.  Used by `make deps`, `make test`, `make demo` and .ci/run.
+#   sh mk/deps.sh --install            install whatever is missing (root)
+#   sh mk/deps.sh --check-or-install   silent when all is there; else as --install
+#   sh mk/deps.sh --list               print the package list
+BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
+libreadline-dev libelf-dev libcmocka-dev"
+TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils"
+PKGS="$BUILD_PKGS $TEST_PKGS"
+
+mode=${1:---check-or-install}
+if [ "$mode" = --list ]; then
+	echo $PKGS
+	exit 0
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: this is not a Debian-like system; install the equivalents of:" >&2
+	echo "  $PKGS" | fold -s -w 100 >&2
+	echo "  (pkg-config modules: libwebsockets msgpack ncursesw readline libelf cmocka)" >&2
+	exit 0
+fi
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && { [ "$mode" = --install ] && echo "deps: all packages are installed"; exit 0; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: install them with: sudo apt-get install$missing   (or run 'sudo make deps')" >&2
+	exit 1
+fi
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists; an old list may name versions long gone.
+apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
+	apt-get update -q >/dev/null &&
+	apt-get install -y --no-install-recommends $missing
+} || { echo "deps: apt-get install failed for:$missing" >&2; exit 1; }

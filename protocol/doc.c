@@ -1,0 +1,243 @@
+/*
+ * doc.c - a validated message as a msgpack object tree, typed getters over
+ * its maps, and packing helpers for building maps.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+
+/* See protocol.h. */
+int proto_doc_parse(struct proto_doc *doc, const void *buf, size_t len,
+    size_t cap, char *err, size_t errlen)
+{
+	size_t off = 0;
+	uint64_t v;
+
+	memset(doc, 0, sizeof *doc);
+	if (proto_check(buf, len, cap, err, errlen) < 0)
+		return -1;
+	msgpack_zone_init(&doc->zone, 2048);
+	doc->zone_live = true;
+	if (msgpack_unpack(buf, len, &off, &doc->zone, &doc->root) != MSGPACK_UNPACK_SUCCESS ||
+	    off != len) {
+		snprintf(err, errlen, "malformed msgpack: cannot decode");
+		goto fail;
+	}
+	if (doc->root.type != MSGPACK_OBJECT_MAP) {
+		snprintf(err, errlen, "message is not a map");
+		goto fail;
+	}
+	if (proto_get_u64(&doc->root, "v", true, &v, err, errlen) < 0)
+		goto fail;
+	if (v != PROTO_VERSION) {
+		snprintf(err, errlen, "protocol version %llu is not supported (this side speaks %d)",
+		    (unsigned long long)v, PROTO_VERSION);
+		goto fail;
+	}
+	return 0;
+fail:
+	proto_doc_free(doc);
+	return -1;
+}
+
+/* See protocol.h. */
+void proto_doc_free(struct proto_doc *doc)
+{
+	if (doc->zone_live)
+		msgpack_zone_destroy(&doc->zone);
+	doc->zone_live = false;
+}
+
+/* See protocol.h.  Maps in this protocol are small: a linear scan is right. */
+const msgpack_object *proto_map_get(const msgpack_object *map, const char *key)
+{
+	size_t klen = strlen(key);
+
+	if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	for (uint32_t i = 0; i < map->via.map.size; i++) {
+		const msgpack_object_kv *kv = &map->via.map.ptr[i];
+
+		if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == klen &&
+		    memcmp(kv->key.via.str.ptr, key, klen) == 0)
+			return &kv->val;
+	}
+	return NULL;
+}
+
+/* Look up key; 1 if found, 0 if absent and optional, -1 if absent and required. */
+static int doc_lookup(const msgpack_object *map, const char *key, bool required,
+    const msgpack_object **o, char *err, size_t errlen)
+{
+	*o = proto_map_get(map, key);
+	if (*o != NULL)
+		return 1;
+	if (!required)
+		return 0;
+	snprintf(err, errlen, "missing field \"%s\"", key);
+	return -1;
+}
+
+/* Shared wrong-type error. */
+static int doc_type_error(const char *key, const char *want, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "field \"%s\" must be %s", key, want);
+	return -1;
+}
+
+/* See protocol.h. */
+int proto_get_u64(const msgpack_object *map, const char *key, bool required,
+    uint64_t *out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+		return doc_type_error(key, "a non-negative integer", err, errlen);
+	*out = o->via.u64;
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_i64(const msgpack_object *map, const char *key, bool required,
+    int64_t *out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+		*out = o->via.i64;
+	else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
+		*out = (int64_t)o->via.u64;
+	else
+		return doc_type_error(key, "an integer", err, errlen);
+	return 0;
+}
+
+/* See protocol.h.  Integers are accepted where a float is expected. */
+int proto_get_f64(const msgpack_object *map, const char *key, bool required,
+    double *out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	switch (o->type) {
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64:
+		if (!isfinite(o->via.f64))
+			return doc_type_error(key, "a finite number", err, errlen);
+		*out = o->via.f64;
+		return 0;
+	case MSGPACK_OBJECT_POSITIVE_INTEGER:
+		*out = (double)o->via.u64;
+		return 0;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER:
+		*out = (double)o->via.i64;
+		return 0;
+	default:
+		return doc_type_error(key, "a number", err, errlen);
+	}
+}
+
+/* See protocol.h. */
+int proto_get_bool(const msgpack_object *map, const char *key, bool required,
+    bool *out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (o->type != MSGPACK_OBJECT_BOOLEAN)
+		return doc_type_error(key, "a boolean", err, errlen);
+	*out = o->via.boolean;
+	return 0;
+}
+
+/* See protocol.h.  Strings are copied: decoded ones point into the input. */
+int proto_get_str(const msgpack_object *map, const char *key, bool required,
+    char **out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (o->type != MSGPACK_OBJECT_STR)
+		return doc_type_error(key, "a string", err, errlen);
+	if (memchr(o->via.str.ptr, '\0', o->via.str.size) != NULL)
+		return doc_type_error(key, "a string without NUL bytes", err, errlen);
+	*out = xstrndup(o->via.str.ptr, o->via.str.size);
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_array(const msgpack_object *map, const char *key, bool required,
+    const msgpack_object_array **out, char *err, size_t errlen)
+{
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (o->type != MSGPACK_OBJECT_ARRAY)
+		return doc_type_error(key, "an array", err, errlen);
+	*out = &o->via.array;
+	return 0;
+}
+
+/* See protocol.h. */
+void proto_pack_str(msgpack_packer *pk, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	msgpack_pack_str(pk, n);
+	msgpack_pack_str_body(pk, s ? s : "", n);
+}
+
+/* See protocol.h. */
+void proto_pack_kv_str(msgpack_packer *pk, const char *key, const char *val)
+{
+	proto_pack_str(pk, key);
+	proto_pack_str(pk, val);
+}
+
+/* See protocol.h. */
+void proto_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t val)
+{
+	proto_pack_str(pk, key);
+	msgpack_pack_uint64(pk, val);
+}
+
+/* See protocol.h. */
+void proto_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t val)
+{
+	proto_pack_str(pk, key);
+	msgpack_pack_int64(pk, val);
+}
+
+/* See protocol.h. */
+void proto_pack_kv_f64(msgpack_packer *pk, const char *key, double val)
+{
+	proto_pack_str(pk, key);
+	msgpack_pack_double(pk, val);
+}
+
+/* See protocol.h. */
+void proto_pack_kv_bool(msgpack_packer *pk, const char *key, bool val)
+{
+	proto_pack_str(pk, key);
+	if (val)
+		msgpack_pack_true(pk);
+	else
+		msgpack_pack_false(pk);
+}

@@ -1,0 +1,259 @@
+/*
+ * protocol.h - the wire formats of hookscope, in one place.
+ *
+ * Two links, both carrying one msgpack map per message (doc/protocol.md):
+ *   agent  <-> daemon : unix stream socket, each record prefixed by its length
+ *                       as a 4-byte big-endian integer (PROTO_AGENT_HDR).
+ *   daemon <-> client : one binary websocket message per map.
+ *
+ * Everything that crosses a process boundary goes through proto_doc_parse(),
+ * which validates the raw bytes (size cap, nesting cap, every count and length
+ * checked against the bytes left, no trailing bytes) before msgpack-c sees
+ * them.  Decoders copy what they keep into heap strings owned by the decoded
+ * struct; each decoded struct has a matching _free().  Unknown keys are
+ * ignored, so a newer peer can add fields.
+ *
+ * The protocol library also hosts the few helpers all three programs share
+ * (xmalloc and friends, the monotonic clock).
+ */
+#ifndef HOOKSCOPE_PROTOCOL_H
+#define HOOKSCOPE_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <msgpack.h>
+
+#define PROTO_VERSION       1           /* "v" in every message */
+#define PROTO_MAX_MSG       (1u << 20)  /* cap for a client or agent message */
+#define PROTO_MAX_FRAME     (8u << 20)  /* cap for a daemon -> client message */
+#define PROTO_MAX_DEPTH     8           /* nesting cap of any message */
+#define PROTO_AGENT_HDR     4           /* length prefix of an agent record */
+#define PROTO_ERR_LEN       256         /* size of error-string buffers */
+#define PROTO_MAX_ARGS      16          /* arguments of one command */
+
+/* ---- shared helpers (xmalloc.c, clock.c) ---- */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+uint64_t proto_now_ns(void);            /* CLOCK_MONOTONIC in ns */
+uint64_t proto_wall_ms(void);           /* CLOCK_REALTIME in ms */
+
+/* ---- validation and generic access (check.c, doc.c) ---- */
+
+/* Validate raw msgpack bytes: exactly one object of at most cap bytes, no
+ * trailing bytes, nesting at most PROTO_MAX_DEPTH, every container count and
+ * string/bin length no larger than the bytes left.  0, or -1 with err filled. */
+int proto_check(const void *buf, size_t len, size_t cap, char *err, size_t errlen);
+
+/* A validated and unpacked message whose root is a map. */
+struct proto_doc {
+	msgpack_zone   zone;
+	msgpack_object root;
+	bool           zone_live;
+};
+
+/* proto_check() + unpack + "root is a map with v == PROTO_VERSION". */
+int proto_doc_parse(struct proto_doc *doc, const void *buf, size_t len,
+    size_t cap, char *err, size_t errlen);
+void proto_doc_free(struct proto_doc *doc);
+
+/* Map lookups by string key; NULL when absent.  The typed getters return 0,
+ * or -1 with err filled when the key is missing (if required) or has the
+ * wrong type; an absent optional key leaves *out untouched and returns 0. */
+const msgpack_object *proto_map_get(const msgpack_object *map, const char *key);
+int proto_get_u64(const msgpack_object *map, const char *key, bool required,
+    uint64_t *out, char *err, size_t errlen);
+int proto_get_i64(const msgpack_object *map, const char *key, bool required,
+    int64_t *out, char *err, size_t errlen);
+int proto_get_f64(const msgpack_object *map, const char *key, bool required,
+    double *out, char *err, size_t errlen);
+int proto_get_bool(const msgpack_object *map, const char *key, bool required,
+    bool *out, char *err, size_t errlen);
+/* *out is a fresh heap copy (NUL-terminated; embedded NULs rejected). */
+int proto_get_str(const msgpack_object *map, const char *key, bool required,
+    char **out, char *err, size_t errlen);
+/* *out points at the array inside the doc (not copied). */
+int proto_get_array(const msgpack_object *map, const char *key, bool required,
+    const msgpack_object_array **out, char *err, size_t errlen);
+
+/* Packing helpers: a key then a value, for building maps. */
+void proto_pack_str(msgpack_packer *pk, const char *s);
+void proto_pack_kv_str(msgpack_packer *pk, const char *key, const char *val);
+void proto_pack_kv_u64(msgpack_packer *pk, const char *key, uint64_t val);
+void proto_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t val);
+void proto_pack_kv_f64(msgpack_packer *pk, const char *key, double val);
+void proto_pack_kv_bool(msgpack_packer *pk, const char *key, bool val);
+
+/* ---- daemon <-> client (client.c, frame.c) ---- */
+
+/* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
+struct proto_cmd {
+	uint64_t id;                      /* echoed in the reply */
+	char    *cmd;                     /* "level", "reset", "dump", ... */
+	int      argc;
+	char    *argv[PROTO_MAX_ARGS];
+};
+
+enum proto_target_state {
+	PROTO_TARGET_LIVE = 0,            /* agent connected */
+	PROTO_TARGET_LOST,                /* agent gone, process still alive */
+	PROTO_TARGET_EXITED,              /* process gone: final figures */
+};
+
+/* One target session as the daemon lists it. */
+struct proto_target {
+	int32_t  pid;
+	char    *name;                    /* short name (comm) */
+	char    *exe;                     /* executable path */
+	uint8_t  state;                   /* enum proto_target_state */
+	uint8_t  level;                   /* monitoring level 0-4 */
+	uint64_t started_ms;              /* wall clock, ms since the epoch */
+	uint64_t ended_ms;                /* 0 while live */
+};
+
+/* One row of the hot-functions table. */
+struct proto_func {
+	char    *name;                    /* symbol, or "0x<addr>" if unknown */
+	char    *module;                  /* basename of the module */
+	uint64_t addr;                    /* runtime address in the target */
+	uint64_t calls;                   /* exact, since start or reset */
+	double   calls_per_s;             /* over the last second */
+	uint64_t total_ns;                /* inclusive, overhead removed */
+	uint64_t self_ns;                 /* exclusive, overhead removed */
+	uint64_t avg_ns;                  /* total_ns / calls */
+	uint64_t max_ns;                  /* longest single call */
+	uint64_t slow;                    /* calls longer than slow_ms */
+	double   share;                   /* self_ns / all self time, 0..1 */
+};
+
+/* daemon -> client: periodic snapshot of one target session. */
+struct proto_frame {
+	uint64_t seq;                     /* per client, +1 per frame */
+	uint64_t time_ms;                 /* daemon wall clock */
+	int32_t  pid;                     /* target shown; 0 = none yet */
+	char    *sort;                    /* key the rows are sorted by */
+	uint64_t agent_age_ms;            /* since the agent's last report */
+	uint64_t nfuncs_seen;             /* functions known in the session */
+	uint64_t calls_total;             /* all calls of all functions */
+	uint64_t self_total_ns;           /* all self time */
+	uint64_t dropped;                 /* events the agent dropped */
+	uint64_t overhead_ps;             /* agent's calibrated cost per call */
+	uint32_t threads;                 /* threads the agent has seen */
+	size_t   ntargets;
+	struct proto_target *targets;
+	size_t   nfuncs;
+	struct proto_func *funcs;
+};
+
+/* daemon -> client: answer to a proto_cmd (same id). */
+struct proto_reply {
+	uint64_t id;
+	bool     ok;
+	char    *msg;                     /* human-readable result or error */
+	char    *data;                    /* optional payload (a report); may be NULL */
+	size_t   data_len;
+};
+
+enum proto_msg_type {
+	PROTO_MSG_HELLO = 1,              /* {version, targets} on connect */
+	PROTO_MSG_FRAME,
+	PROTO_MSG_REPLY,
+	PROTO_MSG_ERROR,                  /* {msg}: a message that had no id */
+};
+
+/* Any daemon -> client message, decoded. */
+struct proto_server_msg {
+	enum proto_msg_type type;
+	char   *version;                  /* hello */
+	size_t  ntargets;                 /* hello */
+	struct proto_target *targets;     /* hello */
+	struct proto_frame frame;         /* frame */
+	struct proto_reply reply;         /* reply */
+	char   *error;                    /* error */
+};
+
+void proto_encode_cmd(msgpack_sbuffer *sb, const struct proto_cmd *c);
+int  proto_decode_cmd(const void *buf, size_t len, struct proto_cmd *c,
+    char *err, size_t errlen);
+void proto_cmd_free(struct proto_cmd *c);
+
+void proto_encode_hello(msgpack_sbuffer *sb, const char *version,
+    const struct proto_target *t, size_t n);
+void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f);
+void proto_encode_reply(msgpack_sbuffer *sb, const struct proto_reply *r);
+void proto_encode_error(msgpack_sbuffer *sb, const char *msg);
+int  proto_decode_server(const void *buf, size_t len,
+    struct proto_server_msg *m, char *err, size_t errlen);
+void proto_server_msg_free(struct proto_server_msg *m);
+
+const char *proto_target_state_name(int state);   /* "live", ... */
+
+/* ---- agent <-> daemon (agent.c) ---- */
+
+enum proto_agent_type {
+	/* agent -> daemon */
+	PROTO_AG_HELLO = 1,   /* who I am */
+	PROTO_AG_SYMS,        /* names for addresses seen for the first time */
+	PROTO_AG_FUNCS,       /* cumulative figures of functions that changed */
+	PROTO_AG_BYE,         /* the target is exiting; figures are final */
+	/* daemon -> agent */
+	PROTO_AG_LEVEL,       /* set the monitoring level */
+	PROTO_AG_RESET,       /* zero all figures */
+	PROTO_AG_THRESHOLD,   /* set a named threshold */
+};
+
+struct proto_ag_hello {
+	int32_t  pid;
+	char    *exe;                     /* /proc/self/exe */
+	char    *build_id;                /* hex, "" if none */
+	char    *cmdline;                 /* argv joined by spaces */
+	uint8_t  level;                   /* level in force */
+	uint64_t overhead_ps;             /* calibrated cost of one hooked call */
+};
+
+struct proto_ag_sym {
+	uint64_t addr;                    /* runtime address */
+	char    *name;
+	char    *module;                  /* path of the module */
+	uint64_t offset;                  /* addr - module load base */
+	uint64_t size;                    /* 0 if unknown */
+};
+
+struct proto_ag_func {
+	uint64_t addr;
+	uint64_t calls;
+	uint64_t total_ns;
+	uint64_t self_ns;
+	uint64_t max_ns;
+	uint64_t slow;
+};
+
+struct proto_agent_rec {
+	enum proto_agent_type type;
+	struct proto_ag_hello hello;      /* HELLO */
+	size_t nsyms;                     /* SYMS */
+	struct proto_ag_sym *syms;
+	uint64_t time_ns;                 /* FUNCS: agent monotonic clock */
+	uint32_t threads;                 /* FUNCS: threads seen so far */
+	uint64_t dropped;                 /* FUNCS: events dropped so far */
+	size_t nfuncs;                    /* FUNCS */
+	struct proto_ag_func *funcs;
+	uint8_t level;                    /* LEVEL */
+	char   *name;                     /* THRESHOLD */
+	int64_t value;                    /* THRESHOLD */
+};
+
+/* Each encoder appends one whole record, length prefix included. */
+void proto_agent_encode(msgpack_sbuffer *sb, const struct proto_agent_rec *r);
+/* buf/len: the record body, without the length prefix. */
+int  proto_agent_decode(const void *buf, size_t len, struct proto_agent_rec *r,
+    char *err, size_t errlen);
+void proto_agent_rec_free(struct proto_agent_rec *r);
+/* Read the big-endian length prefix at p (PROTO_AGENT_HDR bytes). */
+uint32_t proto_agent_len(const void *p);
+
+#endif

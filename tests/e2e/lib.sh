@@ -1,0 +1,105 @@
+# lib.sh - shared helpers of the end-to-end tests (sourced, never run).
+#
+# Every test starts the real programs it needs on loopback, polls for the
+# state it expects with a bound, and stops everything it started at exit.
+# Provided: $O, $HS_PORT, $HS_TMP, start_daemon, stop_daemon, wait_for, fail,
+# once_json, free_port, spawn (start a background process that is killed at exit).
+
+set -u
+O=${O:-build}
+case $O in /*) ;; *) O=$(pwd)/$O ;; esac
+HS_TMP=$(mktemp -d /tmp/hookscope-test.XXXXXX)
+HS_SOCK=$HS_TMP/agent.sock
+HS_PIDS=""
+DAEMON_PID=""
+export HOOKSCOPE_STATE_DIR=$HS_TMP/state   # keep the TUI's history out of $HOME
+
+# Print a message and fail the test.
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -f "$HS_TMP/daemon.log" ]; then
+		echo "--- daemon log (last 20 lines) ---" >&2
+		tail -n 20 "$HS_TMP/daemon.log" >&2
+	fi
+	exit 1
+}
+
+# Is TCP port $1 listened on?
+port_listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# A TCP port nobody listens on.
+free_port() {
+	local p i
+	for i in $(seq 1 50); do
+		p=$(( 20000 + ( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ) ))
+		port_listening "$p" || { echo "$p"; return 0; }
+	done
+	fail "no free TCP port found"
+}
+HS_PORT=$(free_port)
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; fail after SECONDS.
+wait_for() {
+	local limit=$1; shift
+	local end=$(( $(date +%s%N) + limit * 1000000000 ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s%N)" -lt "$end" ] || fail "timed out after ${limit}s waiting for: $*"
+		sleep 0.1
+	done
+}
+
+# spawn CMD...: start CMD in the background, remembered for cleanup; sets $SPAWNED.
+spawn() {
+	"$@" &
+	SPAWNED=$!
+	HS_PIDS="$HS_PIDS $SPAWNED"
+}
+
+# start_daemon [OPTIONS] [run -- PROG ARGS]: a real hookscoped on 127.0.0.1:$HS_PORT.
+start_daemon() {
+	mkdir -p "$HS_TMP/reports"
+	spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" \
+		--report-dir "$HS_TMP/reports" "$@" >>"$HS_TMP/daemon.log" 2>&1
+	DAEMON_PID=$SPAWNED
+	wait_for 10 port_listening "$HS_PORT"
+	kill -0 "$DAEMON_PID" 2>/dev/null || fail "hookscoped exited at start"
+}
+
+# stop_daemon: SIGTERM, then wait (bounded) for it to go.
+stop_daemon() {
+	[ -n "$DAEMON_PID" ] || return 0
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	wait_for 10 sh -c "! kill -0 $DAEMON_PID 2>/dev/null"
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PID=""
+}
+
+# once_json [TUI OPTIONS]: one snapshot frame as JSON on stdout.
+once_json() {
+	"$O/hookscope" --once --json "$@" "ws://127.0.0.1:$HS_PORT"
+}
+
+# jq_once FILTER [TUI OPTIONS]: one snapshot, filtered through jq -e.
+jq_once() {
+	local filter=$1; shift
+	once_json "$@" | jq -e "$filter"
+}
+
+hs_cleanup() {
+	local p
+	for p in $HS_PIDS; do kill -TERM "$p" 2>/dev/null; done
+	for p in $HS_PIDS; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$HS_TMP"
+}
+trap hs_cleanup EXIT
+trap 'exit 130' INT TERM
+
+command -v jq >/dev/null || fail "jq is not installed (run 'make deps')"
+command -v ss >/dev/null || fail "ss is not installed (iproute2; run 'make deps')"
+[ -x "$O/hookscoped" ] && [ -x "$O/hookscope" ] && [ -f "$O/libhookscope.so" ] ||
+	fail "hookscope is not built in $O (run 'make')"
