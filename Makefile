@@ -126,8 +126,9 @@ $(TUI_LIB): $(call obj,$(TUI_SRCS))
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB)
-	$(CC) -shared -Wl,-z,defs -Wl,-soname,libhookscope.so $(LDFLAGS_ALL) -o $@ \
+$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) collectors/libhookscope.map
+	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so \
+		-Wl,--version-script=collectors/libhookscope.map $(LDFLAGS_ALL) -o $@ \
 		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
@@ -144,8 +145,9 @@ $(O)/bench/%: $(O)/obj/tests/bench/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(MSGPACK_LIBS)
 
+.SECONDARY:
 .SECONDEXPANSION:
-$(O)/apps/%: $$(call obj,$$(patsubst tests/apps/%,apps/%,$$(wildcard tests/apps/$$*/*.c)))
+$(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notdir $$(wildcard tests/apps/$$*/*.c)))))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^
 

@@ -89,7 +89,8 @@ jq_once() {
 
 hs_cleanup() {
 	local p
-	for p in $HS_PIDS; do kill -TERM "$p" 2>/dev/null; done
+	# Children first: the targets `hookscoped run` started.
+	for p in $HS_PIDS; do pkill -TERM -P "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
 	for p in $HS_PIDS; do
 		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$p" 2>/dev/null

@@ -1,0 +1,78 @@
+/*
+ * agent.h - the agent core (internal): configuration, the link to the daemon
+ * and the reporter thread.  Collectors see only collector.h.
+ */
+#ifndef HOOKSCOPE_AGENT_H
+#define HOOKSCOPE_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#include "protocol.h"
+
+#define AGENT_LEVEL_DEFAULT     2
+#define AGENT_INTERVAL_MS       200     /* harvest period (HOOKSCOPE_INTERVAL_MS) */
+#define AGENT_RETRY_MS          1000    /* reconnect period while no daemon */
+#define AGENT_SNDTIMEO_MS       200     /* one send() may block this long */
+#define AGENT_SEND_BUDGET_MS    1000    /* one cycle's records, at most */
+#define AGENT_EXIT_BUDGET_MS    1500    /* final report at exit, at most */
+#define AGENT_SOCKET_MAX        108     /* sizeof sockaddr_un.sun_path */
+
+/* Read from the environment once, at start (agent.c). */
+struct agent_config {
+	char     socket_path[AGENT_SOCKET_MAX]; /* "" = never connect */
+	int      level;                         /* HOOKSCOPE_LEVEL */
+	unsigned interval_ms;                   /* HOOKSCOPE_INTERVAL_MS */
+	bool     debug;                         /* HOOKSCOPE_DEBUG: log to stderr */
+};
+extern struct agent_config agent_cfg;
+
+/* ---- agent.c ---- */
+int  agent_level(void);
+void agent_set_level(int level);
+/* Apply a daemon -> agent record (level, reset, threshold). */
+void agent_apply(const struct proto_agent_rec *r);
+/* Diagnostics on stderr, only with HOOKSCOPE_DEBUG set. */
+void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A problem the user must know about (bad configuration), always shown. */
+void agent_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- agent_path.c ---- */
+/* Where the daemon listens: $HOOKSCOPE_SOCKET, else
+ * $XDG_RUNTIME_DIR/hookscope.sock, else /tmp/hookscope-<uid>.sock.
+ * 0, or -1 (errno ENAMETOOLONG) if the path does not fit len bytes or a
+ * unix socket address.  Self-contained, so the daemon can share it. */
+int agent_default_socket_path(char *buf, size_t len);
+
+/* ---- agent_info.c ---- */
+void agent_info_init(void);             /* exe, build-id, cmdline */
+void agent_info_hello(msgpack_sbuffer *sb); /* append the hello record */
+
+/* ---- agent_link.c: one connection to the daemon ---- */
+struct agent_link {
+	int      fd;                    /* -1 when not connected */
+	char    *rbuf;                  /* daemon -> agent bytes not yet decoded */
+	size_t   rlen, rcap;
+};
+void agent_link_init(struct agent_link *l);
+int  agent_link_connect(struct agent_link *l, const char *path);
+void agent_link_close(struct agent_link *l);
+/* Send all of buf (MSG_NOSIGNAL), giving up at deadline_ns; 0 or -1. */
+int  agent_link_send(struct agent_link *l, const void *buf, size_t len,
+    uint64_t deadline_ns);
+/* Read what the daemon sent without blocking and apply each whole record;
+ * -1 when the connection is closed or broken. */
+int  agent_link_receive(struct agent_link *l);
+
+/* ---- agent_reporter.c: the "hookscope" thread ---- */
+int  agent_reporter_init(void);
+int  agent_reporter_start(bool delay_first);
+void agent_reporter_stop(unsigned budget_ms);
+void agent_reporter_flush(unsigned timeout_ms);
+void agent_reporter_atfork_prepare(void);
+void agent_reporter_atfork_parent(void);
+void agent_reporter_atfork_child(void);
+
+#endif

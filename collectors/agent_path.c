@@ -1,0 +1,34 @@
+/*
+ * agent_path.c - the rule for the daemon's unix socket path, shared by the
+ * agent and the daemon (self-contained: libc only, so it can move to
+ * protocol/ unchanged).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+/* See agent.h. */
+int agent_default_socket_path(char *buf, size_t len)
+{
+	const char *env = getenv("HOOKSCOPE_SOCKET");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (env != NULL && env[0] != '\0')
+		n = snprintf(buf, len, "%s", env);
+	else if (xdg != NULL && xdg[0] != '\0')
+		n = snprintf(buf, len, "%s/hookscope.sock", xdg);
+	else
+		n = snprintf(buf, len, "/tmp/hookscope-%u.sock", (unsigned)getuid());
+	if (n < 0 || (size_t)n >= len || (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		if (len > 0)
+			buf[0] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}

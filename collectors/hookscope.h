@@ -1,0 +1,73 @@
+/*
+ * hookscope.h - optional annotations for programs monitored by hookscope.
+ *
+ * A program never has to include this file or link against anything to be
+ * monitored: building it with -finstrument-functions and starting it with
+ * libhookscope.so preloaded (`hookscoped run -- PROG`) is enough.  This header
+ * only helps a program that wants to
+ *   - keep some functions out of the timing (helpers, idle loops, signal
+ *     handlers): mark them HOOKSCOPE_NO_INSTRUMENT;
+ *   - know whether the agent is there, or force a report now.
+ *
+ * The functions are declared weak, so a program that includes this header
+ * links and runs without the agent: the symbol is then NULL.  Always test it
+ * before calling, or use the hookscope_is_active() / hookscope_request_flush()
+ * wrappers below, which do that for you:
+ *
+ *     if (hookscope_active && hookscope_active())
+ *             puts("monitored");
+ *
+ * Limits (honest ones):
+ *   - The weak reference is bound when the program starts.  It sees an agent
+ *     loaded with LD_PRELOAD; it does not see one injected later with
+ *     `hookscoped attach` (look the symbol up with dlsym(RTLD_DEFAULT, ...)
+ *     then).
+ *   - It needs a position-independent executable (the default with Debian's
+ *     gcc and clang) or a shared library.  A non-PIE executable (-no-pie) gets
+ *     the weak symbol resolved to NULL at link time; use dlsym there too.
+ */
+#ifndef HOOKSCOPE_H
+#define HOOKSCOPE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exclude a function from -finstrument-functions (it will not be timed). */
+#define HOOKSCOPE_NO_INSTRUMENT __attribute__((no_instrument_function))
+
+#ifdef HOOKSCOPE_BUILDING_AGENT
+#define HOOKSCOPE_API __attribute__((visibility("default")))
+#else
+#define HOOKSCOPE_API __attribute__((weak))
+#endif
+
+/* 1 when the agent is loaded and running in this process, else 0. */
+HOOKSCOPE_API int hookscope_active(void);
+
+/* Harvest and send a report now instead of at the next interval; returns
+ * after the report was sent or after about one second, whichever comes
+ * first.  Does nothing useful when no daemon listens (nothing is lost either:
+ * figures are cumulative and are sent when a daemon appears). */
+HOOKSCOPE_API void hookscope_flush(void);
+
+#ifndef HOOKSCOPE_BUILDING_AGENT
+/* hookscope_active() if the agent is loaded, else 0. */
+static inline HOOKSCOPE_NO_INSTRUMENT int hookscope_is_active(void)
+{
+	return hookscope_active ? hookscope_active() : 0;
+}
+
+/* hookscope_flush() if the agent is loaded, else nothing. */
+static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_request_flush(void)
+{
+	if (hookscope_flush)
+		hookscope_flush();
+}
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

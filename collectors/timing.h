@@ -1,0 +1,129 @@
+/*
+ * timing.h - data shared by the timing collector's hot path (timing_hot.c,
+ * runs in the target's threads) and its reporter side (timing.c,
+ * timing_report.c).
+ *
+ * Each thread that makes a hooked call gets one tm_block, mmap'd on its first
+ * call and reached through a single initial-exec TLS pointer.  Only the owner
+ * thread writes a block's counters (relaxed atomic stores; the one exception
+ * is the reporter zeroing max at a reset); the reporter reads them with
+ * relaxed loads, so nothing on the hot path is shared or locked.
+ * Blocks are pushed once onto a global lock-free list; only the reporter
+ * removes them (after the thread died) and unmaps them.
+ */
+#ifndef HOOKSCOPE_TIMING_H
+#define HOOKSCOPE_TIMING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <msgpack.h>
+
+#define TM_SLOTS      4096                    /* hash slots per thread, power of 2 */
+#define TM_MAX_FUNCS  (TM_SLOTS / 4 * 3)      /* keep probes short: 75% load */
+#define TM_STACK      512                     /* shadow stack frames per thread */
+#define TM_SCAN       8                       /* frames searched on a mismatched exit */
+
+/* One function as seen by one thread (one cache line). */
+struct tm_entry {
+	uintptr_t fn;             /* key, 0 = empty; set once by the owner */
+	uint64_t  calls;          /* entries */
+	uint64_t  total;          /* inclusive ticks, outermost activations only */
+	uint64_t  self;           /* exclusive ticks */
+	uint64_t  max;            /* longest inclusive call; the reporter may zero it */
+	uint64_t  slow;           /* calls longer than the slow threshold */
+	uint32_t  active;         /* activations on the stack (owner only) */
+	uint32_t  pad_;
+	uint64_t  pad2_;
+};
+
+/* One activation on the shadow stack (owner only). */
+struct tm_frame {
+	struct tm_entry *e;       /* NULL when the table was full (call dropped) */
+	uintptr_t fn;
+	uint64_t  start;          /* ticks at the end of the enter hook */
+	uint64_t  child_raw;      /* sum of the children's raw intervals */
+	uint64_t  child_corr;     /* sum of the children's corrected inclusive time */
+	uint64_t  nchildren;
+};
+
+enum { TM_LIVE = 0, TM_DEAD = 1 };
+
+struct tm_block {
+	struct tm_block *next;    /* global list; written by the reporter after push */
+	uint32_t  state;          /* TM_LIVE, TM_DEAD (release store at thread exit) */
+	int32_t   tid;
+	uint32_t  depth;          /* frames in use (owner only) */
+	uint32_t  lost;           /* enters not pushed (stack full), exits pending */
+	uint32_t  nentries;       /* slots used = length of order[] (release store) */
+	uint32_t  pad_;
+	uint64_t  dropped;        /* calls not recorded (table or stack full) */
+	uint16_t  order[TM_SLOTS];            /* used slots in insertion order */
+	struct tm_frame stack[TM_STACK];
+	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
+};
+
+/* Read-mostly parameters of the hot path, on their own cache line. */
+struct tm_params {
+	uint32_t enabled;         /* level >= 1 */
+	uint32_t pad_;
+	uint64_t o_in;            /* hook ticks inside a call's own interval */
+	uint64_t o_out;           /* hook ticks outside it, charged to the caller */
+	uint64_t slow_ticks;      /* "slow" threshold in ticks */
+} __attribute__((aligned(64)));
+
+extern struct tm_params tm_params;
+extern struct tm_block *tm_head;          /* list of all blocks */
+extern uint32_t tm_threads;               /* threads that got a block */
+extern uint64_t tm_failed;                /* threads that could not get one */
+
+/* The tick source: TSC on x86-64, the virtual counter on arm64, else ns. */
+static inline __attribute__((no_instrument_function, always_inline))
+uint64_t tm_ticks(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* The hooks (timing_hot.c); exported with default visibility. */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+/* timing_hot.c */
+int  tm_hot_init(void);                   /* create the thread-exit key */
+struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
+void tm_block_free(struct tm_block *b);
+struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
+void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
+
+/* The calling thread's TLS pointer doubles as the agent's re-entrancy guard:
+ * while agent code runs on a target thread it holds a sentinel, so the hooks
+ * return at once.  enter returns the value leave must restore. */
+struct tm_block *timing_guard_enter(void);
+void timing_guard_leave(struct tm_block *saved);
+/* Mark the calling thread as never timed (the reporter thread). */
+void timing_guard_forever(void);
+
+/* timing.c: the tick clock seen from the reporter */
+extern double tm_ns_per_tick;             /* refreshed by tm_clock_update() */
+void tm_clock_update(void);               /* ns_per_tick and slow_ticks */
+uint64_t timing_overhead_ps(void);
+
+/* timing_report.c: per-function totals over all threads (reporter only) */
+void tm_report_harvest(void);
+void tm_report_reset(void);
+void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);
+void tm_report_forget(void);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * timing_hot.c - the -finstrument-functions hooks: the code that runs on every
+ * call of the target.  Thread-local only: one TLS pointer to the thread's
+ * tm_block, a hash lookup, a shadow-stack push or pop, relaxed stores.  The
+ * only syscall (mmap) and the only shared write (one CAS) happen once per
+ * thread, on its first hooked call.  See timing.h for the data.
+ *
+ * Signal handlers that run instrumented code may interrupt a hook on the same
+ * thread: the shadow stack is updated in an order that keeps it consistent
+ * (a frame is reserved before it is filled and read before it is released);
+ * what such an interruption can cost is one call's figures, never the state.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "timing.h"
+
+#define HOT   __attribute__((no_instrument_function))
+#define HOOK  __attribute__((no_instrument_function, visibility("default")))
+#define LIKELY(x)   __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* TLS sentinels: agent code running on this thread / never time this thread. */
+#define TM_GUARD ((struct tm_block *)1)
+#define TM_OFF   ((struct tm_block *)2)
+#define TM_REAL(b) ((uintptr_t)(b) > (uintptr_t)TM_OFF)
+
+struct tm_params tm_params;
+struct tm_block *tm_head;
+uint32_t tm_threads;
+uint64_t tm_failed;
+
+static __thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")));
+static pthread_key_t tm_key;
+static bool tm_key_ok;
+
+/* Orders the owner's own stores against a signal handler on the same thread
+ * (compiler barrier only, no instruction). */
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Relaxed atomic accessors: free on x86-64, and they keep TSan quiet. */
+#define LOAD(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* Thread exit (pthread key destructor): stop timing this thread and hand the
+ * block to the reporter, which folds it into the retired totals. */
+static HOT void tm_thread_exit(void *p)
+{
+	struct tm_block *b = p;
+
+	tm_tls = TM_OFF;
+	__atomic_store_n(&b->state, TM_DEAD, __ATOMIC_RELEASE);
+}
+
+/* Create the key whose destructor retires a dying thread's block. */
+int tm_hot_init(void)
+{
+	if (!tm_key_ok && pthread_key_create(&tm_key, tm_thread_exit) != 0)
+		return -1;
+	tm_key_ok = true;
+	return 0;
+}
+
+/* mmap a zeroed block (not on the list yet). */
+HOT struct tm_block *tm_block_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct tm_block), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Unmap a block nobody uses any more. */
+void tm_block_free(struct tm_block *b)
+{
+	munmap(b, sizeof *b);
+}
+
+/* First hooked call of a thread: give it a block and publish it.  The TLS
+ * holds TM_GUARD meanwhile, so hooks reached from mmap or pthread code (an
+ * instrumented malloc, say) return at once. */
+static HOT struct tm_block *tm_thread_start(void)
+{
+	struct tm_block *b, *old;
+
+	if (!tm_key_ok)
+		return NULL;
+	tm_tls = TM_GUARD;
+	b = tm_block_new();
+	if (b == NULL || pthread_setspecific(tm_key, b) != 0) {
+		if (b != NULL)
+			tm_block_free(b);
+		__atomic_add_fetch(&tm_failed, 1, __ATOMIC_RELAXED);
+		tm_tls = TM_OFF;
+		return NULL;
+	}
+	b->tid = (int32_t)gettid();
+	old = __atomic_load_n(&tm_head, __ATOMIC_RELAXED);
+	do
+		b->next = old;
+	while (!__atomic_compare_exchange_n(&tm_head, &old, b, true,
+	    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	__atomic_add_fetch(&tm_threads, 1, __ATOMIC_RELAXED);
+	tm_tls = b;
+	return b;
+}
+
+/* Hash of a function address into the slot table. */
+static inline HOT uint32_t tm_hash(uintptr_t fn)
+{
+	return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> (64 - 12)) & (TM_SLOTS - 1);
+}
+
+/* Find fn's entry, adding it if new; NULL when the table is full. */
+static inline HOT struct tm_entry *tm_lookup(struct tm_block *b, uintptr_t fn)
+{
+	uint32_t i = tm_hash(fn);
+
+	for (;;) {
+		struct tm_entry *e = &b->table[i];
+
+		if (LIKELY(e->fn == fn))
+			return e;
+		if (e->fn == 0) {
+			uint32_t n = b->nentries;
+
+			if (UNLIKELY(n >= TM_MAX_FUNCS))
+				return NULL;
+			__atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
+			b->order[n] = (uint16_t)i;
+			__atomic_store_n(&b->nentries, n + 1, __ATOMIC_RELEASE);
+			return e;
+		}
+		i = (i + 1) & (TM_SLOTS - 1);
+	}
+}
+
+/* Close the top frame at time now: charge its self time, its inclusive time
+ * if it is the outermost activation of its function, and tell the parent. */
+static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
+{
+	uint32_t d = b->depth - 1;
+	struct tm_frame *f = &b->stack[d];
+	struct tm_entry *e = f->e;
+	uint64_t raw = now > f->start ? now - f->start : 0;
+	uint64_t cost = LOAD(&tm_params.o_in) + f->nchildren * LOAD(&tm_params.o_out);
+	uint64_t self = raw > f->child_raw + cost ? raw - f->child_raw - cost : 0;
+	uint64_t incl = self + f->child_corr;
+
+	if (LIKELY(e != NULL)) {
+		/* total before self (release): a reporter that reads self
+		 * first (acquire) never sees self > total for a leaf. */
+		if (--e->active == 0)
+			STORE(&e->total, e->total + incl);
+		__atomic_store_n(&e->self, e->self + self, __ATOMIC_RELEASE);
+		if (incl > LOAD(&e->max))
+			STORE(&e->max, incl);
+		if (incl > LOAD(&tm_params.slow_ticks))
+			STORE(&e->slow, e->slow + 1);
+	}
+	SIGNAL_FENCE();           /* frame read before it is released */
+	b->depth = d;
+	if (d > 0) {
+		struct tm_frame *p = &b->stack[d - 1];
+
+		p->child_raw += raw;
+		p->child_corr += incl;
+		p->nchildren++;
+	}
+}
+
+/* An exit that does not match the top frame: a longjmp skipped some exits.
+ * Close the skipped frames if fn is close below; false if fn is not there
+ * (an exit whose enter we never saw) and the exit must be ignored. */
+static HOT bool tm_unwind(struct tm_block *b, uintptr_t fn, uint64_t now)
+{
+	uint32_t d = b->depth, lim = d > TM_SCAN ? d - TM_SCAN : 0;
+
+	for (uint32_t i = d - 1; i-- > lim;) {
+		if (b->stack[i].fn == fn) {
+			while (b->depth > i + 1)
+				tm_pop(b, now);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Called by -finstrument-functions code on entry to every function. */
+HOOK void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct tm_block *b = tm_tls;
+	struct tm_entry *e;
+	struct tm_frame *f;
+	uint32_t d;
+
+	(void)site;
+	if (!LOAD(&tm_params.enabled))
+		return;
+	if (UNLIKELY(!TM_REAL(b))) {
+		if (b != NULL || (b = tm_thread_start()) == NULL)
+			return;
+	}
+	d = b->depth;
+	if (UNLIKELY(d >= TM_STACK)) {
+		b->lost++;
+		STORE(&b->dropped, b->dropped + 1);
+		return;
+	}
+	e = tm_lookup(b, (uintptr_t)fn);
+	if (LIKELY(e != NULL)) {
+		STORE(&e->calls, e->calls + 1);
+		e->active++;
+	} else {
+		STORE(&b->dropped, b->dropped + 1);
+	}
+	/* Reserve the frame before filling it: a signal handler running
+	 * instrumented code here then pushes above it, not over it. */
+	b->depth = d + 1;
+	SIGNAL_FENCE();
+	f = &b->stack[d];
+	f->e = e;
+	f->fn = (uintptr_t)fn;
+	f->child_raw = 0;
+	f->child_corr = 0;
+	f->nchildren = 0;
+	f->start = tm_ticks();
+}
+
+/* Called by -finstrument-functions code on return from every function. */
+HOOK void __cyg_profile_func_exit(void *fn, void *site)
+{
+	struct tm_block *b = tm_tls;
+	uint64_t now;
+
+	(void)site;
+	if (UNLIKELY(!TM_REAL(b)))
+		return;
+	if (UNLIKELY(b->lost > 0)) {
+		b->lost--;
+		return;
+	}
+	if (UNLIKELY(b->depth == 0))
+		return;
+	now = tm_ticks();
+	if (UNLIKELY(b->stack[b->depth - 1].fn != (uintptr_t)fn) &&
+	    !tm_unwind(b, (uintptr_t)fn, now))
+		return;
+	tm_pop(b, now);
+}
+
+/* See timing.h. */
+HOT struct tm_block *timing_guard_enter(void)
+{
+	struct tm_block *saved = tm_tls;
+
+	if (saved != TM_OFF)
+		tm_tls = TM_GUARD;
+	return saved;
+}
+
+/* See timing.h. */
+HOT void timing_guard_leave(struct tm_block *saved)
+{
+	if (tm_tls == TM_GUARD)
+		tm_tls = saved;
+}
+
+/* See timing.h. */
+HOT void timing_guard_forever(void)
+{
+	tm_tls = TM_OFF;
+}
+
+/* Swap the calling thread's block (calibration runs on a private one). */
+struct tm_block *tm_tls_swap(struct tm_block *b)
+{
+	struct tm_block *old = tm_tls;
+
+	tm_tls = b;
+	return old;
+}
+
+/* Fork child (single-threaded): the other threads' blocks belong to threads
+ * that do not exist here, and the figures are the parent's.  Keep only the
+ * caller's block (its shadow stack still matches the calls in flight) with
+ * zeroed counters, so the child starts a fresh session. */
+void tm_hot_atfork_child(void)
+{
+	struct tm_block *own = TM_REAL(tm_tls) ? tm_tls : NULL;
+	struct tm_block *b = tm_head;
+
+	while (b != NULL) {
+		struct tm_block *next = b->next;
+
+		if (b != own)
+			tm_block_free(b);
+		b = next;
+	}
+	tm_head = own;
+	tm_threads = own != NULL;
+	tm_failed = 0;
+	if (own == NULL)
+		return;
+	own->next = NULL;
+	own->dropped = 0;
+	for (uint32_t k = 0; k < own->nentries; k++) {
+		struct tm_entry *e = &own->table[own->order[k]];
+
+		e->calls = e->total = e->self = e->max = e->slow = 0;
+	}
+}

@@ -1,0 +1,78 @@
+/*
+ * cmd-threshold.c - "threshold NAME VALUE": set a named threshold in the
+ * target's agent.  Known names live in a table with their unit; the client
+ * speaks the unit (ms, decimals allowed), the agent gets nanoseconds.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon.h"
+
+static const struct cmd_threshold_def {
+	const char *name;
+	const char *unit;         /* what the client gives */
+	double      ns_per_unit;  /* the agent gets nanoseconds */
+	double      max;          /* in the client's unit */
+	const char *help;
+} cmd_thresholds[] = {
+	{ .name = "slow", .unit = "ms", .ns_per_unit = 1e6, .max = 3600e3,
+	  .help = "calls longer than it count as slow" },
+};
+#define CMD_NTHRESHOLDS (sizeof cmd_thresholds / sizeof cmd_thresholds[0])
+
+/* "slow (ms)" list for messages. */
+static void
+cmd_threshold_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < CMD_NTHRESHOLDS && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s (%s: %s)",
+		    i ? ", " : "", cmd_thresholds[i].name, cmd_thresholds[i].unit,
+		    cmd_thresholds[i].help);
+}
+
+/* Validate, convert to ns, forward. */
+static int
+cmd_threshold_exec(struct daemon_cmdctx *x)
+{
+	const struct cmd_threshold_def *t = NULL;
+	struct proto_agent_rec r = { .type = PROTO_AG_THRESHOLD };
+	char names[256], *end;
+	double v;
+
+	for (size_t i = 0; i < CMD_NTHRESHOLDS; i++)
+		if (strcmp(cmd_thresholds[i].name, x->argv[0]) == 0)
+			t = &cmd_thresholds[i];
+	if (t == NULL) {
+		cmd_threshold_names(names, sizeof names);
+		return daemon_cmd_error(x, "unknown name '%s' (known: %s)",
+		    x->argv[0], names);
+	}
+	errno = 0;
+	v = strtod(x->argv[1], &end);
+	if (errno != 0 || end == x->argv[1] || *end != '\0' || !isfinite(v) ||
+	    v < 0 || v > t->max)
+		return daemon_cmd_error(x, "bad %s value '%s' (expected "
+		    "0 to %g %s)", t->name, x->argv[1], t->max, t->unit);
+	r.name = (char *)t->name;
+	r.value = (int64_t)(v * t->ns_per_unit + 0.5);   /* v >= 0; no libm */
+	if (daemon_agent_send(x->s->agent, &r) < 0)
+		return daemon_cmd_error(x, "the agent of pid %d is not "
+		    "reachable (connection closing)", (int)x->s->pid);
+	daemon_cmd_msg(x, "threshold %s set to %g %s for pid %d (%s)", t->name, v,
+	    t->unit, (int)x->s->pid, x->s->name);
+	return 0;
+}
+
+const struct daemon_cmd_entry daemon_cmd_threshold_entry = {
+	.name = "threshold",
+	.usage = "NAME VALUE (NAME: slow, in ms)",
+	.min_args = 2,
+	.max_args = 2,
+	.flags = DAEMON_CMD_TARGET | DAEMON_CMD_LIVE,
+	.exec = cmd_threshold_exec,
+};

@@ -1,0 +1,355 @@
+/*
+ * daemon.h - internal interfaces of hookscoped.
+ *
+ * The daemon is one lws event loop (server.c) serving three kinds of peers:
+ *   agents   (agent.c)  - length-prefixed msgpack records on a unix socket;
+ *   clients  (client.c) - msgpack messages on a websocket;
+ *   signals  (server.c) - a signalfd (SIGINT/SIGTERM/SIGHUP/SIGCHLD).
+ * Sessions (session.c, functab.c, rank.c, sessions.c) hold what the agents
+ * reported and know nothing of lws, so the unit tests drive them directly.
+ * Commands (cmd.c + one cmd-*.c per command) act on a client's view.
+ */
+#ifndef HOOKSCOPE_DAEMON_H
+#define HOOKSCOPE_DAEMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <libwebsockets.h>
+#include "protocol.h"
+
+#define DAEMON_DEFAULT_PORT     7070
+#define DAEMON_DEFAULT_ADDRESS  "127.0.0.1"
+#define DAEMON_DEFAULT_RATE     10.0
+#define DAEMON_DEFAULT_TOP      50
+#define DAEMON_MAX_TOP          1000
+#define DAEMON_MAX_SESSIONS     256        /* beyond: forget the oldest ended one */
+#define DAEMON_MAX_FUNCS        (1u << 20) /* per session; beyond: ignored */
+#define DAEMON_MAX_AGENTS       1024       /* agent connections at once */
+#define DAEMON_MAX_CLIENTS      256        /* websocket clients at once */
+#define DAEMON_REPLY_QUEUE      32         /* queued replies per client */
+#define DAEMON_AGENT_OUT_MAX    (1u << 20) /* unsent bytes to one agent */
+#define DAEMON_RATE_WINDOW_NS   1000000000ull /* rates: calls over the last second */
+#define DAEMON_RATE_SPACING_NS  250000000ull  /* between two rate samples */
+#define DAEMON_RATE_SLOTS       5             /* samples kept: one is >= 1 s old */
+#define DAEMON_RATE_STALE_NS    1000000000ull /* no report for this long: idle */
+#define DAEMON_RESET_GRACE_NS   2000000000ull /* drop pre-reset records for this long */
+
+/* ---- logging (log.c) ---- */
+
+/* ERROR, WARN and NOTICE always show; INFO needs -v, DEBUG -vv. */
+enum daemon_log_level { DLOG_ERROR, DLOG_WARN, DLOG_NOTICE, DLOG_INFO, DLOG_DEBUG };
+
+void daemon_log_set_verbosity(int verbosity);
+int  daemon_log_verbosity(void);
+void daemon_log(enum daemon_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* lws levels to pass to lws_set_log_level() with daemon_log_lws_emit. */
+int  daemon_log_lws_levels(void);
+void daemon_log_lws_emit(int level, const char *line);
+
+/* ---- options (opts.c) ---- */
+
+struct daemon_opts {
+	int     port;
+	char   *address;          /* IPv4 literal to listen on */
+	char   *socket_path;      /* agent unix socket */
+	double  rate_hz;          /* frames per second per client */
+	int     top;              /* default rows per frame */
+	char   *report_dir;
+	char   *agent;            /* --agent, or NULL */
+	int     verbose;
+	bool    run;              /* "run" given */
+	int     run_level;        /* --level N of run, -1 = agent default */
+	char  **run_argv;         /* PROG ARGS..., NULL-terminated (into argv) */
+};
+
+enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
+
+/* Parse argv; DAEMON_OPTS_EXIT after --help/--version (printed), or
+ * DAEMON_OPTS_ERROR with err filled (exit 2). */
+int  daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
+    char *err, size_t errlen);
+void daemon_opts_free(struct daemon_opts *o);
+void daemon_opts_usage(FILE *f);
+char *daemon_opts_default_socket(void);
+char *daemon_opts_default_report_dir(void);
+
+/* ---- sessions (functab.c, session.c) ---- */
+
+/* One function of a target, as the agent last reported it. */
+struct daemon_func {
+	uint64_t addr;
+	char    *name;            /* NULL until a syms record names it */
+	char    *module;          /* basename, NULL if unknown */
+	uint64_t calls, total_ns, self_ns, max_ns, slow;  /* cumulative */
+	uint64_t samp_calls[DAEMON_RATE_SLOTS];  /* calls at the session's samples */
+	double   rate;            /* calls/s, computed by daemon_session_rates */
+};
+
+/* Functions of one session, hashed by address (open addressing). */
+struct daemon_functab {
+	struct daemon_func *v;    /* dense, in order of first sight */
+	size_t    n, cap;
+	uint32_t *slots;          /* index+1 into v, 0 = empty */
+	size_t    nslots;         /* power of two */
+	uint64_t  refused;        /* new addresses ignored past DAEMON_MAX_FUNCS */
+};
+
+struct daemon_func *daemon_functab_find(const struct daemon_functab *t, uint64_t addr);
+/* Find or add; NULL when the table is full (DAEMON_MAX_FUNCS). */
+struct daemon_func *daemon_functab_get(struct daemon_functab *t, uint64_t addr);
+void daemon_functab_free(struct daemon_functab *t);
+
+struct daemon_agent;
+
+/* One target process, keyed by pid. */
+struct daemon_session {
+	int32_t  pid;
+	char    *name;            /* comm, or basename of exe */
+	char    *exe, *build_id, *cmdline;
+	uint8_t  level;
+	uint8_t  state;           /* enum proto_target_state */
+	uint64_t started_ms, ended_ms;  /* wall clock */
+	uint64_t overhead_ps, dropped;
+	uint32_t threads;
+	bool     bye;             /* the agent said the target is exiting */
+	int      exit_status;     /* wait status if we reaped it, else -1 */
+	struct daemon_functab funcs;
+	/* rate samples (see session.c) */
+	uint64_t samp_ns[DAEMON_RATE_SLOTS];  /* times of the rate samples (a ring) */
+	unsigned samp_head, samp_n;  /* newest slot; slots in use */
+	uint64_t ref_ns;          /* time the cumulative figures are valid at */
+	uint64_t last_report_ns;  /* last funcs record, 0 = none */
+	uint64_t reset_ns;        /* last reset, 0 = none */
+	bool     baseline;        /* next funcs record starts the rate samples */
+	struct daemon_agent *agent;  /* connected agent, NULL when not live */
+};
+
+struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
+void daemon_session_free(struct daemon_session *s);
+/* An agent (re)connected with this hello: the session goes live. */
+void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
+    uint64_t now_ns);
+void daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r);
+void daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* The agent connection closed; process_gone picks exited over lost. */
+void daemon_session_detach(struct daemon_session *s, bool process_gone);
+/* Periodic: with no report for DAEMON_RATE_STALE_NS, figures are taken as
+ * unchanged up to now so rates decay to zero. */
+void daemon_session_tick(struct daemon_session *s, uint64_t now_ns);
+/* Zero figures and rates (after forwarding a reset to the agent). */
+void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
+/* Compute every function's rate (calls/s over about the last second). */
+void daemon_session_rates(struct daemon_session *s);
+/* Is the process still there (not a zombie)? */
+bool daemon_process_alive(int32_t pid);
+
+/* ---- ranking (rank.c) ---- */
+
+enum daemon_sort {
+	DAEMON_SORT_CALLS, DAEMON_SORT_RATE, DAEMON_SORT_TOTAL, DAEMON_SORT_SELF,
+	DAEMON_SORT_AVG, DAEMON_SORT_MAX, DAEMON_SORT_SLOW, DAEMON_SORT_NAME,
+	DAEMON_SORT_COUNT
+};
+
+/* What one client looks at. */
+struct daemon_view {
+	int32_t target;           /* pid, 0 = auto */
+	int     sort;             /* enum daemon_sort */
+	size_t  top;
+	char   *filter;           /* case-insensitive name substring, NULL = all */
+};
+
+struct daemon_totals {
+	uint64_t calls;           /* all functions */
+	uint64_t self_ns;
+};
+
+int  daemon_sort_parse(const char *name);         /* -1 if unknown */
+const char *daemon_sort_name(int key);
+const char *daemon_sort_names(void);              /* "calls, rate, ..." */
+uint64_t daemon_func_avg(const struct daemon_func *f);
+/* Functions with calls, matching the filter, ranked by key; the first
+ * min(cap, matches) go to out.  Computes rates and totals (of all
+ * functions, filter or not) on the way. */
+size_t daemon_rank(struct daemon_session *s, int key, const char *filter,
+    struct daemon_func **out, size_t cap, struct daemon_totals *tot);
+
+/* ---- the session list (sessions.c) ---- */
+
+struct daemon_sessions {
+	struct daemon_session **v;  /* oldest first */
+	size_t n, cap;
+};
+
+struct daemon_session *daemon_sessions_find(const struct daemon_sessions *ss, int32_t pid);
+/* The session an agent hello belongs to: the same pid's session unless that
+ * process is known to have ended (pid reuse), else a new one. */
+struct daemon_session *daemon_sessions_attach(struct daemon_sessions *ss,
+    const struct proto_ag_hello *h, uint64_t now_ns);
+int  daemon_sessions_forget(struct daemon_sessions *ss, int32_t pid);
+/* pid, or 0: newest live session, else newest; NULL if none. */
+struct daemon_session *daemon_sessions_pick(const struct daemon_sessions *ss, int32_t pid);
+/* Fill out[0..n) with borrowed views of every session. */
+size_t daemon_sessions_targets(const struct daemon_sessions *ss, struct proto_target *out);
+void daemon_sessions_free(struct daemon_sessions *ss);
+
+/* ---- the daemon (server.c) ---- */
+
+enum daemon_fd_kind { DAEMON_FD_LISTENER, DAEMON_FD_AGENT, DAEMON_FD_SIGNAL };
+
+/* Opaque user data of every adopted raw descriptor. */
+struct daemon_fd {
+	enum daemon_fd_kind kind;
+};
+
+struct daemon_client;
+
+struct daemon_state {
+	const struct daemon_opts *opts;
+	struct lws_context *ctx;
+	struct lws_vhost   *vhost;
+	struct daemon_sessions sessions;
+	struct daemon_client *clients;    /* doubly linked */
+	size_t   nclients, nagents;
+	uint64_t client_serial;
+	/* agent socket */
+	int      listen_fd;
+	dev_t    sock_dev;
+	ino_t    sock_ino;
+	bool     sock_bound;
+	struct daemon_fd listen_h;
+	/* signals */
+	int      sig_fd;
+	struct daemon_fd sig_h;
+	pid_t    child;                   /* spawned target, 0 if none */
+	lws_sorted_usec_list_t tick_sul;
+	uint64_t tick_us;
+	uint64_t alive_check_ns;
+	bool     stop;
+};
+
+/* Set up, loop until a signal stops it, tear down; the exit status. */
+int  daemon_server_run(const struct daemon_opts *o);
+/* Send every client the newest frame soon. */
+void daemon_server_kick(struct daemon_state *d);
+
+/* ---- agents (agent.c) ---- */
+
+/* Create, bind and listen on the agent socket (replacing a stale one). */
+int  daemon_agent_listen(struct daemon_state *d, char *err, size_t errlen);
+/* Remove the socket file if it is still ours. */
+void daemon_agent_unlink(struct daemon_state *d);
+/* Listener readable: accept and adopt the new agents. */
+void daemon_agent_accept(struct daemon_state *d);
+/* Raw-file callback for one agent connection. */
+int  daemon_agent_callback(struct daemon_state *d, struct lws *wsi, int reason,
+    struct daemon_fd *h);
+/* Queue one record to the agent; 0, or -1 if the agent is going away. */
+int  daemon_agent_send(struct daemon_agent *a, const struct proto_agent_rec *r);
+
+/* ---- websocket clients (client.c, frame.c) ---- */
+
+struct daemon_msg {
+	size_t len;               /* payload bytes after LWS_PRE */
+	unsigned char buf[];      /* LWS_PRE headroom + payload */
+};
+
+struct daemon_client {
+	struct daemon_state  *d;
+	struct lws           *wsi;
+	struct daemon_client *prev, *next;
+	uint64_t serial;
+	struct daemon_view view;
+	unsigned char *rx;        /* message being reassembled */
+	size_t   rx_len, rx_cap;
+	struct daemon_msg *q[DAEMON_REPLY_QUEUE];
+	size_t   q_head, q_len;
+	bool     rx_paused;       /* lws rx flow control off: queue too full */
+	bool     frame_due;       /* latest frame wins: built when writable */
+	uint64_t seq, frames_skipped;
+};
+
+int  daemon_client_callback(struct lws *wsi, enum lws_callback_reasons reason,
+    void *user, void *in, size_t len);
+/* Copy an encoded message into a send buffer with LWS_PRE headroom. */
+struct daemon_msg *daemon_msg_new(const void *data, size_t len);
+/* Encode the client's next frame into sb (cleared first). */
+void daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
+    msgpack_sbuffer *sb);
+/* Encode the hello (version + targets) into sb (cleared first). */
+void daemon_hello_encode(struct daemon_state *d, msgpack_sbuffer *sb);
+
+/* ---- commands (cmd.c, cmd-*.c) ---- */
+
+struct daemon_cmdctx {
+	struct daemon_state   *d;
+	struct daemon_view    *view;  /* the client's selection */
+	struct daemon_session *s;     /* its target, or NULL */
+	int    argc;
+	char **argv;
+	uint64_t now_ns;
+	char  *msg;                   /* reply text (heap) */
+	char  *data;                  /* optional reply payload (heap) */
+	size_t data_len;
+};
+
+#define DAEMON_CMD_TARGET  0x1    /* needs a target session */
+#define DAEMON_CMD_LIVE    0x2    /* needs the target's agent connected */
+
+struct daemon_cmd_entry {
+	const char *name;
+	const char *usage;            /* arguments, for messages */
+	int   min_args, max_args;
+	unsigned flags;
+	int (*exec)(struct daemon_cmdctx *x);  /* 0 = ok, -1 = error (msg set) */
+};
+
+extern const struct daemon_cmd_entry daemon_cmd_level_entry;
+extern const struct daemon_cmd_entry daemon_cmd_reset_entry;
+extern const struct daemon_cmd_entry daemon_cmd_dump_entry;
+extern const struct daemon_cmd_entry daemon_cmd_threshold_entry;
+extern const struct daemon_cmd_entry daemon_cmd_target_entry;
+extern const struct daemon_cmd_entry daemon_cmd_sort_entry;
+extern const struct daemon_cmd_entry daemon_cmd_top_entry;
+extern const struct daemon_cmd_entry daemon_cmd_filter_entry;
+extern const struct daemon_cmd_entry daemon_cmd_forget_entry;
+extern const struct daemon_cmd_entry daemon_cmd_targets_entry;
+
+/* Run one command for a client view; fills r (msg/data on the heap). */
+void daemon_cmd_run(struct daemon_state *d, struct daemon_view *view,
+    const struct proto_cmd *c, struct proto_reply *r);
+/* Set the reply text; daemon_cmd_error also returns -1. */
+void daemon_cmd_msg(struct daemon_cmdctx *x, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int  daemon_cmd_error(struct daemon_cmdctx *x, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
+int  daemon_parse_int(const char *s, long lo, long hi, long *out);
+
+/* ---- reports (report.c) ---- */
+
+/* Plain-text report of a session: header, then every function by total. */
+char *daemon_report_format(struct daemon_session *s, uint64_t now_ns,
+    uint64_t wall_ms, size_t *len);
+/* Write text atomically as DIR/hookscope-<pid>-<YYYYmmdd-HHMMSS>.txt;
+ * *path is the final name.  0, or -1 with err filled and no file left. */
+int  daemon_report_write(const char *dir, int32_t pid, uint64_t wall_ms,
+    const char *text, size_t len, char **path, char *err, size_t errlen);
+
+/* ---- starting a target (run.c) ---- */
+
+/* The agent library to preload; NULL with err filled if none exists. */
+char *daemon_run_agent_path(const char *opt_agent, char *err, size_t errlen);
+/* fork + exec PROG with the agent preloaded; child pid, or -1 with err. */
+pid_t daemon_run_spawn(const struct daemon_opts *o, const char *agent,
+    char *err, size_t errlen);
+/* Text for a wait status: "exit status 0", "killed by signal 9 (Killed)". */
+void daemon_run_status_str(int status, char *buf, size_t len);
+
+#endif

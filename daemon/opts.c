@@ -1,0 +1,330 @@
+/*
+ * opts.c - command line of hookscoped.
+ *
+ *   hookscoped [options]                                  wait for agents
+ *   hookscoped [options] run [--level N] -- PROG ARGS...  start a target too
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "daemon.h"
+
+/* Print the usage text. */
+void
+daemon_opts_usage(FILE *f)
+{
+	fprintf(f,
+"usage: hookscoped [options]\n"
+"       hookscoped [options] run [--level N] -- PROG [ARGS...]\n"
+"\n"
+"Live function-level performance monitor daemon.  Gathers what the hookscope\n"
+"agents report over a unix socket and serves it to clients (the hookscope TUI)\n"
+"over a websocket.  'run' starts PROG with the agent preloaded.\n"
+"\n"
+"options:\n"
+"  --port N          websocket port (default %d)\n"
+"  --address A       IPv4 address to listen on (default %s)\n"
+"  --socket PATH     agent socket (default: $HOOKSCOPE_SOCKET, else\n"
+"                    $XDG_RUNTIME_DIR/hookscope.sock, else /tmp/hookscope-UID.sock)\n"
+"  --rate HZ         frames per second sent to each client (default %g)\n"
+"  --top N           functions per frame (default %d, at most %d)\n"
+"  --report-dir DIR  where 'dump' writes reports (default:\n"
+"                    $XDG_STATE_HOME/hookscope/reports, else\n"
+"                    ~/.local/state/hookscope/reports)\n"
+"  --agent PATH      agent library for 'run' (default: $HOOKSCOPE_AGENT, else\n"
+"                    libhookscope.so next to hookscoped, else %s)\n"
+"  -v                verbose log on stderr (-vv: debug)\n"
+"  --version         print the version\n"
+"  --help            print this help\n"
+"\n"
+"run options:\n"
+"  --level N         monitoring level 0-4 for the target (default: the agent's)\n",
+	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_ADDRESS, DAEMON_DEFAULT_RATE,
+	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH);
+}
+
+/* A non-empty environment variable, or NULL. */
+static const char *
+opts_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* The agent socket path when --socket is not given (the agent's rule). */
+char *
+daemon_opts_default_socket(void)
+{
+	const char *v;
+	char buf[4096];
+
+	if ((v = opts_env("HOOKSCOPE_SOCKET")) != NULL)
+		return xstrdup(v);
+	if ((v = opts_env("XDG_RUNTIME_DIR")) != NULL) {
+		snprintf(buf, sizeof buf, "%s/hookscope.sock", v);
+		return xstrdup(buf);
+	}
+	snprintf(buf, sizeof buf, "/tmp/hookscope-%u.sock", (unsigned)getuid());
+	return xstrdup(buf);
+}
+
+/* The report directory when --report-dir is not given. */
+char *
+daemon_opts_default_report_dir(void)
+{
+	const char *v;
+	char buf[4096];
+
+	if ((v = opts_env("XDG_STATE_HOME")) != NULL && v[0] == '/')
+		snprintf(buf, sizeof buf, "%s/hookscope/reports", v);
+	else if ((v = opts_env("HOME")) != NULL && v[0] == '/')
+		snprintf(buf, sizeof buf, "%s/.local/state/hookscope/reports", v);
+	else
+		snprintf(buf, sizeof buf, "/tmp/hookscope-reports-%u",
+		    (unsigned)getuid());
+	return xstrdup(buf);
+}
+
+/* Parse a whole decimal integer in [lo, hi]. */
+int
+daemon_parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Options after "run": [--level N] [--] PROG ARGS... */
+static int
+opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
+    char *err, size_t errlen)
+{
+	long v;
+
+	while (i < argc) {
+		const char *a = argv[i], *val = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (strcmp(a, "--level") == 0) {
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "run: --level needs a value (0-4)");
+				return -1;
+			}
+			val = argv[++i];
+		} else if (strncmp(a, "--level=", 8) == 0) {
+			val = a + 8;
+		} else {
+			snprintf(err, errlen, "run: unknown option '%s' (run "
+			    "takes --level N, then -- PROG ARGS...)", a);
+			return -1;
+		}
+		if (daemon_parse_int(val, 0, 4, &v) < 0) {
+			snprintf(err, errlen, "run: bad --level '%s' (expected 0-4)", val);
+			return -1;
+		}
+		o->run_level = (int)v;
+		i++;
+	}
+	if (i >= argc || argv[i][0] == '\0') {
+		snprintf(err, errlen, "run needs a program: hookscoped run "
+		    "[--level N] -- PROG [ARGS...]");
+		return -1;
+	}
+	o->run_argv = &argv[i];
+	return 0;
+}
+
+/* Check one option value; fills err. */
+static int
+opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	struct in_addr ia;
+	long v;
+	char *end;
+	double d;
+
+	switch (c) {
+	case 'p':
+		if (daemon_parse_int(arg, 1, 65535, &v) < 0) {
+			snprintf(err, errlen, "bad --port '%s' (expected 1-65535)", arg);
+			return -1;
+		}
+		o->port = (int)v;
+		return 0;
+	case 'a':
+		if (inet_pton(AF_INET, arg, &ia) != 1) {
+			snprintf(err, errlen, "bad --address '%s' (expected an "
+			    "IPv4 address such as 127.0.0.1)", arg);
+			return -1;
+		}
+		free(o->address);
+		o->address = xstrdup(arg);
+		return 0;
+	case 's':
+		if (*arg == '\0') {
+			snprintf(err, errlen, "--socket needs a path");
+			return -1;
+		}
+		free(o->socket_path);
+		o->socket_path = xstrdup(arg);
+		return 0;
+	case 'r':
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno != 0 || end == arg || *end != '\0' || !isfinite(d) ||
+		    d < 0.1 || d > 100) {
+			snprintf(err, errlen, "bad --rate '%s' (expected 0.1-100 "
+			    "frames per second)", arg);
+			return -1;
+		}
+		o->rate_hz = d;
+		return 0;
+	case 't':
+		if (daemon_parse_int(arg, 1, DAEMON_MAX_TOP, &v) < 0) {
+			snprintf(err, errlen, "bad --top '%s' (expected 1-%d)",
+			    arg, DAEMON_MAX_TOP);
+			return -1;
+		}
+		o->top = (int)v;
+		return 0;
+	case 'd':
+		if (*arg == '\0') {
+			snprintf(err, errlen, "--report-dir needs a directory");
+			return -1;
+		}
+		free(o->report_dir);
+		o->report_dir = xstrdup(arg);
+		return 0;
+	case 'A':
+		if (*arg == '\0') {
+			snprintf(err, errlen, "--agent needs a path");
+			return -1;
+		}
+		free(o->agent);
+		o->agent = xstrdup(arg);
+		return 0;
+	}
+	snprintf(err, errlen, "internal: unhandled option");
+	return -1;
+}
+
+/* Make a relative path absolute: a target started by 'run' may chdir
+ * before its agent connects. */
+static void
+opts_absolute(char **path)
+{
+	char cwd[4096], *abs;
+
+	if ((*path)[0] == '/' || getcwd(cwd, sizeof cwd) == NULL)
+		return;
+	abs = xmalloc(strlen(cwd) + strlen(*path) + 2);
+	sprintf(abs, "%s/%s", cwd, *path);
+	free(*path);
+	*path = abs;
+}
+
+/* Parse the whole command line into o (defaults filled in). */
+int
+daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
+    char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "port",       required_argument, NULL, 'p' },
+		{ "address",    required_argument, NULL, 'a' },
+		{ "socket",     required_argument, NULL, 's' },
+		{ "rate",       required_argument, NULL, 'r' },
+		{ "top",        required_argument, NULL, 't' },
+		{ "report-dir", required_argument, NULL, 'd' },
+		{ "agent",      required_argument, NULL, 'A' },
+		{ "verbose",    no_argument,       NULL, 'v' },
+		{ "version",    no_argument,       NULL, 'V' },
+		{ "help",       no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	o->port = DAEMON_DEFAULT_PORT;
+	o->rate_hz = DAEMON_DEFAULT_RATE;
+	o->top = DAEMON_DEFAULT_TOP;
+	o->run_level = -1;
+	opterr = 0;
+	optind = 0;	/* full reset (glibc) */
+	/* '+': stop at "run" so its own options are not taken for ours. */
+	while ((c = getopt_long(argc, argv, "+:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			daemon_opts_usage(stdout);
+			return DAEMON_OPTS_EXIT;
+		case 'V':
+			printf("hookscoped %s (protocol %d)\n", HS_VERSION, PROTO_VERSION);
+			return DAEMON_OPTS_EXIT;
+		case ':':
+			snprintf(err, errlen, "option '%s' needs a value",
+			    argv[optind - 1]);
+			return DAEMON_OPTS_ERROR;
+		case '?':
+			if (strncmp(argv[optind - 1], "--", 2) == 0 || optopt == 0)
+				snprintf(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+			else
+				snprintf(err, errlen, "unknown option '-%c'", optopt);
+			return DAEMON_OPTS_ERROR;
+		default:
+			if (opts_value(o, c, optarg, err, errlen) < 0)
+				return DAEMON_OPTS_ERROR;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind], "run") != 0) {
+			snprintf(err, errlen, "unexpected argument '%s' (did you "
+			    "mean: hookscoped run -- %s ...?)", argv[optind],
+			    argv[optind]);
+			return DAEMON_OPTS_ERROR;
+		}
+		o->run = true;
+		if (opts_parse_run(o, argc, argv, optind + 1, err, errlen) < 0)
+			return DAEMON_OPTS_ERROR;
+	}
+	if (o->address == NULL)
+		o->address = xstrdup(DAEMON_DEFAULT_ADDRESS);
+	if (o->socket_path == NULL)
+		o->socket_path = daemon_opts_default_socket();
+	opts_absolute(&o->socket_path);
+	if (o->report_dir == NULL)
+		o->report_dir = daemon_opts_default_report_dir();
+	return DAEMON_OPTS_OK;
+}
+
+/* Free what parse allocated (run_argv points into argv). */
+void
+daemon_opts_free(struct daemon_opts *o)
+{
+	free(o->address);
+	free(o->socket_path);
+	free(o->report_dir);
+	free(o->agent);
+	memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,240 @@
+/*
+ * run.c - "hookscoped run -- PROG ARGS...": start a target with the agent
+ * preloaded and pointed at our socket.
+ *
+ * LD_PRELOAD gets, in order: the sanitizer runtime of a sanitized build
+ * (HS_SAN_RUNTIME: it must come first or a sanitized agent cannot load),
+ * whatever LD_PRELOAD the user already had, then the agent.  The child
+ * starts with default signal dispositions and an empty signal mask (the
+ * daemon blocks signals for its signalfd and ignores SIGPIPE; both would
+ * otherwise survive exec) and without the daemon's descriptors.  When the
+ * daemon is told to stop (SIGINT/SIGTERM/SIGHUP) it sends the target it
+ * started a SIGTERM (server.c); a daemon that dies leaves it running.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "daemon.h"
+
+extern char **environ;
+
+/* An existing readable file made absolute, or NULL. */
+static char *
+run_usable(const char *path)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (path == NULL || *path == '\0' || stat(path, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || access(path, R_OK) < 0)
+		return NULL;
+	if (realpath(path, buf) == NULL)
+		return NULL;
+	return xstrdup(buf);
+}
+
+/* Find the agent: --agent, $HOOKSCOPE_AGENT, next to us, installed path. */
+char *
+daemon_run_agent_path(const char *opt_agent, char *err, size_t errlen)
+{
+	const char *env = getenv("HOOKSCOPE_AGENT");
+	char self[PATH_MAX], near[PATH_MAX + 32], *p;
+	ssize_t n;
+
+	if (opt_agent != NULL || (env != NULL && *env != '\0')) {
+		const char *want = opt_agent ? opt_agent : env;
+
+		if ((p = run_usable(want)) == NULL)
+			snprintf(err, errlen, "agent library %s (from %s) is not "
+			    "a readable file", want,
+			    opt_agent ? "--agent" : "HOOKSCOPE_AGENT");
+		return p;
+	}
+	near[0] = '\0';
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((p = strrchr(self, '/')) != NULL)
+			*p = '\0';
+		snprintf(near, sizeof near, "%s/libhookscope.so", self);
+		if ((p = run_usable(near)) != NULL)
+			return p;
+	}
+	if ((p = run_usable(HS_AGENT_PATH)) != NULL)
+		return p;
+	snprintf(err, errlen, "cannot find the agent library (looked for %s and "
+	    "%s); use --agent PATH or set HOOKSCOPE_AGENT",
+	    *near ? near : "libhookscope.so next to hookscoped", HS_AGENT_PATH);
+	return NULL;
+}
+
+/* Is lib one of the ':'/' ' separated entries of list? */
+static bool
+run_list_has(const char *list, const char *lib)
+{
+	size_t n = strlen(lib);
+
+	for (const char *p = list; (p = strstr(p, lib)) != NULL; p += n)
+		if ((p == list || p[-1] == ':' || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ':' || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/* The new LD_PRELOAD value (heap). */
+static char *
+run_preload(const char *agent)
+{
+	const char *old = getenv("LD_PRELOAD");
+	const char *san = NULL;
+	char *v;
+	size_t len;
+
+#ifdef HS_SAN_RUNTIME
+	san = HS_SAN_RUNTIME;
+#endif
+	if (old != NULL && *old == '\0')
+		old = NULL;
+	if (san != NULL && old != NULL && run_list_has(old, san))
+		san = NULL;
+	if (old != NULL && run_list_has(old, agent))
+		agent = NULL;
+	len = (san ? strlen(san) : 0) + (old ? strlen(old) : 0) +
+	    (agent ? strlen(agent) : 0) + 3;
+	v = xcalloc(1, len);
+	snprintf(v, len, "%s%s%s%s%s", san ? san : "", san && (old || agent) ? ":" : "",
+	    old ? old : "", old && agent ? ":" : "", agent ? agent : "");
+	return v;
+}
+
+/* environ with our variables set (NAME=value strings on the heap). */
+static char **
+run_environ(const struct daemon_opts *o, const char *agent)
+{
+	static const char *const ours[] = { "LD_PRELOAD=", "HOOKSCOPE_SOCKET=",
+		"HOOKSCOPE_LEVEL=" };
+	size_t n = 0, k = 0;
+	char **env, *pre, buf[32];
+
+	while (environ[n] != NULL)
+		n++;
+	env = xcalloc(n + 4, sizeof *env);
+	for (size_t i = 0; i < n; i++) {
+		bool skip = false;
+
+		for (size_t j = 0; j < 3; j++)
+			if (strncmp(environ[i], ours[j], strlen(ours[j])) == 0)
+				skip = j < 2 || o->run_level >= 0;
+		if (!skip)
+			env[k++] = xstrdup(environ[i]);
+	}
+	pre = run_preload(agent);
+	env[k] = xmalloc(strlen(pre) + 16);
+	sprintf(env[k++], "LD_PRELOAD=%s", pre);
+	free(pre);
+	env[k] = xmalloc(strlen(o->socket_path) + 32);
+	sprintf(env[k++], "HOOKSCOPE_SOCKET=%s", o->socket_path);
+	if (o->run_level >= 0) {
+		snprintf(buf, sizeof buf, "HOOKSCOPE_LEVEL=%d", o->run_level);
+		env[k++] = xstrdup(buf);
+	}
+	env[k] = NULL;
+	return env;
+}
+
+/* Free a run_environ() array. */
+static void
+run_environ_free(char **env)
+{
+	for (size_t i = 0; env[i] != NULL; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* In the child: clean signal state and descriptors, exec, report errno. */
+static void __attribute__((noreturn))
+run_child(char **argv, char **env, int errfd)
+{
+	sigset_t all;
+	int e;
+
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	if (errfd > 3)
+		close_range(3, (unsigned)errfd - 1, 0);
+	close_range((unsigned)errfd + 1, ~0u, 0);
+	execvpe(argv[0], argv, env);
+	e = errno;
+	if (write(errfd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Start the target (see daemon.h). */
+pid_t
+daemon_run_spawn(const struct daemon_opts *o, const char *agent,
+    char *err, size_t errlen)
+{
+	char **env = run_environ(o, agent);
+	int fds[2], e = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot run %s: pipe: %s", o->run_argv[0],
+		    strerror(errno));
+		run_environ_free(env);
+		return -1;
+	}
+	if ((pid = fork()) < 0) {
+		snprintf(err, errlen, "cannot run %s: fork: %s", o->run_argv[0],
+		    strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		run_environ_free(env);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		run_child(o->run_argv, env, fds[1]);
+	}
+	close(fds[1]);
+	run_environ_free(env);
+	/* EOF = exec succeeded (the pipe closed on exec); an int = errno. */
+	do
+		n = read(fds[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot run %s: %s", o->run_argv[0], strerror(e));
+		return -1;
+	}
+	return pid;
+}
+
+/* Describe a wait status. */
+void
+daemon_run_status_str(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s)%s", WTERMSIG(status),
+		    strsignal(WTERMSIG(status)),
+		    WCOREDUMP(status) ? ", core dumped" : "");
+	else
+		snprintf(buf, len, "wait status 0x%x", (unsigned)status);
+}

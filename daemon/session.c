@@ -1,0 +1,281 @@
+/*
+ * session.c - one target process as its agent reported it.
+ *
+ * Figures are cumulative in the agent, so a funcs record replaces a
+ * function's figures instead of adding to them.  Rates come from a ring of
+ * samples of every function's call count, taken at reports at least
+ * DAEMON_RATE_SPACING_NS apart: the rate is (calls now - calls at the newest
+ * sample at least 1 s old) over the time between them, so the window is
+ * 1 to 1.25 s (shorter only in a session's first second).  All times are the
+ * daemon's monotonic clock at receipt, passed in so tests can drive it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "daemon.h"
+
+/* A new, empty session for pid (not live until daemon_session_hello). */
+struct daemon_session *
+daemon_session_new(int32_t pid, uint64_t now_ns)
+{
+	struct daemon_session *s = xcalloc(1, sizeof *s);
+
+	s->pid = pid;
+	s->state = PROTO_TARGET_LOST;
+	s->started_ms = proto_wall_ms();
+	s->exit_status = -1;
+	s->ref_ns = now_ns;
+	s->baseline = true;
+	return s;
+}
+
+/* Free the session and everything it owns. */
+void
+daemon_session_free(struct daemon_session *s)
+{
+	if (s == NULL)
+		return;
+	daemon_functab_free(&s->funcs);
+	free(s->name);
+	free(s->exe);
+	free(s->build_id);
+	free(s->cmdline);
+	free(s);
+}
+
+/* Replace a heap string. */
+static void
+session_set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src ? xstrdup(src) : NULL;
+}
+
+/* The process's short name: /proc/PID/comm, else the basename of exe. */
+static char *
+session_comm(int32_t pid, const char *exe)
+{
+	char path[64], buf[64];
+	const char *slash;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re")) != NULL) {
+		if (fgets(buf, sizeof buf, f) != NULL) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (buf[0] != '\0') {
+				fclose(f);
+				return xstrdup(buf);
+			}
+		}
+		fclose(f);
+	}
+	if (exe != NULL && *exe != '\0') {
+		slash = strrchr(exe, '/');
+		return xstrdup(slash && slash[1] ? slash + 1 : exe);
+	}
+	snprintf(buf, sizeof buf, "pid %d", (int)pid);
+	return xstrdup(buf);
+}
+
+/* An agent said hello: take its identity, go live, restart the rates. */
+void
+daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
+    uint64_t now_ns)
+{
+	session_set_str(&s->exe, h->exe);
+	session_set_str(&s->build_id, h->build_id);
+	session_set_str(&s->cmdline, h->cmdline);
+	free(s->name);
+	s->name = session_comm(s->pid, h->exe);
+	s->level = h->level;
+	s->overhead_ps = h->overhead_ps;
+	s->state = PROTO_TARGET_LIVE;
+	s->ended_ms = 0;
+	s->bye = false;
+	s->exit_status = -1;
+	/* The agent resends everything cumulative: its history is unknown, so
+	 * the first record is the rate baseline, not a burst of calls. */
+	s->baseline = true;
+	s->last_report_ns = now_ns;
+}
+
+/* Names for addresses (the module kept as its basename). */
+void
+daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r)
+{
+	for (size_t i = 0; i < r->nsyms; i++) {
+		const struct proto_ag_sym *y = &r->syms[i];
+		struct daemon_func *f = daemon_functab_get(&s->funcs, y->addr);
+		const char *base;
+
+		if (f == NULL)
+			continue;
+		session_set_str(&f->name, y->name && *y->name ? y->name : NULL);
+		base = y->module ? strrchr(y->module, '/') : NULL;
+		session_set_str(&f->module, base && base[1] ? base + 1 :
+		    (y->module && *y->module ? y->module : NULL));
+	}
+}
+
+/* Restart the samples: one, at now, with every function's calls as they are
+ * (after a reconnect) or zero (after a reset). */
+static void
+session_restart_samples(struct daemon_session *s, uint64_t now_ns, bool zero)
+{
+	for (size_t k = 0; k < s->funcs.n; k++) {
+		struct daemon_func *f = &s->funcs.v[k];
+
+		for (unsigned i = 0; i < DAEMON_RATE_SLOTS; i++)
+			f->samp_calls[i] = zero ? 0 : f->calls;
+	}
+	s->samp_head = 0;
+	s->samp_n = 1;
+	s->samp_ns[0] = now_ns;
+}
+
+/* Take a new rate sample if the newest one is old enough. */
+static void
+session_sample(struct daemon_session *s, uint64_t now_ns)
+{
+	unsigned h;
+
+	if (s->samp_n > 0 && now_ns < s->samp_ns[s->samp_head] + DAEMON_RATE_SPACING_NS)
+		return;
+	h = s->samp_n > 0 ? (s->samp_head + 1) % DAEMON_RATE_SLOTS : 0;
+	for (size_t k = 0; k < s->funcs.n; k++)
+		s->funcs.v[k].samp_calls[h] = s->funcs.v[k].calls;
+	s->samp_ns[h] = now_ns;
+	s->samp_head = h;
+	if (s->samp_n < DAEMON_RATE_SLOTS)
+		s->samp_n++;
+}
+
+/* Cumulative figures: replace, then sample for the rates. */
+void
+daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns)
+{
+	/* A record the agent sent before it saw our reset would bring the old
+	 * figures back; its agent-side time tells (same monotonic clock). */
+	if (s->reset_ns != 0 && now_ns - s->reset_ns < DAEMON_RESET_GRACE_NS &&
+	    r->time_ns != 0 && r->time_ns < s->reset_ns) {
+		daemon_log(DLOG_DEBUG, "pid %d: dropped a funcs record from "
+		    "before the reset", (int)s->pid);
+		return;
+	}
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct proto_ag_func *g = &r->funcs[i];
+		struct daemon_func *f = daemon_functab_get(&s->funcs, g->addr);
+
+		if (f == NULL)
+			continue;
+		f->calls = g->calls;
+		f->total_ns = g->total_ns;
+		f->self_ns = g->self_ns;
+		f->max_ns = g->max_ns;
+		f->slow = g->slow;
+	}
+	s->threads = r->threads;
+	s->dropped = r->dropped;
+	/* A function new on this connection had no calls at older samples
+	 * (its samp_calls start at zero), so its rate counts from zero. */
+	if (s->baseline) {
+		session_restart_samples(s, now_ns, false);
+		s->baseline = false;
+	} else {
+		session_sample(s, now_ns);
+	}
+	s->ref_ns = now_ns;
+	s->last_report_ns = now_ns;
+}
+
+/* The agent connection is gone. */
+void
+daemon_session_detach(struct daemon_session *s, bool process_gone)
+{
+	s->agent = NULL;
+	s->state = process_gone ? PROTO_TARGET_EXITED : PROTO_TARGET_LOST;
+	s->ended_ms = proto_wall_ms();
+}
+
+/* Let rates decay when nothing is reported (idle, lost or exited). */
+void
+daemon_session_tick(struct daemon_session *s, uint64_t now_ns)
+{
+	if (s->state == PROTO_TARGET_LIVE &&
+	    now_ns < s->last_report_ns + DAEMON_RATE_STALE_NS)
+		return;
+	if (s->baseline || now_ns <= s->ref_ns)
+		return;
+	/* No report for a while: nothing was called since the last one. */
+	s->ref_ns = now_ns;
+	session_sample(s, now_ns);
+}
+
+/* Zero every figure and restart the rates from zero at now. */
+void
+daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
+{
+	for (size_t k = 0; k < s->funcs.n; k++) {
+		struct daemon_func *f = &s->funcs.v[k];
+
+		f->calls = f->total_ns = f->self_ns = f->max_ns = f->slow = 0;
+		f->rate = 0;
+	}
+	session_restart_samples(s, now_ns, true);
+	s->ref_ns = now_ns;
+	s->baseline = false;
+	s->reset_ns = now_ns;
+}
+
+/* calls/s of every function, from the newest sample at least a window
+ * older than ref_ns (or the oldest one) to ref_ns. */
+void
+daemon_session_rates(struct daemon_session *s)
+{
+	unsigned base = s->samp_head;
+	uint64_t w;
+
+	for (unsigned j = 0; j < s->samp_n; j++) {
+		base = (s->samp_head + DAEMON_RATE_SLOTS - j) % DAEMON_RATE_SLOTS;
+		if (s->samp_ns[base] + DAEMON_RATE_WINDOW_NS <= s->ref_ns)
+			break;
+	}
+	w = s->samp_n > 0 && s->ref_ns > s->samp_ns[base] ?
+	    s->ref_ns - s->samp_ns[base] : 0;
+	for (size_t k = 0; k < s->funcs.n; k++) {
+		struct daemon_func *f = &s->funcs.v[k];
+		uint64_t then = f->samp_calls[base];
+
+		f->rate = (w != 0 && f->calls > then) ?
+		    (double)(f->calls - then) * 1e9 / (double)w : 0.0;
+	}
+}
+
+/* Alive = exists and is not a zombie waiting to be reaped. */
+bool
+daemon_process_alive(int32_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return false;
+	if (kill(pid, 0) < 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;            /* no /proc: trust kill() */
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold ')' so take the last one. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return true;
+	return p[2] != 'Z' && p[2] != 'X';
+}

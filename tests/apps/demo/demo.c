@@ -1,0 +1,206 @@
+/*
+ * demo.c - the demo target of hookscope: a program whose work shape is known
+ * in advance, so the figures the agent reports can be checked exactly.
+ *
+ * Built with -finstrument-functions and linked -rdynamic (Makefile).  Every
+ * function below is timed except those marked HOOKSCOPE_NO_INSTRUMENT; idle
+ * time is spent in those (and in libc), so the counts stay exact.
+ *
+ * Usage: demo [--cycles K] [--period-ms P] [--exit]
+ *   --cycles K     run K cycles (default: forever), then print "demo: done"
+ *   --period-ms P  one cycle every P ms (default 100)
+ *   --exit         exit after the cycles (default: idle forever)
+ *
+ * Exact calls of the instrumented functions:
+ *   per cycle:      slow_work 1      busy ~1 ms: the hottest by total and self
+ *                   fast_hash 1050   1000 from main + 5 from each parse_record
+ *                   parse_record 10
+ *                   worker_step 20   on the worker thread
+ *   once per run:   main 1, parse_args 1, worker_main 1 (worker thread)
+ *   so after K cycles: slow_work K, fast_hash 1050 K, parse_record 10 K,
+ *   worker_step 20 K.  There is no per-cycle function on purpose: its
+ *   inclusive time would exceed slow_work's.  main and worker_main never
+ *   return (main leaves through exit(), the worker is never joined), so no
+ *   inclusive time is ever charged to them either.
+ * The main thread waits for the worker at the end of each cycle, so all
+ * counts are complete when "demo: done" is printed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hookscope.h"
+
+#define DEMO_FAST_CALLS    1000   /* fast_hash calls from main per cycle */
+#define DEMO_RECORDS       10     /* parse_record calls per cycle */
+#define DEMO_HASH_PER_REC  5      /* fast_hash calls per parse_record */
+#define DEMO_WORKER_STEPS  20     /* worker_step calls per cycle */
+#define DEMO_SLOW_NS       1000000 /* slow_work busy time */
+
+volatile uint64_t demo_sink;      /* keeps results alive */
+static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
+
+/* Monotonic clock in ns (not timed: called in busy loops). */
+static HOOKSCOPE_NO_INSTRUMENT uint64_t demo_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until an absolute monotonic time (idle time is not timed). */
+static HOOKSCOPE_NO_INSTRUMENT void demo_sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
+	    .tv_nsec = (long)(t % 1000000000u) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* sem_wait that survives signals (not timed). */
+static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
+{
+	while (sem_wait(s) != 0 && errno == EINTR)
+		;
+}
+
+/* Idle forever after the cycles when --exit was not given. */
+static HOOKSCOPE_NO_INSTRUMENT __attribute__((noreturn)) void demo_idle(void)
+{
+	for (;;)
+		pause();
+}
+
+/* Cheap work: an integer mix, called 1050 times per cycle. */
+__attribute__((noinline)) uint64_t fast_hash(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return v;
+}
+
+/* A record "parse": five hashes. */
+__attribute__((noinline)) uint64_t parse_record(int i)
+{
+	uint64_t h = 0;
+
+	for (int k = 0; k < DEMO_HASH_PER_REC; k++)
+		h ^= fast_hash((uint64_t)i * DEMO_HASH_PER_REC + (uint64_t)k);
+	return h;
+}
+
+/* The expensive function: busy for about 1 ms of wall time. */
+__attribute__((noinline)) void slow_work(void)
+{
+	uint64_t end = demo_now_ns() + DEMO_SLOW_NS, x = 1;
+
+	while (demo_now_ns() < end)
+		for (int i = 0; i < 64; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	demo_sink += x;
+}
+
+/* The worker's unit of work: a few microseconds of arithmetic. */
+__attribute__((noinline)) uint64_t worker_step(int i)
+{
+	uint64_t x = (uint64_t)i + 1;
+
+	for (int k = 0; k < 2000; k++)
+		x = x * 2862933555777941757ull + 3037000493ull;
+	return x;
+}
+
+/* The worker thread: 20 steps each time main says go. */
+__attribute__((noinline)) void *worker_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		demo_wait(&demo_go);
+		for (int i = 0; i < DEMO_WORKER_STEPS; i++)
+			demo_sink += worker_step(i);
+		sem_post(&demo_done);
+	}
+	return NULL;
+}
+
+/* Parse a non-negative integer option value or exit with usage. */
+static HOOKSCOPE_NO_INSTRUMENT long demo_number(const char *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s != NULL ? strtol(s, &end, 10) : -1;
+	if (s == NULL || errno != 0 || *end != '\0' || end == s || v < 0) {
+		fprintf(stderr, "demo: %s needs a number >= 0\n", opt);
+		exit(2);
+	}
+	return v;
+}
+
+/* Command line: --cycles K, --period-ms P, --exit. */
+__attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
+    long *period_ms, int *do_exit)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--cycles") == 0) {
+			*cycles = demo_number("--cycles", argv[i + 1]);
+			i++;
+		} else if (strcmp(argv[i], "--period-ms") == 0) {
+			*period_ms = demo_number("--period-ms", argv[i + 1]);
+			i++;
+		} else if (strcmp(argv[i], "--exit") == 0) {
+			*do_exit = 1;
+		} else {
+			fprintf(stderr, "demo: unknown option %s\n"
+			    "usage: demo [--cycles K] [--period-ms P] [--exit]\n", argv[i]);
+			exit(2);
+		}
+	}
+}
+
+/* K cycles of the fixed work shape, one per period, then done. */
+int main(int argc, char **argv)
+{
+	long cycles = -1, period_ms = 100;
+	int do_exit = 0;
+	pthread_t worker;
+	uint64_t next;
+
+	parse_args(argc, argv, &cycles, &period_ms, &do_exit);
+	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
+	    pthread_create(&worker, NULL, worker_main, NULL) != 0) {
+		fprintf(stderr, "demo: cannot start the worker thread\n");
+		return 1;
+	}
+	printf("demo: pid %d, %s, %ld cycles of %ld ms\n", (int)getpid(),
+	    hookscope_is_active() ? "hookscope agent active" : "no hookscope agent",
+	    cycles, period_ms);
+	fflush(stdout);
+	next = demo_now_ns();
+	for (long c = 0; cycles < 0 || c < cycles; c++) {
+		slow_work();
+		for (int i = 0; i < DEMO_FAST_CALLS; i++)
+			demo_sink += fast_hash((uint64_t)i);
+		for (int i = 0; i < DEMO_RECORDS; i++)
+			demo_sink += parse_record(i);
+		sem_post(&demo_go);
+		demo_wait(&demo_done);
+		next += (uint64_t)period_ms * 1000000u;
+		demo_sleep_until(next);
+	}
+	printf("demo: done\n");
+	fflush(stdout);
+	if (do_exit)
+		exit(0);
+	demo_idle();
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# run.sh - `make bench`: the agent's cost per hooked call, measured against
+# the same binary with glibc's empty -finstrument-functions stubs.
+# Prints figures (median of 5 runs) and the command that reproduces each.
+O=${O:-build}
+N=${HS_BENCH_CALLS:-20000000}
+RUNS=5
+app=$O/apps/callloop
+agent=$(cd "$O" && pwd)/libhookscope.so
+
+median() {   # command... -> median ns_per_call over $RUNS runs
+	for _ in $(seq $RUNS); do
+		"$@" | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
+	done | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"
+}
+
+row() {   # label, env assignments..., then the app arguments
+	label=$1; shift
+	m=$(median env "$@")
+	printf '%-34s %8s ns/call   reproduce: env %s\n' "$label" "$m" "$*"
+}
+
+echo "hookscope agent cost per call, $N calls per thread, median of $RUNS runs ($(nproc) CPUs)"
+sock=/tmp/hookscope-bench-$$.sock   # no daemon: the agent runs as it would with none
+row "no agent (glibc stubs), 1 thread"  "$app" "$N" 1
+row "agent level 2, 1 thread"           HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$app" "$N" 1
+row "agent level 0 (timing off)"        HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 LD_PRELOAD="$agent" "$app" "$N" 1
+row "no agent, 2 threads"               "$app" "$N" 2
+row "agent level 2, 2 threads"          HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$app" "$N" 2
+if command -v uftrace >/dev/null 2>&1; then
+	echo "peer: uftrace record (see field-notes.md: about 237 ns/call on this machine kind)"
+fi

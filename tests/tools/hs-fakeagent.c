@@ -1,0 +1,271 @@
+/*
+ * hs-fakeagent.c - a stand-in for libhookscope.so that feeds hookscoped
+ * known figures over the agent socket, for daemon tests without a target.
+ *
+ *   hs-fakeagent [--socket PATH] [--pid N] [--exe PATH] [--funcs N]
+ *                [--report-hz HZ] [--duration S] [--bye] [--garbage]
+ *                [--oversize] [--raw HEX]
+ *
+ * After hello and syms, function i (name fake_fn_<i>, i from 0) is called
+ * (i + 1) * 100 times a second: every report carries the cumulative calls
+ * (i + 1) * 100 * t, total_ns = calls * (i + 1) * 1000, self_ns = total / 2,
+ * max_ns = (i + 1) * 2000, slow = calls / 10.  Records the daemon sends
+ * (level, reset, threshold) are printed as JSON lines on stdout; a reset
+ * restarts t at zero.  --garbage / --oversize / --raw send one bad record
+ * after the first report (the daemon must drop this connection only).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "protocol.h"
+
+static struct {
+	const char *socket_path;
+	int32_t pid;
+	const char *exe;
+	unsigned nfuncs;
+	double report_hz, duration_s;
+	bool bye, garbage, oversize;
+	const char *raw;
+} fa = { .nfuncs = 5, .report_hz = 4, .duration_s = 0, .exe = "/usr/bin/fake-target" };
+
+/* Send all bytes or exit. */
+static void
+fa_send(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "hs-fakeagent: send: %s\n", strerror(errno));
+			exit(1);
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Encode and send one record. */
+static void
+fa_record(int fd, const struct proto_agent_rec *r)
+{
+	msgpack_sbuffer sb;
+
+	msgpack_sbuffer_init(&sb);
+	proto_agent_encode(&sb, r);
+	fa_send(fd, sb.data, sb.size);
+	msgpack_sbuffer_destroy(&sb);
+}
+
+/* hello, then names for every function. */
+static void
+fa_hello(int fd)
+{
+	struct proto_agent_rec r = { .type = PROTO_AG_HELLO };
+	struct proto_ag_sym *syms = xcalloc(fa.nfuncs ? fa.nfuncs : 1, sizeof *syms);
+	char name[64];
+
+	r.hello = (struct proto_ag_hello){ .pid = fa.pid, .exe = (char *)fa.exe,
+		.build_id = "", .cmdline = "fake-target --test", .level = 2,
+		.overhead_ps = 5000 };
+	fa_record(fd, &r);
+	for (unsigned i = 0; i < fa.nfuncs; i++) {
+		snprintf(name, sizeof name, "fake_fn_%u", i);
+		syms[i] = (struct proto_ag_sym){ .addr = 0x401000 + 16 * i,
+			.name = xstrdup(name), .module = "/usr/bin/fake-target",
+			.offset = 0x1000 + 16 * i, .size = 16 };
+	}
+	r = (struct proto_agent_rec){ .type = PROTO_AG_SYMS, .nsyms = fa.nfuncs,
+		.syms = syms };
+	fa_record(fd, &r);
+	for (unsigned i = 0; i < fa.nfuncs; i++)
+		free(syms[i].name);
+	free(syms);
+}
+
+/* One funcs record for t seconds since start (or the last reset). */
+static void
+fa_funcs(int fd, double t)
+{
+	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS, .time_ns = proto_now_ns(),
+		.threads = 1, .nfuncs = fa.nfuncs };
+
+	r.funcs = xcalloc(fa.nfuncs ? fa.nfuncs : 1, sizeof *r.funcs);
+	for (unsigned i = 0; i < fa.nfuncs; i++) {
+		uint64_t calls = (uint64_t)((i + 1) * 100 * t);
+
+		r.funcs[i] = (struct proto_ag_func){ .addr = 0x401000 + 16 * i,
+			.calls = calls, .total_ns = calls * (i + 1) * 1000,
+			.self_ns = calls * (i + 1) * 500, .max_ns = (i + 1) * 2000,
+			.slow = calls / 10 };
+	}
+	fa_record(fd, &r);
+	free(r.funcs);
+}
+
+/* The deliberately bad record of --garbage / --oversize / --raw. */
+static void
+fa_bad(int fd)
+{
+	if (fa.garbage) {
+		static const unsigned char g[] = { 0, 0, 0, 3, 0xc1, 0xc1, 0xc1 };
+		fa_send(fd, g, sizeof g);
+	}
+	if (fa.oversize) {
+		uint32_t n = PROTO_MAX_MSG + 1;
+		unsigned char h[4] = { n >> 24, n >> 16, n >> 8, n };
+		fa_send(fd, h, sizeof h);
+	}
+	if (fa.raw) {
+		unsigned v;
+		for (const char *p = fa.raw; p[0] && p[1]; p += 2) {
+			unsigned char b;
+			if (sscanf(p, "%2x", &v) != 1)
+				break;
+			b = (unsigned char)v;
+			fa_send(fd, &b, 1);
+		}
+	}
+}
+
+/* Read what the daemon sent; print records; 1 on reset, -1 on EOF. */
+static int
+fa_receive(int fd, unsigned char *buf, size_t *len, size_t cap)
+{
+	ssize_t n = recv(fd, buf + *len, cap - *len, MSG_DONTWAIT);
+	int reset = 0;
+
+	if (n == 0)
+		return -1;
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	*len += (size_t)n;
+	while (*len >= PROTO_AGENT_HDR) {
+		uint32_t rl = proto_agent_len(buf);
+		struct proto_agent_rec r;
+		char err[PROTO_ERR_LEN];
+
+		if (rl > cap - PROTO_AGENT_HDR)
+			return -1;
+		if (*len < PROTO_AGENT_HDR + rl)
+			break;
+		if (proto_agent_decode(buf + PROTO_AGENT_HDR, rl, &r, err, sizeof err) < 0) {
+			printf("{\"t\":\"invalid\",\"err\":\"%s\"}\n", err);
+		} else {
+			if (r.type == PROTO_AG_LEVEL)
+				printf("{\"t\":\"level\",\"level\":%u}\n", r.level);
+			else if (r.type == PROTO_AG_RESET)
+				printf("{\"t\":\"reset\"}\n"), reset = 1;
+			else if (r.type == PROTO_AG_THRESHOLD)
+				printf("{\"t\":\"threshold\",\"name\":\"%s\",\"value\":%lld}\n",
+				    r.name, (long long)r.value);
+			else
+				printf("{\"t\":\"unexpected\",\"type\":%d}\n", (int)r.type);
+			proto_agent_rec_free(&r);
+		}
+		fflush(stdout);
+		memmove(buf, buf + PROTO_AGENT_HDR + rl, *len - PROTO_AGENT_HDR - rl);
+		*len -= PROTO_AGENT_HDR + rl;
+	}
+	return reset;
+}
+
+/* Parse options, connect, report until the duration ends. */
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "funcs", required_argument, NULL, 'f' },
+		{ "report-hz", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "bye", no_argument, NULL, 'b' },
+		{ "garbage", no_argument, NULL, 'g' },
+		{ "oversize", no_argument, NULL, 'o' },
+		{ "raw", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	static unsigned char in[1 << 16];
+	size_t in_len = 0;
+	uint64_t start, end = 0;
+	bool bad_sent = false;
+	int c, fd;
+
+	fa.pid = (int32_t)getpid();
+	fa.socket_path = getenv("HOOKSCOPE_SOCKET");
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': fa.socket_path = optarg; break;
+		case 'p': fa.pid = (int32_t)atoi(optarg); break;
+		case 'e': fa.exe = optarg; break;
+		case 'f': fa.nfuncs = (unsigned)atoi(optarg); break;
+		case 'r': fa.report_hz = atof(optarg); break;
+		case 'd': fa.duration_s = atof(optarg); break;
+		case 'b': fa.bye = true; break;
+		case 'g': fa.garbage = true; break;
+		case 'o': fa.oversize = true; break;
+		case 'x': fa.raw = optarg; break;
+		default:
+			fprintf(stderr, "usage: hs-fakeagent [--socket PATH] [--pid N] "
+			    "[--exe PATH] [--funcs N] [--report-hz HZ] [--duration S] "
+			    "[--bye] [--garbage] [--oversize] [--raw HEX]\n");
+			return 2;
+		}
+	}
+	if (fa.socket_path == NULL || strlen(fa.socket_path) >= sizeof sa.sun_path ||
+	    fa.report_hz <= 0) {
+		fprintf(stderr, "hs-fakeagent: need --socket PATH (or HOOKSCOPE_SOCKET) "
+		    "and a positive --report-hz\n");
+		return 2;
+	}
+	strcpy(sa.sun_path, fa.socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		fprintf(stderr, "hs-fakeagent: cannot connect to %s: %s\n",
+		    fa.socket_path, strerror(errno));
+		return 1;
+	}
+	fa_hello(fd);
+	start = proto_now_ns();
+	if (fa.duration_s > 0)
+		end = start + (uint64_t)(fa.duration_s * 1e9);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = proto_now_ns();
+		int rc;
+
+		fa_funcs(fd, (double)(now - start) / 1e9);
+		if (!bad_sent && (fa.garbage || fa.oversize || fa.raw)) {
+			fa_bad(fd);
+			bad_sent = true;
+		}
+		if (end && now >= end)
+			break;
+		if (poll(&p, 1, (int)(1000 / fa.report_hz)) > 0) {
+			if ((rc = fa_receive(fd, in, &in_len, sizeof in)) < 0) {
+				fprintf(stderr, "hs-fakeagent: the daemon closed the "
+				    "connection\n");
+				return 3;
+			}
+			if (rc == 1)
+				start = proto_now_ns();
+		}
+	}
+	if (fa.bye)
+		fa_record(fd, &(struct proto_agent_rec){ .type = PROTO_AG_BYE });
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * columns.c - the columns of the hot-functions table, shared by the curses
+ * panel and the plain --once output, and the sort keys behind them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+/* Cell formatters, one per column. */
+static void col_name(const struct proto_func *f, char *b, size_t n)  { snprintf(b, n, "%s", f->name); }
+static void col_calls(const struct proto_func *f, char *b, size_t n) { tui_fmt_count(f->calls, b, n); }
+static void col_rate(const struct proto_func *f, char *b, size_t n)  { tui_fmt_rate(f->calls_per_s, b, n); }
+static void col_total(const struct proto_func *f, char *b, size_t n) { tui_fmt_ns(f->total_ns, b, n); }
+static void col_self(const struct proto_func *f, char *b, size_t n)  { tui_fmt_ns(f->self_ns, b, n); }
+static void col_avg(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->avg_ns, b, n); }
+static void col_max(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->max_ns, b, n); }
+static void col_slow(const struct proto_func *f, char *b, size_t n)  { tui_fmt_count(f->slow, b, n); }
+static void col_share(const struct proto_func *f, char *b, size_t n) { tui_fmt_share(f->share, b, n); }
+static void col_module(const struct proto_func *f, char *b, size_t n) { snprintf(b, n, "%s", f->module); }
+
+/* In display order; the digit keys 1-8 pick the sort column in this order. */
+const struct tui_column tui_columns[TUI_COL_COUNT] = {
+	[TUI_COL_NAME]   = { "NAME",    "name",  0, true,  col_name },
+	[TUI_COL_CALLS]  = { "CALLS",   "calls", 7, false, col_calls },
+	[TUI_COL_RATE]   = { "CALLS/S", "rate",  7, false, col_rate },
+	[TUI_COL_TOTAL]  = { "TOTAL",   "total", 7, false, col_total },
+	[TUI_COL_SELF]   = { "SELF",    "self",  7, false, col_self },
+	[TUI_COL_AVG]    = { "AVG",     "avg",   7, false, col_avg },
+	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max },
+	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow },
+	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share },
+	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module },
+};
+
+/* The daemon's sort keys, in the order `s` cycles through them. */
+const char *const tui_sort_keys[] = {
+	"total", "self", "calls", "rate", "avg", "max", "slow", "name", NULL,
+};
+
+/* See tui.h. */
+int tui_sort_key_index(const char *key)
+{
+	for (int i = 0; tui_sort_keys[i] != NULL; i++)
+		if (strcmp(key, tui_sort_keys[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* See tui.h. */
+int tui_column_of_sort(const char *key)
+{
+	for (int i = 0; i < TUI_COL_COUNT && key != NULL; i++)
+		if (tui_columns[i].sort_key != NULL && strcmp(tui_columns[i].sort_key, key) == 0)
+			return i;
+	return -1;
+}
+
+/* Sort value of f for a numeric key (descending); 0 for name. */
+static double columns_value(const struct proto_func *f, const char *key)
+{
+	if (strcmp(key, "calls") == 0) return (double)f->calls;
+	if (strcmp(key, "rate") == 0)  return f->calls_per_s;
+	if (strcmp(key, "total") == 0) return (double)f->total_ns;
+	if (strcmp(key, "self") == 0)  return (double)f->self_ns;
+	if (strcmp(key, "avg") == 0)   return (double)f->avg_ns;
+	if (strcmp(key, "max") == 0)   return (double)f->max_ns;
+	if (strcmp(key, "slow") == 0)  return (double)f->slow;
+	return 0;
+}
+
+/* qsort_r comparator: the key's value descending, then the name. */
+static int columns_cmp(const void *a, const void *b, void *key)
+{
+	const struct proto_func *fa = a, *fb = b;
+	double va = columns_value(fa, key), vb = columns_value(fb, key);
+
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return strcmp(fa->name, fb->name);
+}
+
+/* See tui.h. */
+void tui_funcs_sort(struct proto_func *f, size_t n, const char *key)
+{
+	if (tui_sort_key_index(key) < 0 || n < 2)
+		return;
+	qsort_r(f, n, sizeof *f, columns_cmp, (void *)key);
+}
+
+/* See tui.h. */
+const struct proto_target *tui_frame_target(const struct proto_frame *f)
+{
+	for (size_t i = 0; i < f->ntargets; i++)
+		if (f->targets[i].pid == f->pid)
+			return &f->targets[i];
+	return NULL;
+}
+
+/* See tui.h. */
+void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
+{
+	const struct proto_target *t = tui_frame_target(f);
+	char calls[16], cell[1024];
+	char *sort = tui_fmt_clean(f->sort, false), *name = tui_fmt_clean(t ? t->name : "", false);
+	int namew = 4;
+
+	tui_fmt_count(f->calls_total, calls, sizeof calls);
+	if (t != NULL)
+		fprintf(out, "target %s (pid %d) %s, level %u | sort %s | %llu functions seen | "
+		    "%s calls | %llu dropped | %u threads\n", name, (int)t->pid,
+		    proto_target_state_name(t->state), t->level, sort,
+		    (unsigned long long)f->nfuncs_seen, calls, (unsigned long long)f->dropped,
+		    f->threads);
+	else if (f->pid != 0)
+		fprintf(out, "target pid %d | sort %s\n", (int)f->pid, sort);
+	else
+		fprintf(out, "no target yet (start one with `hookscoped run -- PROG`)\n");
+	free(sort);
+	free(name);
+	for (size_t i = 0; i < f->nfuncs; i++) {
+		int w = tui_fmt_width(f->funcs[i].name, utf8);
+
+		namew = w > namew ? w : namew;
+	}
+	namew = namew > 60 ? 60 : namew;
+	for (int c = 0; c < TUI_COL_COUNT; c++) {
+		int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
+
+		if (c == TUI_COL_MODULE) {
+			fprintf(out, " %s", tui_columns[c].title);
+			continue;
+		}
+		tui_fmt_fit(tui_columns[c].title, w, utf8, tui_columns[c].left, cell, sizeof cell);
+		fprintf(out, "%s%s", c ? " " : "", cell);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < f->nfuncs; i++) {
+		for (int c = 0; c < TUI_COL_COUNT; c++) {
+			char v[512];
+			int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
+
+			tui_columns[c].fmt(&f->funcs[i], v, sizeof v);
+			if (c == TUI_COL_MODULE) {
+				tui_fmt_fit(v, tui_fmt_width(v, utf8), utf8, true, cell, sizeof cell);
+				fprintf(out, " %s", cell);
+				continue;
+			}
+			tui_fmt_fit(v, w, utf8, tui_columns[c].left, cell, sizeof cell);
+			fprintf(out, "%s%s", c ? " " : "", cell);
+		}
+		fputc('\n', out);
+	}
+}

@@ -1,0 +1,236 @@
+/*
+ * format.c - numbers with scaling units, and text fitted to a column.
+ *
+ * Every figure fits in 7 columns: times in ns/us/ms/s with three
+ * significant digits, counts plain below 10000 then K/M/G/T.
+ */
+#include <langinfo.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "tui.h"
+
+/* Scale v by 1000 until it is under 1000; print 3 significant digits. */
+static void fmt_scaled(double v, const char *const *units, int nunits, char *buf, size_t len)
+{
+	int u = 0;
+
+	while (v >= 999.5 && u < nunits - 1) {
+		v /= 1000;
+		u++;
+	}
+	if (v < 9.995)
+		snprintf(buf, len, "%.2f%s", v, units[u]);
+	else if (v < 99.95)
+		snprintf(buf, len, "%.1f%s", v, units[u]);
+	else
+		snprintf(buf, len, "%.0f%s", v, units[u]);
+}
+
+/* See tui.h.  Past 99999 s: minutes, hours, then days (7 columns at most). */
+void tui_fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	static const char *const units[] = { "us", "ms", "s" };
+	double s = (double)ns / 1e9;
+
+	if (ns == 0)
+		snprintf(buf, len, "0");
+	else if (ns < 1000)
+		snprintf(buf, len, "%uns", (unsigned)ns);
+	else if (s < 99999.5)
+		fmt_scaled((double)ns / 1000, units, 3, buf, len);
+	else if (s / 60 < 99999.5)
+		snprintf(buf, len, "%.0fm", s / 60);
+	else if (s / 3600 < 99999.5)
+		snprintf(buf, len, "%.0fh", s / 3600);
+	else
+		snprintf(buf, len, "%.0fd", s / 86400);
+}
+
+/* See tui.h. */
+void tui_fmt_count(uint64_t n, char *buf, size_t len)
+{
+	static const char *const units[] = { "", "K", "M", "G", "T", "P" };
+	double v = (double)n;
+	int u = 0;
+
+	if (n < 10000) {
+		snprintf(buf, len, "%u", (unsigned)n);
+		return;
+	}
+	while (v >= 999.5 && u < 5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, v < 99.95 ? "%.1f%s" : "%.0f%s", v, units[u]);
+}
+
+/* See tui.h. */
+void tui_fmt_rate(double r, char *buf, size_t len)
+{
+	if (!(r >= 0) || isinf(r))
+		snprintf(buf, len, "-");
+	else if (r == 0)
+		snprintf(buf, len, "0");
+	else if (r < 9.95)
+		snprintf(buf, len, "%.1f", r);
+	else if (r < 9999.5)
+		snprintf(buf, len, "%.0f", r);
+	else
+		tui_fmt_count((uint64_t)(r + 0.5), buf, len);
+}
+
+/* See tui.h. */
+void tui_fmt_share(double share, char *buf, size_t len)
+{
+	if (!(share >= 0) || isinf(share))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", share > 1 ? 100.0 : share * 100);
+}
+
+/* See tui.h. */
+void tui_fmt_age(uint64_t ms, char *buf, size_t len)
+{
+	if (ms < 10000)
+		snprintf(buf, len, "%.1fs", (double)ms / 1000);
+	else if (ms < 120000)
+		snprintf(buf, len, "%us", (unsigned)(ms / 1000));
+	else if (ms < 7200000)
+		snprintf(buf, len, "%um", (unsigned)(ms / 60000));
+	else
+		snprintf(buf, len, "%uh", (unsigned)(ms / 3600000));
+}
+
+/*
+ * Decode the next display unit of s: its bytes (*nbytes) and columns.
+ * Returns the columns, or -1 when the unit must be shown as '?'
+ * (control character, invalid UTF-8, non-ASCII in ASCII mode).
+ */
+static int fmt_unit(const unsigned char *s, bool utf8, size_t *nbytes)
+{
+	unsigned c = s[0];
+	unsigned need, cp;
+	int w;
+
+	*nbytes = 1;
+	if (c < 0x80)
+		return (c < 0x20 || c == 0x7f) ? -1 : 1;
+	if (!utf8)
+		return -1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		cp = c & 0x07;
+	} else {
+		return -1;
+	}
+	for (unsigned i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;              /* overlong or surrogate */
+	*nbytes = need + 1;
+	w = wcwidth((wchar_t)cp);
+	return w < 0 ? -1 : w;
+}
+
+/* See tui.h. */
+int tui_fmt_width(const char *s, bool utf8)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int total = 0;
+
+	while (*p) {
+		size_t n;
+		int w = fmt_unit(p, utf8, &n);
+
+		total += w < 0 ? 1 : w;
+		p += n;
+	}
+	return total;
+}
+
+/* Append n bytes to out if they fit. */
+static void fmt_put(char *out, size_t outlen, size_t *pos, const void *b, size_t n)
+{
+	if (*pos + n < outlen) {
+		memcpy(out + *pos, b, n);
+		*pos += n;
+	}
+}
+
+/* See tui.h. */
+void tui_fmt_fit(const char *s, int width, bool utf8, bool left, char *out, size_t outlen)
+{
+	const char *ell = utf8 ? "\u2026" : "~";
+	int total = tui_fmt_width(s, utf8);
+	int room = total > width ? width - 1 : width;  /* keep one for the ellipsis */
+	const unsigned char *p = (const unsigned char *)s;
+	size_t pos = 0;
+	int used = 0;
+
+	if (outlen == 0)
+		return;
+	if (width <= 0) {
+		out[0] = '\0';
+		return;
+	}
+	if (!left && total < width)
+		for (int i = total; i < width; i++)
+			fmt_put(out, outlen, &pos, " ", 1);
+	while (*p) {
+		size_t n;
+		int w = fmt_unit(p, utf8, &n);
+
+		if (used + (w < 0 ? 1 : w) > room)
+			break;
+		if (w < 0)
+			fmt_put(out, outlen, &pos, "?", 1);
+		else
+			fmt_put(out, outlen, &pos, p, n);
+		used += w < 0 ? 1 : w;
+		p += n;
+	}
+	if (total > width) {
+		fmt_put(out, outlen, &pos, ell, strlen(ell));
+		used++;
+	}
+	while (used < width && (left || total > width)) {
+		fmt_put(out, outlen, &pos, " ", 1);
+		used++;
+	}
+	out[pos] = '\0';
+}
+
+/* See tui.h: does the locale (set by main) speak UTF-8? */
+bool tui_locale_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+
+	return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* See tui.h. */
+char *tui_fmt_clean(const char *s, bool keep_newlines)
+{
+	char *out = xstrdup(s);
+
+	for (char *p = out; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f)
+			*p = '?';
+	}
+	return out;
+}

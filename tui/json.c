@@ -1,0 +1,256 @@
+/*
+ * json.c - a frame as one JSON object, for scripts (--once --json).
+ *
+ * A tiny writer: it places the commas, escapes strings (quotes, backslash,
+ * control characters) and replaces invalid UTF-8 by U+FFFD so the output
+ * is always valid JSON.  Keys are the wire keys (doc/protocol.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+#define JSON_MAX_DEPTH 8
+
+struct json {
+	char  *buf;
+	size_t len, cap;
+	int    depth;
+	int    count[JSON_MAX_DEPTH];     /* values written at each depth */
+	bool   after_key;
+};
+
+/* Append n raw bytes. */
+static void json_raw(struct json *j, const char *s, size_t n)
+{
+	if (j->len + n + 1 > j->cap) {
+		size_t cap = j->cap ? j->cap : 4096;
+
+		while (cap < j->len + n + 1)
+			cap *= 2;
+		j->buf = xrealloc(j->buf, cap);
+		j->cap = cap;
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+	j->buf[j->len] = '\0';
+}
+
+/* Separator before a value: a comma unless first or right after a key. */
+static void json_pre(struct json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth > 0 && j->count[j->depth - 1]++ > 0)
+		json_raw(j, ",", 1);
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 if invalid. */
+static size_t json_utf8_len(const unsigned char *s)
+{
+	size_t need;
+	unsigned cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		need = 1;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		need = 2;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		need = 3;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need + 1;
+}
+
+/* A JSON string literal. */
+static void json_str_raw(struct json *j, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char esc[8];
+
+	json_raw(j, "\"", 1);
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*p;
+			json_raw(j, esc, 2);
+			p++;
+		} else if (*p < 0x20) {
+			const char *sh = *p == '\n' ? "\\n" : *p == '\t' ? "\\t" :
+			    *p == '\r' ? "\\r" : *p == '\b' ? "\\b" : *p == '\f' ? "\\f" : NULL;
+
+			if (sh != NULL) {
+				json_raw(j, sh, 2);
+			} else {
+				snprintf(esc, sizeof esc, "\\u%04x", *p);
+				json_raw(j, esc, 6);
+			}
+			p++;
+		} else if (*p < 0x80) {
+			json_raw(j, (const char *)p, 1);
+			p++;
+		} else {
+			size_t n = json_utf8_len(p);
+
+			if (n == 0) {
+				json_raw(j, "\\ufffd", 6);
+				p++;
+			} else {
+				json_raw(j, (const char *)p, n);
+				p += n;
+			}
+		}
+	}
+	json_raw(j, "\"", 1);
+}
+
+/* Object key. */
+static void json_key(struct json *j, const char *k)
+{
+	json_pre(j);
+	json_str_raw(j, k);
+	json_raw(j, ":", 1);
+	j->after_key = true;
+}
+
+/* Open an object or array. */
+static void json_open(struct json *j, char c)
+{
+	json_pre(j);
+	json_raw(j, &c, 1);
+	if (j->depth < JSON_MAX_DEPTH)
+		j->count[j->depth] = 0;
+	j->depth++;
+}
+
+/* Close an object or array. */
+static void json_close(struct json *j, char c)
+{
+	j->depth--;
+	json_raw(j, &c, 1);
+}
+
+/* key: string value. */
+static void json_kv_str(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_pre(j);
+	json_str_raw(j, v ? v : "");
+}
+
+/* key: unsigned value. */
+static void json_kv_u64(struct json *j, const char *k, uint64_t v)
+{
+	char b[32];
+
+	json_key(j, k);
+	json_pre(j);
+	json_raw(j, b, (size_t)snprintf(b, sizeof b, "%llu", (unsigned long long)v));
+}
+
+/* key: signed value. */
+static void json_kv_i64(struct json *j, const char *k, int64_t v)
+{
+	char b[32];
+
+	json_key(j, k);
+	json_pre(j);
+	json_raw(j, b, (size_t)snprintf(b, sizeof b, "%lld", (long long)v));
+}
+
+/* A float; JSON has no NaN or infinity: those become null. */
+static void json_kv_f64(struct json *j, const char *k, double v)
+{
+	char b[64];
+
+	json_key(j, k);
+	json_pre(j);
+	if (!isfinite(v))
+		json_raw(j, "null", 4);
+	else
+		json_raw(j, b, (size_t)snprintf(b, sizeof b, "%.10g", v));
+}
+
+/* One target object. */
+static void json_target(struct json *j, const struct proto_target *t)
+{
+	json_open(j, '{');
+	json_kv_i64(j, "pid", t->pid);
+	json_kv_str(j, "name", t->name);
+	json_kv_str(j, "exe", t->exe);
+	json_kv_str(j, "state", proto_target_state_name(t->state));
+	json_kv_u64(j, "level", t->level);
+	json_kv_u64(j, "started_ms", t->started_ms);
+	json_kv_u64(j, "ended_ms", t->ended_ms);
+	json_close(j, '}');
+}
+
+/* One function row. */
+static void json_func(struct json *j, const struct proto_func *f)
+{
+	json_open(j, '{');
+	json_kv_str(j, "name", f->name);
+	json_kv_str(j, "module", f->module);
+	json_kv_u64(j, "addr", f->addr);
+	json_kv_u64(j, "calls", f->calls);
+	json_kv_f64(j, "calls_per_s", f->calls_per_s);
+	json_kv_u64(j, "total_ns", f->total_ns);
+	json_kv_u64(j, "self_ns", f->self_ns);
+	json_kv_u64(j, "avg_ns", f->avg_ns);
+	json_kv_u64(j, "max_ns", f->max_ns);
+	json_kv_u64(j, "slow", f->slow);
+	json_kv_f64(j, "share", f->share);
+	json_close(j, '}');
+}
+
+/* See tui.h. */
+char *tui_json_frame(const struct proto_frame *f, size_t *len)
+{
+	struct json j;
+
+	memset(&j, 0, sizeof j);
+	json_open(&j, '{');
+	json_kv_u64(&j, "v", PROTO_VERSION);
+	json_kv_str(&j, "t", "frame");
+	json_kv_u64(&j, "seq", f->seq);
+	json_kv_u64(&j, "time_ms", f->time_ms);
+	json_kv_i64(&j, "pid", f->pid);
+	json_kv_str(&j, "sort", f->sort);
+	json_kv_u64(&j, "agent_age_ms", f->agent_age_ms);
+	json_kv_u64(&j, "nfuncs_seen", f->nfuncs_seen);
+	json_kv_u64(&j, "calls_total", f->calls_total);
+	json_kv_u64(&j, "self_total_ns", f->self_total_ns);
+	json_kv_u64(&j, "dropped", f->dropped);
+	json_kv_u64(&j, "overhead_ps", f->overhead_ps);
+	json_kv_u64(&j, "threads", f->threads);
+	json_key(&j, "targets");
+	json_open(&j, '[');
+	for (size_t i = 0; i < f->ntargets; i++)
+		json_target(&j, &f->targets[i]);
+	json_close(&j, ']');
+	json_key(&j, "funcs");
+	json_open(&j, '[');
+	for (size_t i = 0; i < f->nfuncs; i++)
+		json_func(&j, &f->funcs[i]);
+	json_close(&j, ']');
+	json_close(&j, '}');
+	if (len != NULL)
+		*len = j.len;
+	return j.buf;
+}

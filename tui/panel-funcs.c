@@ -1,0 +1,239 @@
+/*
+ * panel-funcs.c - the hot-functions table: header with the sort column
+ * marked, aligned rows with scaled units, a share bar, scrolling and a
+ * selection that follows its function when the rows re-sort.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+#include <curses.h>
+
+#define PANEL_NAME_MIN 16
+#define PANEL_BAR_MAX  20
+
+struct panel_layout {
+	bool show[TUI_COL_COUNT];
+	int  width[TUI_COL_COUNT];
+	int  barw;                        /* share bar after SHARE%; 0 = none */
+};
+
+/* Which columns fit in w, how wide the name is, and the bar. */
+static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
+{
+	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_AVG,
+	    TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
+	int fixed = 0, avail;
+
+	for (int c = 0; c < TUI_COL_COUNT; c++) {
+		l->show[c] = c != TUI_COL_MODULE || a->show_module;
+		l->width[c] = tui_columns[c].width;
+		if (c != TUI_COL_NAME && l->show[c])
+			fixed += l->width[c] + 1;
+	}
+	for (size_t i = 0; i < sizeof drop / sizeof drop[0] && w - fixed < PANEL_NAME_MIN; i++) {
+		if (l->show[drop[i]]) {
+			l->show[drop[i]] = false;
+			fixed -= l->width[drop[i]] + 1;
+		}
+	}
+	avail = w - fixed;
+	l->barw = 0;
+	if (avail >= PANEL_NAME_MIN + 14) {
+		l->barw = avail - PANEL_NAME_MIN - 10;
+		if (l->barw > PANEL_BAR_MAX)
+			l->barw = PANEL_BAR_MAX;
+		avail -= l->barw + 1;
+	}
+	l->width[TUI_COL_NAME] = avail > 1 ? avail : 1;
+}
+
+/* The share bar: eighths of a cell with block characters, or '#'. */
+static void panel_bar(const struct tui_app *a, double share, int w, char *out, size_t len)
+{
+	static const char *const part[8] = { "", "\u258f", "\u258e", "\u258d", "\u258c",
+	    "\u258b", "\u258a", "\u2589" };
+	size_t pos = 0;
+	int cells;
+
+	if (!(share > 0))
+		share = 0;
+	if (share > 1)
+		share = 1;
+	out[0] = '\0';
+	if (!a->utf8) {
+		cells = (int)(share * w + 0.5);
+		for (int i = 0; i < cells && pos + 1 < len; i++)
+			out[pos++] = '#';
+		out[pos] = '\0';
+		return;
+	}
+	cells = (int)(share * w * 8 + 0.5);
+	for (int i = 0; i < cells / 8 && pos + 4 < len; i++)
+		pos += (size_t)snprintf(out + pos, len - pos, "\u2588");
+	if (cells % 8 && cells / 8 < w && pos + 4 < len)
+		snprintf(out + pos, len - pos, "%s", part[cells % 8]);
+}
+
+/* The header row, sort column marked. */
+static void panel_header(const struct tui_app *a, WINDOW *win, int y, int x, int w,
+    const struct panel_layout *l, const char *sort)
+{
+	int sortcol = tui_column_of_sort(sort);
+	int cx = x;
+	char title[64], cell[256];
+
+	tui_screen_fill(win, y, x, w, a->attr[TUI_EL_HEADER]);
+	for (int c = 0; c < TUI_COL_COUNT && cx < x + w; c++) {
+		unsigned long at = c == sortcol ? a->attr[TUI_EL_SORT] : a->attr[TUI_EL_HEADER];
+
+		if (!l->show[c])
+			continue;
+		snprintf(title, sizeof title, "%s%s", tui_columns[c].title, c != sortcol ? "" :
+		    c == TUI_COL_NAME ? (a->utf8 ? "\u25b2" : "^") : (a->utf8 ? "\u25bc" : "v"));
+		tui_fmt_fit(title, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
+		cx += tui_screen_put(win, y, cx, x + w - cx, at, cell) + 1;
+		if (c == TUI_COL_SHARE && l->barw > 0)
+			cx += l->barw + 1;
+	}
+}
+
+/* One function row. */
+static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
+    const struct panel_layout *l, const struct proto_func *f, bool selected)
+{
+	unsigned long at = selected ? a->attr[TUI_EL_SELECTED] :
+	    f->calls_per_s > 0 ? a->attr[TUI_EL_ROW] : a->attr[TUI_EL_ROW_IDLE];
+	char v[512], cell[1024];
+	int cx = x;
+
+	tui_screen_fill(win, y, x, w, at);
+	for (int c = 0; c < TUI_COL_COUNT && cx < x + w; c++) {
+		if (!l->show[c])
+			continue;
+		tui_columns[c].fmt(f, v, sizeof v);
+		tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
+		cx += tui_screen_put(win, y, cx, x + w - cx, at, cell) + 1;
+		if (c == TUI_COL_SHARE && l->barw > 0) {
+			panel_bar(a, f->share, l->barw, v, sizeof v);
+			tui_screen_put(win, y, cx, x + w - cx < l->barw ? x + w - cx : l->barw,
+			    selected ? at : a->attr[TUI_EL_BAR], v);
+			cx += l->barw + 1;
+		}
+	}
+}
+
+/* Why the table is empty. */
+static const char *panel_empty(const struct tui_app *a)
+{
+	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
+	const struct proto_target *t = tui_app_target(a);
+
+	if (f == NULL)
+		return tui_conn_state(a->conn) == TUI_CONN_UP ? "waiting for the first frame..." :
+		    "waiting for hookscoped...";
+	if (f->pid == 0)
+		return "no target yet: start one with `hookscoped run -- PROG` "
+		    "or `hookscoped attach PID`";
+	if (a->want_filter != NULL)
+		return "no function matches the filter (press / and Enter on an empty line to clear it)";
+	if (t != NULL && t->level == 0)
+		return "level 0 times no function: raise it with + or :level 2";
+	return "no function timed yet";
+}
+
+/* See tui.h: header at row y, rows below, h rows in all. */
+void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
+	struct panel_layout l;
+
+	if (h < 1 || w < 1)
+		return;
+	panel_layout(a, w, &l);
+	panel_header(a, win, y, x, w, &l, f ? f->sort : a->want_sort);
+	if (f == NULL || f->nfuncs == 0) {
+		if (h > 2)
+			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
+		return;
+	}
+	for (int i = 0; i < h - 1; i++) {
+		size_t row = (size_t)(a->scroll + i);
+
+		if (row >= f->nfuncs)
+			break;
+		panel_row(a, win, y + 1 + i, x, w, &l, &f->funcs[row], (int)row == a->sel);
+	}
+}
+
+/* Number of rows in the current frame. */
+static int panel_n(const struct tui_app *a)
+{
+	return a->frame ? (int)a->frame->frame.nfuncs : 0;
+}
+
+/* See tui.h: after a new frame, a move or a resize: keep the selection
+ * on its function and in view. */
+void tui_panel_funcs_follow(struct tui_app *a)
+{
+	int n = panel_n(a), page = tui_screen_panel_rows();
+
+	if (a->sel_name != NULL && a->frame != NULL) {
+		for (int i = 0; i < n; i++) {
+			if (strcmp(a->frame->frame.funcs[i].name, a->sel_name) == 0) {
+				a->sel = i;
+				break;
+			}
+		}
+	}
+	if (a->sel >= n)
+		a->sel = n - 1;
+	if (a->sel < 0)
+		a->sel = 0;
+	if (a->sel < a->scroll)
+		a->scroll = a->sel;
+	if (a->sel >= a->scroll + page)
+		a->scroll = a->sel - page + 1;
+	if (a->scroll > n - page)
+		a->scroll = n - page;
+	if (a->scroll < 0)
+		a->scroll = 0;
+}
+
+/* Remember the selected function by name (NULL: stay on the row). */
+static void panel_select(struct tui_app *a, bool follow)
+{
+	free(a->sel_name);
+	a->sel_name = NULL;
+	if (follow && a->sel >= 0 && a->sel < panel_n(a))
+		a->sel_name = xstrdup(a->frame->frame.funcs[a->sel].name);
+	tui_panel_funcs_follow(a);
+}
+
+/* See tui.h. */
+void tui_panel_funcs_move(struct tui_app *a, int delta)
+{
+	a->sel += delta;
+	if (a->sel < 0)
+		a->sel = 0;
+	if (a->sel >= panel_n(a))
+		a->sel = panel_n(a) - 1;
+	panel_select(a, a->sel > 0);
+}
+
+/* See tui.h. */
+void tui_panel_funcs_home(struct tui_app *a, bool end)
+{
+	a->sel = end ? panel_n(a) - 1 : 0;
+	panel_select(a, end);
+}
+
+/* See tui.h. */
+const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a)
+{
+	if (a->sel < 0 || a->sel >= panel_n(a))
+		return NULL;
+	return &a->frame->frame.funcs[a->sel];
+}

@@ -1,0 +1,346 @@
+/*
+ * tui.h - internals of the hookscope terminal client (one header for tui/).
+ *
+ * Modules: options (command line), loop (lws owns the event loop: timers and
+ * watched fds), conn (websocket client, reconnect, commands with ids),
+ * format/columns (units and the hot-function columns), json (frame -> JSON),
+ * theme (theme files, colours), screen/panel-funcs (curses drawing),
+ * cmdline (readline), commands (the `:` table), keys (key table), app (the
+ * interactive program), once (the non-interactive modes).
+ */
+#ifndef HOOKSCOPE_TUI_H
+#define HOOKSCOPE_TUI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "protocol.h"
+
+#define TUI_DEFAULT_HOST  "127.0.0.1"
+#define TUI_DEFAULT_PORT  7070
+#define TUI_WS_PROTOCOL   "hookscope"
+#define TUI_RETRY_MS      1000        /* reconnect period of the TUI */
+#define TUI_MSG_LEN       512         /* message line buffer */
+
+/* ---- options.c ---- */
+
+/* Where the daemon is: ws://HOST:PORT[/PATH] or HOST:PORT. */
+struct tui_url {
+	char host[256];
+	int  port;
+	char path[256];
+	char text[600];                   /* as shown to the user */
+};
+
+int tui_url_parse(const char *s, struct tui_url *u, char *err, size_t errlen);
+
+struct tui_opts {
+	struct tui_url url;
+	bool        once;                 /* print one frame and exit */
+	bool        json;                 /* ... as JSON */
+	bool        ascii;                /* no UTF-8 line art */
+	bool        verbose;              /* lws logs on stderr (non-interactive) */
+	double      timeout_s;            /* non-interactive deadline */
+	int32_t     target;               /* --target, 0 = unset */
+	int32_t     wait_pid;             /* --wait-pid, 0 = unset */
+	const char *sort;                 /* --sort KEY or NULL */
+	long        top;                  /* --top N, 0 = unset */
+	const char *filter;               /* --filter TEXT or NULL */
+	const char *dump_file;            /* --dump FILE or NULL */
+	const char **cmds;                /* --cmd, in order */
+	int         ncmds;
+	const char *theme;                /* --theme NAME|PATH or NULL */
+	const char *check_theme;          /* --check-theme NAME|PATH or NULL */
+};
+
+enum tui_opts_result { TUI_OPTS_RUN, TUI_OPTS_EXIT_OK, TUI_OPTS_EXIT_USAGE };
+
+/* Parse argv; prints help/version/usage errors itself. */
+enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o);
+void tui_options_free(struct tui_opts *o);
+/* True when the options ask for a non-interactive mode. */
+bool tui_options_batch(const struct tui_opts *o);
+
+/* ---- loop.c: lws owns the loop ---- */
+
+struct tui_loop;
+struct tui_timer;
+struct lws_context;
+struct lws_protocols;
+
+/* fd readable (hangup false) or gone (hangup true). */
+typedef void (*tui_fd_fn)(void *arg, bool hangup);
+
+struct tui_loop *tui_loop_new(bool log_to_stderr, char *err, size_t errlen);
+void tui_loop_free(struct tui_loop *l);
+struct lws_context *tui_loop_context(struct tui_loop *l);
+/* Watch a dup of fd (lws closes adopted fds itself). */
+int  tui_loop_watch(struct tui_loop *l, int fd, tui_fd_fn fn, void *arg,
+    char *err, size_t errlen);
+void tui_loop_run(struct tui_loop *l);
+void tui_loop_stop(struct tui_loop *l);
+/* The last warning or error lws logged ("" if none). */
+const char *tui_loop_last_log(void);
+
+struct tui_timer *tui_timer_new(struct tui_loop *l, void (*fn)(void *), void *arg);
+void tui_timer_start(struct tui_timer *t, uint64_t ms);
+void tui_timer_stop(struct tui_timer *t);
+void tui_timer_free(struct tui_timer *t);
+
+/* ---- conn.c: the websocket to the daemon ---- */
+
+enum tui_conn_state {
+	TUI_CONN_CONNECTING,              /* first attempt */
+	TUI_CONN_UP,                      /* websocket established */
+	TUI_CONN_RETRY,                   /* lost or refused; retrying */
+};
+
+struct tui_conn;
+
+struct tui_conn_ops {
+	/* The state or the error text changed. */
+	void (*state)(void *owner);
+	/* A hello, frame or error; the owner frees m (tui_msg_free). */
+	void (*message)(void *owner, struct proto_server_msg *m);
+	/* Something the user should know (an unreadable message, ...). */
+	void (*warn)(void *owner, const char *text);
+};
+
+/* The reply to a command; r is NULL when the connection went first.
+ * Called exactly once per successful tui_conn_send; owns arg. */
+typedef void (*tui_reply_fn)(void *arg, const struct proto_reply *r);
+
+const struct lws_protocols *tui_conn_protocol(void);
+struct tui_conn *tui_conn_new(struct tui_loop *l, const struct tui_url *u,
+    unsigned retry_ms, const struct tui_conn_ops *ops, void *owner);
+void tui_conn_start(struct tui_conn *c);
+/* argv[0] is the command name. */
+int  tui_conn_send(struct tui_conn *c, int argc, const char *const *argv,
+    tui_reply_fn fn, void *arg, char *err, size_t errlen);
+enum tui_conn_state tui_conn_state(const struct tui_conn *c);
+const char *tui_conn_error(const struct tui_conn *c);
+void tui_conn_free(struct tui_conn *c);
+void tui_msg_free(struct proto_server_msg *m);
+
+/* ---- format.c: units and display width ---- */
+
+void tui_fmt_ns(uint64_t ns, char *buf, size_t len);
+void tui_fmt_count(uint64_t n, char *buf, size_t len);
+void tui_fmt_rate(double r, char *buf, size_t len);
+void tui_fmt_share(double share, char *buf, size_t len);
+void tui_fmt_age(uint64_t ms, char *buf, size_t len);
+/* Display columns of s (non-printables count as one '?'). */
+int  tui_fmt_width(const char *s, bool utf8);
+/* s made printable and fitted to exactly width columns: cut with an
+ * ellipsis, padded with spaces on the right (left) or left (!left). */
+void tui_fmt_fit(const char *s, int width, bool utf8, bool left, char *out, size_t outlen);
+
+/* A heap copy of s that is safe to print on a terminal: control characters
+ * (but newline and tab, if keep_newlines) become '?'. */
+char *tui_fmt_clean(const char *s, bool keep_newlines);
+/* Does the current locale use UTF-8? */
+bool tui_locale_utf8(void);
+
+/* ---- columns.c: the hot-function columns ---- */
+
+enum tui_col {
+	TUI_COL_NAME, TUI_COL_CALLS, TUI_COL_RATE, TUI_COL_TOTAL, TUI_COL_SELF,
+	TUI_COL_AVG, TUI_COL_MAX, TUI_COL_SLOW, TUI_COL_SHARE, TUI_COL_MODULE,
+	TUI_COL_COUNT
+};
+
+struct tui_column {
+	const char *title;
+	const char *sort_key;             /* NULL: not a sort key */
+	int         width;                /* 0: flexible */
+	bool        left;                 /* left-aligned */
+	void      (*fmt)(const struct proto_func *f, char *buf, size_t len);
+};
+
+extern const struct tui_column tui_columns[TUI_COL_COUNT];
+extern const char *const tui_sort_keys[];   /* NULL-terminated */
+int  tui_sort_key_index(const char *key);   /* -1 if unknown */
+/* Column showing a sort key (self -> share too); -1 if none. */
+int  tui_column_of_sort(const char *key);
+/* Local re-sort, so a sort key change shows at once. */
+void tui_funcs_sort(struct proto_func *f, size_t n, const char *key);
+/* The frame as a plain text table (--once without --json). */
+void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8);
+const struct proto_target *tui_frame_target(const struct proto_frame *f);
+
+/* ---- json.c ---- */
+
+/* The frame as one JSON object with the wire keys, NUL-terminated. */
+char *tui_json_frame(const struct proto_frame *f, size_t *len);
+
+/* ---- theme.c ---- */
+
+enum tui_el {
+	TUI_EL_STATUS, TUI_EL_STATUS_OK, TUI_EL_STATUS_WARN, TUI_EL_STATUS_ERROR,
+	TUI_EL_INFO, TUI_EL_HEADER, TUI_EL_SORT, TUI_EL_ROW, TUI_EL_ROW_IDLE,
+	TUI_EL_SELECTED, TUI_EL_BAR, TUI_EL_MESSAGE, TUI_EL_ERROR, TUI_EL_PROMPT,
+	TUI_EL_CMDLINE, TUI_EL_HINT, TUI_EL_HELP, TUI_EL_HELP_TITLE,
+	TUI_EL_COUNT
+};
+
+enum tui_colour_kind { TUI_C_DEFAULT, TUI_C_INDEX, TUI_C_RGB };
+
+struct tui_colour {
+	uint8_t kind;                     /* enum tui_colour_kind */
+	uint8_t index;                    /* TUI_C_INDEX: 0-255 */
+	uint8_t r, g, b;                  /* TUI_C_RGB */
+};
+
+enum {
+	TUI_A_BOLD = 1, TUI_A_DIM = 2, TUI_A_UNDERLINE = 4, TUI_A_REVERSE = 8,
+	TUI_A_STANDOUT = 16, TUI_A_ITALIC = 32, TUI_A_BLINK = 64,
+};
+
+struct tui_style {
+	struct tui_colour fg, bg;
+	unsigned attrs;                   /* TUI_A_* */
+	unsigned mono;                    /* attrs used without colours */
+};
+
+struct tui_theme {
+	char source[512];                 /* file it came from, or "built-in" */
+	struct tui_style el[TUI_EL_COUNT];
+};
+
+const char *tui_theme_el_name(int el);
+void tui_theme_defaults(struct tui_theme *t);
+/* Parse theme text over t; -1 with "FILE:LINE: what" in err. */
+int  tui_theme_parse(struct tui_theme *t, const char *text, const char *fname,
+    char *err, size_t errlen);
+/* NAME or PATH (NULL: "default").  On error t holds the built-in default
+ * theme and err says why; a missing "default" is not an error. */
+int  tui_theme_load(struct tui_theme *t, const char *name, char *err, size_t errlen);
+/* --check-theme: load, print the verdict; exit status. */
+int  tui_theme_check(const char *name);
+/* Curses attributes for every element (after start_color()). */
+void tui_theme_apply(const struct tui_theme *t, bool colour, unsigned long *attr);
+
+/* ---- the interactive program (app.c, screen.c, panel-funcs.c, ...) ---- */
+
+enum tui_mode { TUI_MODE_NORMAL, TUI_MODE_COMMAND, TUI_MODE_FILTER };
+
+/* A scrollable text box over the panel (help, multi-line replies). */
+struct tui_overlay {
+	bool   active;
+	char  *title;
+	char **items;
+	size_t nitems;
+	int    top;
+};
+
+struct tui_app {
+	const struct tui_opts *opts;
+	struct tui_loop  *loop;
+	struct tui_conn  *conn;
+	struct tui_timer *tick;
+	struct tui_theme  theme;
+	unsigned long     attr[TUI_EL_COUNT];
+	bool              utf8;
+	bool              colour;
+
+	/* What the daemon sent last. */
+	struct proto_server_msg *frame;   /* PROTO_MSG_FRAME or NULL */
+	uint64_t          frame_rx_ns;    /* when it arrived */
+	struct proto_server_msg *hello;   /* PROTO_MSG_HELLO or NULL */
+
+	/* View state. */
+	enum tui_mode     mode;
+	int               scroll;         /* first row shown */
+	int               sel;            /* selected row */
+	char             *sel_name;       /* selection follows this name */
+	bool              show_module;
+	struct tui_overlay overlay;
+	char              msg[TUI_MSG_LEN];
+	bool              msg_error;
+	uint64_t          msg_ns;
+
+	/* What the user asked the daemon for; sent again after a reconnect. */
+	int32_t           want_target;
+	char             *want_sort;
+	long              want_top;
+	char             *want_filter;    /* NULL: no filter */
+	bool              retarget_sent;  /* this connection asked again */
+
+	bool              quit;
+	int               status;         /* exit status */
+};
+
+/* app.c */
+int  tui_app_run(const struct tui_opts *o);
+void tui_app_message(struct tui_app *a, bool error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Send a command; the reply goes to the message line (or an overlay). */
+int  tui_app_send(struct tui_app *a, int argc, const char *const *argv);
+int  tui_app_send_reply(struct tui_app *a, int argc, const char *const *argv,
+    tui_reply_fn fn, void *arg);
+void tui_app_set_sort(struct tui_app *a, const char *key);
+void tui_app_set_filter(struct tui_app *a, const char *text);
+void tui_app_overlay(struct tui_app *a, const char *title, const char *text);
+void tui_app_overlay_close(struct tui_app *a);
+const struct proto_target *tui_app_targets(const struct tui_app *a, size_t *n);
+const struct proto_target *tui_app_target(const struct tui_app *a);
+
+/* screen.c */
+int  tui_screen_start(struct tui_app *a, char *err, size_t errlen);
+void tui_screen_end(void);
+void tui_screen_resize(struct tui_app *a);
+void tui_screen_draw(struct tui_app *a);
+void *tui_screen_cmdwin(void);        /* WINDOW * of the bottom line */
+void *tui_screen_keypad(void);        /* input pad, keypad on */
+void *tui_screen_rawpad(void);        /* input pad, keypad off */
+int  tui_screen_panel_rows(void);     /* rows of the function table */
+void tui_screen_theme(struct tui_app *a);   /* apply a->theme again */
+/* s fitted into width columns at (y, x) of win; returns the columns used. */
+int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
+void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
+
+/* panel-funcs.c */
+void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_funcs_move(struct tui_app *a, int delta);
+void tui_panel_funcs_home(struct tui_app *a, bool end);
+void tui_panel_funcs_follow(struct tui_app *a);
+const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
+
+/* cmdline.c */
+int  tui_cmdline_init(struct tui_app *a);
+void tui_cmdline_done(void);
+void tui_cmdline_open(struct tui_app *a, enum tui_mode mode, const char *initial);
+void tui_cmdline_cancel(struct tui_app *a);
+/* Feed pending input to readline; false when there was none. */
+bool tui_cmdline_feed(struct tui_app *a);
+void tui_cmdline_draw(struct tui_app *a);
+void tui_cmdline_resize(int rows, int cols);
+
+/* commands.c */
+struct tui_command {
+	const char *name;
+	const char *args;                 /* usage of the arguments */
+	const char *help;
+	int         min_args, max_args;   /* max -1: any */
+	int       (*exec)(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+};
+extern const struct tui_command tui_commands[];
+const struct tui_command *tui_command_find(const char *name);
+void tui_commands_run(struct tui_app *a, const char *line);
+/* Split a command line into words ("..." and '...' quote); -1 on error. */
+int  tui_cmd_split(const char *line, char **argv, int max, char *err, size_t errlen);
+void tui_cmd_split_free(char **argv, int argc);
+/* Text of the help overlay, the key table then the command table. */
+char *tui_help_text(void);
+char *tui_commands_help(void);
+
+/* keys.c */
+void tui_keys_handle(struct tui_app *a, int key);
+char *tui_keys_help(void);
+
+/* once.c */
+int  tui_once_run(const struct tui_opts *o);
+
+#endif
