@@ -191,6 +191,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/hookscope $(DESTDIR)$(DATADIR)
 
 clean:
-	rm -rf build build-asan build-ubsan build-tsan
+	rm -rf build build-*
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -4,7 +4,7 @@
  * fork handling, the monitoring level, and the public API of hookscope.h.
  *
  * Environment (read once, at start):
- *   HOOKSCOPE_SOCKET       daemon socket (default: see agent_default_socket_path)
+ *   HOOKSCOPE_SOCKET       daemon socket (default: see proto_default_socket_path)
  *   HOOKSCOPE_LEVEL        initial monitoring level 0-4 (default 2)
  *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 200)
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
@@ -100,7 +100,7 @@ static void agent_config_load(void)
 	agent_cfg.level = (int)agent_env_uint("HOOKSCOPE_LEVEL", 0, 4, AGENT_LEVEL_DEFAULT);
 	agent_cfg.interval_ms = agent_env_uint("HOOKSCOPE_INTERVAL_MS", 10, 60000,
 	    AGENT_INTERVAL_MS);
-	if (agent_default_socket_path(agent_cfg.socket_path, sizeof agent_cfg.socket_path) < 0)
+	if (proto_default_socket_path(agent_cfg.socket_path, sizeof agent_cfg.socket_path) < 0)
 		agent_warn("the daemon socket path (HOOKSCOPE_SOCKET or XDG_RUNTIME_DIR) is longer "
 		    "than %d bytes; not reporting (set HOOKSCOPE_SOCKET to a shorter path)",
 		    AGENT_SOCKET_MAX - 1);

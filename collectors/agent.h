@@ -39,13 +39,6 @@ void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A problem the user must know about (bad configuration), always shown. */
 void agent_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- agent_path.c ---- */
-/* Where the daemon listens: $HOOKSCOPE_SOCKET, else
- * $XDG_RUNTIME_DIR/hookscope.sock, else /tmp/hookscope-<uid>.sock.
- * 0, or -1 (errno ENAMETOOLONG) if the path does not fit len bytes or a
- * unix socket address.  Self-contained, so the daemon can share it. */
-int agent_default_socket_path(char *buf, size_t len);
-
 /* ---- agent_info.c ---- */
 void agent_info_init(void);             /* exe, build-id, cmdline */
 void agent_info_hello(msgpack_sbuffer *sb); /* append the hello record */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/un.h>
 #include "daemon.h"
 
 /* Print the usage text. */
@@ -57,20 +58,15 @@ opts_env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-/* The agent socket path when --socket is not given (the agent's rule). */
+/* The agent socket path when --socket is not given (the agent's rule);
+ * NULL when it is too long for a unix socket. */
 char *
 daemon_opts_default_socket(void)
 {
-	const char *v;
-	char buf[4096];
+	char buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
-	if ((v = opts_env("HOOKSCOPE_SOCKET")) != NULL)
-		return xstrdup(v);
-	if ((v = opts_env("XDG_RUNTIME_DIR")) != NULL) {
-		snprintf(buf, sizeof buf, "%s/hookscope.sock", v);
-		return xstrdup(buf);
-	}
-	snprintf(buf, sizeof buf, "/tmp/hookscope-%u.sock", (unsigned)getuid());
+	if (proto_default_socket_path(buf, sizeof buf) < 0)
+		return NULL;
 	return xstrdup(buf);
 }
 
@@ -310,8 +306,13 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	}
 	if (o->address == NULL)
 		o->address = xstrdup(DAEMON_DEFAULT_ADDRESS);
-	if (o->socket_path == NULL)
-		o->socket_path = daemon_opts_default_socket();
+	if (o->socket_path == NULL &&
+	    (o->socket_path = daemon_opts_default_socket()) == NULL) {
+		snprintf(err, errlen, "the default agent socket path (from "
+		    "HOOKSCOPE_SOCKET or XDG_RUNTIME_DIR) is too long for a unix "
+		    "socket; use --socket with a shorter path");
+		return DAEMON_OPTS_ERROR;
+	}
 	opts_absolute(&o->socket_path);
 	if (o->report_dir == NULL)
 		o->report_dir = daemon_opts_default_report_dir();

@@ -101,7 +101,7 @@ void tui_fmt_age(uint64_t ms, char *buf, size_t len)
 	else if (ms < 7200000)
 		snprintf(buf, len, "%um", (unsigned)(ms / 60000));
 	else
-		snprintf(buf, len, "%uh", (unsigned)(ms / 3600000));
+		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
 }
 
 /*

@@ -181,7 +181,7 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 	memset(o, 0, sizeof *o);
 	o->timeout_s = 5;
 	tui_url_parse(TUI_DEFAULT_HOST, &o->url, err, sizeof err);
-	optind = 1;
+	optind = 0;     /* 0, not 1: also resets glibc's position inside bundled flags */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":T:a1jd:c:t:p:s:n:f:vVh", options_long, NULL)) != -1) {
 		switch (c) {
@@ -243,6 +243,11 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 		case ':':
 			return options_bad("option '%s' needs an argument", argv[optind - 1]);
 		default:
+			/* A long option given "=value" it does not take: optopt is
+			 * its short letter, so name the option as typed. */
+			if (strncmp(argv[optind - 1], "--", 2) == 0 && optopt != 0)
+				return options_bad("option '%.*s' takes no value",
+				    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			if (optopt > 0 && optopt < 256)
 				return options_bad("unknown option '-%c'", optopt);
 			return options_bad("unknown option '%s'", argv[optind - 1]);

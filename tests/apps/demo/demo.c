@@ -182,9 +182,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "demo: cannot start the worker thread\n");
 		return 1;
 	}
-	printf("demo: pid %d, %s, %ld cycles of %ld ms\n", (int)getpid(),
+	printf("demo: pid %d, %s, one cycle every %ld ms", (int)getpid(),
 	    hookscope_is_active() ? "hookscope agent active" : "no hookscope agent",
-	    cycles, period_ms);
+	    period_ms);
+	if (cycles >= 0)
+		printf(", %ld cycles", cycles);
+	printf("\n");
 	fflush(stdout);
 	next = demo_now_ns();
 	for (long c = 0; cycles < 0 || c < cycles; c++) {

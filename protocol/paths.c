@@ -1,7 +1,6 @@
 /*
- * agent_path.c - the rule for the daemon's unix socket path, shared by the
- * agent and the daemon (self-contained: libc only, so it can move to
- * protocol/ unchanged).
+ * paths.c - the rule for the daemon's unix socket path: the agent dials what
+ * the daemon listens on, so both take it from here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,10 +8,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "protocol.h"
 
-/* See agent.h. */
-int agent_default_socket_path(char *buf, size_t len)
+/* See protocol.h. */
+int proto_default_socket_path(char *buf, size_t len)
 {
 	const char *env = getenv("HOOKSCOPE_SOCKET");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
