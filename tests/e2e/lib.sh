@@ -104,3 +104,7 @@ command -v jq >/dev/null || fail "jq is not installed (run 'make deps')"
 command -v ss >/dev/null || fail "ss is not installed (iproute2; run 'make deps')"
 [ -x "$O/hookscoped" ] && [ -x "$O/hookscope" ] && [ -f "$O/libhookscope.so" ] ||
 	fail "hookscope is not built in $O (run 'make')"
+
+# LD_PRELOAD value for starting a target by hand: a sanitized agent needs its
+# runtime loaded first (hookscoped run does the same).
+HS_PRELOAD=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {printf "%s:", $3}')$O/libhookscope.so
