@@ -40,12 +40,13 @@ run_usable(const char *path)
 	return xstrdup(buf);
 }
 
-/* Find the agent: --agent, $HOOKSCOPE_AGENT, next to us, installed path. */
+/* Find the agent: --agent, $HOOKSCOPE_AGENT, next to us (build tree), ../lib/hookscope
+ * (installed tree), the configured install path. */
 char *
 daemon_run_agent_path(const char *opt_agent, char *err, size_t errlen)
 {
 	const char *env = getenv("HOOKSCOPE_AGENT");
-	char self[PATH_MAX], near[PATH_MAX + 32], *p;
+	char self[PATH_MAX], near[PATH_MAX + 64], *p;
 	ssize_t n;
 
 	if (opt_agent != NULL || (env != NULL && *env != '\0')) {
@@ -66,6 +67,11 @@ daemon_run_agent_path(const char *opt_agent, char *err, size_t errlen)
 		snprintf(near, sizeof near, "%s/libhookscope.so", self);
 		if ((p = run_usable(near)) != NULL)
 			return p;
+		/* An installed tree moved as a whole (PREFIX/bin -> PREFIX/lib). */
+		snprintf(near, sizeof near, "%s/../lib/hookscope/libhookscope.so", self);
+		if ((p = run_usable(near)) != NULL)
+			return p;
+		snprintf(near, sizeof near, "%s/libhookscope.so", self);
 	}
 	if ((p = run_usable(HS_AGENT_PATH)) != NULL)
 		return p;

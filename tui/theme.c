@@ -267,7 +267,7 @@ static int theme_dirs(char dirs[][PATH_MAX], int max)
 	ssize_t n;
 	int nd = 0;
 
-	while (env != NULL && *env && nd < max - 2) {
+	while (env != NULL && *env && nd < max - 3) {
 		size_t len = strcspn(env, ":");
 
 		if (len > 0 && len < PATH_MAX) {
@@ -285,6 +285,9 @@ static int theme_dirs(char dirs[][PATH_MAX], int max)
 		if (slash != NULL) {
 			*slash = '\0';
 			snprintf(dirs[nd++], PATH_MAX, "%.*s/themes", PATH_MAX - 8, exe);
+			/* an installed tree moved as a whole: PREFIX/bin -> PREFIX/share */
+			snprintf(dirs[nd++], PATH_MAX, "%.*s/../share/hookscope/themes",
+			    PATH_MAX - 32, exe);
 		}
 	}
 	snprintf(dirs[nd++], PATH_MAX, "%s", HS_THEMES_DIR);
