@@ -1,43 +1,66 @@
 /*
- * symbols.c - function names for addresses: ELF symbol tables read with
- * libelf, and the modules of this process found with dl_iterate_phdr.
+ * symbols.c - a module's symbol table: symbols gathered in layers (symbol
+ * table or debug file, .dynsym, map file), each later layer only filling the
+ * holes of the earlier ones, then sorted once for O(log n) lookups.
  *
- * A corrupt or missing file gives an error string, never a crash: every
- * libelf result is checked, and strings are only taken through elf_strptr(),
- * which bounds-checks them.  Self-contained on purpose (only libelf and the
- * protocol's xmalloc): the unit test links this object without the agent.
+ * A corrupt or missing file gives an error string, never a crash.
+ * Self-contained on purpose (only libelf and the protocol's xmalloc): the unit
+ * tests link these objects without the agent.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <libelf.h>
-#include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "protocol.h"
-#include "symbols.h"
+#include "symbols_int.h"
 
-#define SYM_MAX_NAME 4096         /* longer names are cut (records stay small) */
-
-/* A symbol while loading: binding decides which alias names an address. */
-struct sym_tmp {
-	uint64_t    value;
-	uint64_t    size;
-	const char *name;             /* points into the Elf's string table */
-	int         rank;             /* 0 global, 1 weak, 2 local */
-};
-
-static pthread_once_t symtab_once = PTHREAD_ONCE_INIT;
-static bool symtab_elf_ok;
+static pthread_once_t sym_elf_once = PTHREAD_ONCE_INIT;
 
 /* libelf must be told the ELF version once before any other call. */
-static void symtab_elf_init(void)
+static void sym_elf_version(void)
 {
-	symtab_elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+	(void)elf_version(EV_CURRENT);
+}
+
+/* See symbols_int.h. */
+void sym_elf_init_once(void)
+{
+	pthread_once(&sym_elf_once, sym_elf_version);
+}
+
+/* See symbols_int.h. */
+void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char *name,
+    size_t namelen, int bind, int vis, int src)
+{
+	struct sym_tmp *s;
+
+	if (sv->n == sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 64;
+		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
+	}
+	if (namelen > SYM_MAX_NAME)
+		namelen = SYM_MAX_NAME;
+	s = &sv->v[sv->n++];
+	s->offset = offset;
+	s->size = size;
+	s->name = xmalloc(namelen + 1);
+	memcpy(s->name, name, namelen);
+	s->name[namelen] = '\0';
+	s->bind = (uint8_t)bind;
+	s->vis = (uint8_t)vis;
+	s->src = (uint8_t)src;
+}
+
+/* See symbols_int.h. */
+void sym_vec_free(struct sym_vec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i].name);
+	free(sv->v);
+	memset(sv, 0, sizeof *sv);
 }
 
 /* Leading underscores of a name: aliases with fewer are the public ones
@@ -47,7 +70,7 @@ static size_t sym_underscores(const char *s)
 	return strspn(s, "_");
 }
 
-/* Sort by address, the preferred alias first: exported before local; fewer
+/* Sort by address, the preferred alias first: non-local before local; fewer
  * leading underscores (getpid, a weak alias, over the global __getpid);
  * global before weak; shorter; then by name, for a stable choice. */
 static int sym_tmp_cmp(const void *a, const void *b)
@@ -55,16 +78,16 @@ static int sym_tmp_cmp(const void *a, const void *b)
 	const struct sym_tmp *x = a, *y = b;
 	size_t ux, uy, lx, ly;
 
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	if ((x->rank == 2) != (y->rank == 2))
-		return x->rank == 2 ? 1 : -1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if ((x->bind == SYM_BIND_LOCAL) != (y->bind == SYM_BIND_LOCAL))
+		return x->bind == SYM_BIND_LOCAL ? 1 : -1;
 	ux = sym_underscores(x->name);
 	uy = sym_underscores(y->name);
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
+	if (x->bind != y->bind)
+		return x->bind - y->bind;
 	lx = strlen(x->name);
 	ly = strlen(y->name);
 	if (lx != ly)
@@ -72,168 +95,277 @@ static int sym_tmp_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The first section of the given type, or NULL. */
-static Elf_Scn *symtab_find_section(Elf *elf, Elf64_Word type, GElf_Shdr *shdr)
+/* Sort and keep the preferred alias of each address. */
+static void sym_vec_sort(struct sym_vec *sv)
 {
-	Elf_Scn *scn = NULL;
+	size_t k = 0;
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, shdr) != NULL && shdr->sh_type == type)
-			return scn;
+	if (sv->n == 0)
+		return;
+	qsort(sv->v, sv->n, sizeof *sv->v, sym_tmp_cmp);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (k > 0 && sv->v[i].offset == sv->v[k - 1].offset) {
+			free(sv->v[i].name);
+			continue;
+		}
+		sv->v[k++] = sv->v[i];
 	}
-	return NULL;
+	sv->n = k;
 }
 
-/* Collect the defined function symbols of one symbol section. */
-static int symtab_collect(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
-    struct sym_tmp **out, size_t *nout)
+/* Index of the last symbol of sorted sv at or below off, or SIZE_MAX. */
+static size_t sym_vec_floor(const struct sym_vec *sv, uint64_t off)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	struct sym_tmp *v;
-	size_t n, k = 0;
+	size_t lo = 0, hi = sv->n;
 
-	if (data == NULL || entsize == 0 || data->d_type != ELF_T_SYM)
-		return -1;
-	n = data->d_size / entsize;
-	if (n > INT32_MAX)
-		return -1;
-	v = xcalloc(n ? n : 1, sizeof *v);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-		int type, bind;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (gelf_getsym(data, (int)i, &sym) == NULL)
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
-			continue;
-		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
-		if (name == NULL || name[0] == '\0')
-			continue;
-		v[k].value = sym.st_value;
-		v[k].size = sym.st_size;
-		v[k].name = name;
-		v[k].rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-		k++;
+		if (sv->v[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*out = v;
-	*nout = k;
+	return lo == 0 ? SIZE_MAX : lo - 1;
+}
+
+/* Add the symbols of layer that start in a hole of acc (acc sorted on
+ * entry and on return); their sizes are cut at the next symbol of acc.
+ * Consumes layer. */
+static void sym_vec_fill_holes(struct sym_vec *acc, struct sym_vec *layer)
+{
+	size_t n0 = acc->n;
+
+	for (size_t i = 0; i < layer->n; i++) {
+		struct sym_tmp *s = &layer->v[i];
+		struct sym_vec old = { acc->v, n0, n0 };
+		size_t f = sym_vec_floor(&old, s->offset);
+
+		if (f != SIZE_MAX) {
+			const struct sym_tmp *p = &acc->v[f];
+
+			if (p->offset == s->offset ||
+			    (p->size > 0 && s->offset - p->offset < p->size))
+				continue;
+		}
+		if (f + 1 < n0 || (f == SIZE_MAX && n0 > 0)) {
+			uint64_t next = acc->v[f == SIZE_MAX ? 0 : f + 1].offset;
+
+			if (s->size == 0 || s->size > next - s->offset)
+				s->size = next - s->offset;
+		}
+		sym_vec_push(acc, s->offset, s->size, s->name, strlen(s->name), s->bind, s->vis,
+		    s->src);
+	}
+	sym_vec_free(layer);
+	sym_vec_sort(acc);
+}
+
+/* Turn a sorted, deduplicated vector into a table with one name block. */
+static struct symtab *symtab_build(const struct sym_vec *sv)
+{
+	struct symtab *t = xcalloc(1, sizeof *t);
+	size_t bytes = 0;
+	char *p;
+
+	for (size_t i = 0; i < sv->n; i++)
+		bytes += strlen(sv->v[i].name) + 1;
+	t->syms = xcalloc(sv->n ? sv->n : 1, sizeof *t->syms);
+	t->names = p = xmalloc(bytes ? bytes : 1);
+	for (size_t i = 0; i < sv->n; i++) {
+		const struct sym_tmp *s = &sv->v[i];
+		size_t len = strlen(s->name);
+
+		memcpy(p, s->name, len + 1);
+		t->syms[i] = (struct symtab_sym){
+			.offset = s->offset, .size = s->size, .name = p,
+			.bind = s->bind, .vis = s->vis, .src = s->src,
+		};
+		t->nsrc[s->src < SYM_SRC_COUNT ? s->src : 0]++;
+		p += len + 1;
+	}
+	t->n = sv->n;
+	return t;
+}
+
+/* Append one formatted note to *notes ("; " between notes). */
+static void sym_note(char **notes, const char *fmt, ...)
+{
+	char line[1024];
+	size_t old = *notes ? strlen(*notes) : 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	*notes = xrealloc(*notes, old + strlen(line) + 3);
+	snprintf(*notes + old, strlen(line) + 3, "%s%s", old ? "; " : "", line);
+}
+
+/* Check map symbols against the module's segments.  The rule: GNU ld prints
+ * link-time virtual addresses, which are exactly what it writes into
+ * st_value, so offset (from the load bias) = printed address, for PIE (first
+ * PT_LOAD p_vaddr 0, bias = load address) and non-PIE (first p_vaddr
+ * 0x400000, bias 0) alike.  Equivalently, the distance from the start of the
+ * module's first mapping is address - (first PT_LOAD p_vaddr rounded down to
+ * its page).  A map of another build or module shows up as addresses outside
+ * the executable segments.  Sizes are cut at the segment end. */
+static int sym_map_check(struct sym_vec *mv, const struct sym_segment *segs, size_t nsegs,
+    const char *map_path, char *err, size_t errlen)
+{
+	if (nsegs == 0)
+		return 0;
+	for (size_t i = 0; i < mv->n; i++) {
+		struct sym_tmp *s = &mv->v[i];
+		size_t k;
+
+		for (k = 0; k < nsegs; k++)
+			if (segs[k].exec && s->offset >= segs[k].vaddr &&
+			    s->offset - segs[k].vaddr < segs[k].memsz)
+				break;
+		if (k == nsegs) {
+			snprintf(err, errlen, "%s: %s at 0x%llx lies outside the module's code "
+			    "segments (a map of another build or another module?)", map_path,
+			    s->name, (unsigned long long)s->offset);
+			return -1;
+		}
+		if (s->size > segs[k].vaddr + segs[k].memsz - s->offset)
+			s->size = segs[k].vaddr + segs[k].memsz - s->offset;
+	}
 	return 0;
 }
 
-/* Keep one symbol per address and copy the names out of the Elf. */
-static struct symtab *symtab_build(struct sym_tmp *v, size_t n, bool dynamic)
+/* See symbols.h. */
+int symtab_load_map(const char *map_path, const struct sym_segment *segs, size_t nsegs,
+    struct symtab **out, char *err, size_t errlen)
 {
-	struct symtab *t = xcalloc(1, sizeof *t);
-	size_t bytes = 0, k = 0;
-	char *p;
+	struct sym_vec mv = { 0 };
 
-	qsort(v, n, sizeof *v, sym_tmp_cmp);
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && v[i].value == v[i - 1].value)
-			continue;
-		bytes += strnlen(v[i].name, SYM_MAX_NAME) + 1;
+	*out = NULL;
+	if (sym_map_read(map_path, &mv, err, errlen) < 0 ||
+	    sym_map_check(&mv, segs, nsegs, map_path, err, errlen) < 0) {
+		sym_vec_free(&mv);
+		return -1;
 	}
-	t->syms = xcalloc(n ? n : 1, sizeof *t->syms);
-	t->names = p = xmalloc(bytes ? bytes : 1);
-	for (size_t i = 0; i < n; i++) {
-		size_t len;
+	sym_vec_sort(&mv);
+	*out = symtab_build(&mv);
+	sym_vec_free(&mv);
+	return 0;
+}
 
-		if (i > 0 && v[i].value == v[i - 1].value)
-			continue;
-		len = strnlen(v[i].name, SYM_MAX_NAME);
-		memcpy(p, v[i].name, len);
-		p[len] = '\0';
-		t->syms[k].value = v[i].value;
-		t->syms[k].size = v[i].size;
-		t->syms[k].name = p;
-		p += len + 1;
-		k++;
+/* Merge the symbol table of the module's separate debug file, if any. */
+static void symtab_add_debug(const struct sym_elf_info *info, const char *real_path,
+    const char *debug_root, struct sym_vec *acc, char **debug_file, char **notes)
+{
+	char note[512] = "", err[PROTO_ERR_LEN];
+	char *dbg = sym_debug_find(info, real_path, debug_root, note, sizeof note);
+	Elf *elf;
+	int fd;
+
+	if (note[0] != '\0')
+		sym_note(notes, "%s", note);
+	if (dbg == NULL)
+		return;
+	if (sym_elf_open(dbg, &fd, &elf, err, sizeof err) < 0 ||
+	    sym_elf_collect(elf, SHT_SYMTAB, SYM_SRC_DEBUG, acc, dbg, err, sizeof err) < 0) {
+		if (elf != NULL)
+			sym_elf_close(fd, elf);
+		sym_vec_free(acc);
+		sym_note(notes, "debug file ignored: %s", err);
+		free(dbg);
+		return;
 	}
-	t->n = k;
-	t->dynamic = dynamic;
-	return t;
+	sym_elf_close(fd, elf);
+	*debug_file = dbg;
+}
+
+/* See symbols.h. */
+int symtab_load_opts(const char *path, const struct symtab_opts *opts, struct symtab **out,
+    char *err, size_t errlen)
+{
+	static const struct symtab_opts none;
+	struct sym_elf_info *info = xcalloc(1, sizeof *info);
+	struct sym_vec acc = { 0 };
+	char *notes = NULL, *debug_file = NULL;
+	const char *real, *root;
+	bool dynamic = false;
+	Elf *elf = NULL;
+	int fd, ret = -1;
+
+	*out = NULL;
+	opts = opts ? opts : &none;
+	real = opts->real_path ? opts->real_path : path;
+	root = opts->debug_root ? opts->debug_root : "/usr/lib/debug";
+	if (sym_elf_open(path, &fd, &elf, err, errlen) < 0)
+		goto out;
+	if (sym_elf_describe(elf, info, path, err, errlen) < 0)
+		goto out;
+	/* .symtab has the static functions too; .dynsym only the exported. */
+	if (info->has_symtab &&
+	    sym_elf_collect(elf, SHT_SYMTAB, SYM_SRC_SYMTAB, &acc, path, err, errlen) < 0)
+		goto out;
+	if (acc.n == 0 && root[0] != '\0')
+		symtab_add_debug(info, real, root, &acc, &debug_file, &notes);
+	if (acc.n == 0) {
+		if (sym_elf_collect(elf, SHT_DYNSYM, SYM_SRC_DYNSYM, &acc, path, err, errlen) < 0)
+			goto out;
+		dynamic = acc.n > 0;
+	}
+	sym_vec_sort(&acc);
+	if (opts->map_path != NULL) {
+		struct sym_vec mv = { 0 };
+		char merr[PROTO_ERR_LEN];
+
+		if (sym_map_read(opts->map_path, &mv, merr, sizeof merr) < 0 ||
+		    sym_map_check(&mv, info->segs, info->nsegs, opts->map_path, merr,
+		    sizeof merr) < 0) {
+			sym_vec_free(&mv);
+			sym_note(&notes, "map ignored: %s", merr);
+		} else {
+			sym_vec_fill_holes(&acc, &mv);
+		}
+	}
+	if (acc.n == 0) {
+		snprintf(err, errlen, "%s: no function symbols (stripped?%s%s)", path,
+		    notes ? " " : "", notes ? notes : "");
+		goto out;
+	}
+	*out = symtab_build(&acc);
+	(*out)->dynamic = dynamic;
+	(*out)->debug_file = debug_file;
+	(*out)->notes = notes;
+	debug_file = notes = NULL;
+	ret = 0;
+out:
+	if (elf != NULL)
+		sym_elf_close(fd, elf);
+	sym_vec_free(&acc);
+	free(debug_file);
+	free(notes);
+	free(info);
+	return ret;
 }
 
 /* See symbols.h. */
 int symtab_load(const char *path, struct symtab **out, char *err, size_t errlen)
 {
-	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
-	struct sym_tmp *v = NULL;
-	size_t n = 0;
-	GElf_Ehdr ehdr;
-	Elf *elf;
-	int fd, ret = -1;
-
-	*out = NULL;
-	pthread_once(&symtab_once, symtab_elf_init);
-	if (!symtab_elf_ok) {
-		snprintf(err, errlen, "%s: libelf does not support this ELF version", path);
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL) {
-		int e = elf_errno();
-
-		snprintf(err, errlen, "%s: not a valid ELF file (%s)", path,
-		    e ? elf_errmsg(e) : "no ELF header");
-		goto out;
-	}
-	/* .symtab has the static functions too; .dynsym only the exported. */
-	for (size_t i = 0; i < 2 && n == 0; i++) {
-		GElf_Shdr shdr;
-		Elf_Scn *scn = symtab_find_section(elf, types[i], &shdr);
-
-		free(v);
-		v = NULL;
-		if (scn == NULL)
-			continue;
-		if (symtab_collect(elf, scn, &shdr, &v, &n) < 0) {
-			int e = elf_errno();
-
-			snprintf(err, errlen, "%s: corrupt symbol table (%s)", path,
-			    e ? elf_errmsg(e) : "bad section");
-			goto out;
-		}
-		if (n > 0)
-			*out = symtab_build(v, n, types[i] == SHT_DYNSYM);
-	}
-	if (*out == NULL) {
-		snprintf(err, errlen, "%s: no function symbols (stripped?)", path);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(v);
-	if (elf != NULL)
-		elf_end(elf);
-	close(fd);
-	return ret;
+	return symtab_load_opts(path, NULL, out, err, errlen);
 }
 
 /* See symbols.h. */
-const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t value)
+const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t offset)
 {
 	size_t lo = 0, hi;
 	const struct symtab_sym *s;
 
 	if (t == NULL || t->n == 0)
 		return NULL;
-	/* Find the last symbol whose value <= value. */
+	/* Find the last symbol whose offset <= offset. */
 	hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->syms[mid].value <= value)
+		if (t->syms[mid].offset <= offset)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -242,8 +374,8 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t value)
 		return NULL;
 	s = &t->syms[lo - 1];
 	if (s->size == 0)
-		return s->value == value ? s : NULL;
-	return value - s->value < s->size ? s : NULL;
+		return s->offset == offset ? s : NULL;
+	return offset - s->offset < s->size ? s : NULL;
 }
 
 /* See symbols.h. */
@@ -253,117 +385,7 @@ void symtab_free(struct symtab *t)
 		return;
 	free(t->syms);
 	free(t->names);
+	free(t->debug_file);
+	free(t->notes);
 	free(t);
-}
-
-/* ---- modules of this process ---- */
-
-/* A loaded module and its symbols, loaded on first use. */
-struct sym_module {
-	struct sym_module *next;
-	uintptr_t      base;          /* dlpi_addr */
-	char          *path;          /* as reported ("" never: see sym_find_module) */
-	struct symtab *tab;           /* NULL if it could not be loaded */
-	char          *error;         /* why tab is NULL */
-};
-
-static struct sym_module *sym_modules;
-
-/* Query and answer of the dl_iterate_phdr callback. */
-struct sym_find {
-	uintptr_t   addr;
-	bool        found;
-	bool        is_main;
-	uintptr_t   base;
-	char        name[4096];
-};
-
-/* dl_iterate_phdr callback: is f->addr inside one of this module's PT_LOADs? */
-static int sym_find_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct sym_find *f = arg;
-
-	(void)size;
-	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || f->addr < start || f->addr - start >= ph->p_memsz)
-			continue;
-		f->found = true;
-		f->base = info->dlpi_addr;
-		f->is_main = info->dlpi_name == NULL || info->dlpi_name[0] == '\0';
-		snprintf(f->name, sizeof f->name, "%s", f->is_main ? "" : info->dlpi_name);
-		return 1;
-	}
-	return 0;
-}
-
-/* The cached module holding addr (loading its symbols the first time), or
- * NULL when addr is in no module. */
-static struct sym_module *sym_find_module(uintptr_t addr)
-{
-	struct sym_find *f = xcalloc(1, sizeof *f);
-	struct sym_module *m = NULL;
-	char err[PROTO_ERR_LEN];
-	const char *file;
-
-	f->addr = addr;
-	dl_iterate_phdr(sym_find_cb, f);
-	if (!f->found)
-		goto out;
-	if (f->is_main) {
-		ssize_t n = readlink("/proc/self/exe", f->name, sizeof f->name - 1);
-
-		f->name[n > 0 ? n : 0] = '\0';
-	}
-	for (m = sym_modules; m != NULL; m = m->next)
-		if (m->base == f->base && strcmp(m->path, f->name) == 0)
-			goto out;
-	m = xcalloc(1, sizeof *m);
-	m->base = f->base;
-	m->path = xstrdup(f->name);
-	/* The running executable is always /proc/self/exe, even if replaced. */
-	file = f->is_main ? "/proc/self/exe" : f->name;
-	if (symtab_load(file, &m->tab, err, sizeof err) < 0)
-		m->error = xstrdup(err);
-	m->next = sym_modules;
-	sym_modules = m;
-out:
-	free(f);
-	return m;
-}
-
-/* See symbols.h. */
-int sym_resolve(uintptr_t addr, struct sym_info *out)
-{
-	struct sym_module *m = sym_find_module(addr);
-	const struct symtab_sym *s;
-
-	memset(out, 0, sizeof *out);
-	out->module = "";
-	if (m == NULL)
-		return -1;
-	out->module = m->path;
-	out->offset = addr - m->base;
-	s = symtab_lookup(m->tab, out->offset);
-	if (s == NULL)
-		return -1;
-	out->name = s->name;
-	out->size = s->size;
-	return 0;
-}
-
-/* See symbols.h. */
-void sym_cache_free(void)
-{
-	while (sym_modules != NULL) {
-		struct sym_module *m = sym_modules;
-
-		sym_modules = m->next;
-		symtab_free(m->tab);
-		free(m->path);
-		free(m->error);
-		free(m);
-	}
 }

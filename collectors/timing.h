@@ -8,6 +8,13 @@
  * thread writes a block's counters (relaxed atomic stores; the one exception
  * is the reporter zeroing max at a reset); the reporter reads them with
  * relaxed loads, so nothing on the hot path is shared or locked.
+ *
+ * In-flight time: when a function's outermost activation starts (active
+ * 0 -> 1) the owner stores its start tick in the entry, then active with a
+ * release store; the reporter loads active (acquire) and then start, so a
+ * start it reads is never older than the activation it saw.  The figures a
+ * call adds (calls, total, self, max, slow) are stored before active drops,
+ * so once the reporter sees active 0 the returned call is in the figures.
  * Blocks are pushed once onto a global lock-free list; only the reporter
  * removes them (after the thread died) and unmaps them.
  */
@@ -27,14 +34,14 @@
 /* One function as seen by one thread (one cache line). */
 struct tm_entry {
 	uintptr_t fn;             /* key, 0 = empty; set once by the owner */
-	uint64_t  calls;          /* entries */
+	uint64_t  calls;          /* calls that returned (or were unwound) */
 	uint64_t  total;          /* inclusive ticks, outermost activations only */
 	uint64_t  self;           /* exclusive ticks */
 	uint64_t  max;            /* longest inclusive call; the reporter may zero it */
 	uint64_t  slow;           /* calls longer than the slow threshold */
-	uint32_t  active;         /* activations on the stack (owner only) */
+	uint32_t  active;         /* activations on the stack (release store) */
 	uint32_t  pad_;
-	uint64_t  pad2_;
+	uint64_t  start;          /* ticks at the outermost activation's start */
 };
 
 /* One activation on the shadow stack (owner only). */
@@ -60,6 +67,9 @@ struct tm_block {
 	uint64_t  dropped;        /* calls not recorded (table or stack full) */
 	uint16_t  order[TM_SLOTS];            /* used slots in insertion order */
 	struct tm_frame stack[TM_STACK];
+	/* Here, in the padding before the aligned table, so the hot fields
+	 * keep their offsets and alignment. */
+	uint64_t  born;           /* ticks when the block was made: caps running time */
 	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
 };
 

@@ -1,9 +1,14 @@
 /*
  * timing_hot.c - the -finstrument-functions hooks: the code that runs on every
  * call of the target.  Thread-local only: one TLS pointer to the thread's
- * tm_block, a hash lookup, a shadow-stack push or pop, relaxed stores.  The
- * only syscall (mmap) and the only shared write (one CAS) happen once per
- * thread, on its first hooked call.  See timing.h for the data.
+ * tm_block, a hash lookup, a shadow-stack push or pop, relaxed stores (and
+ * release stores of active, plain moves on x86-64).  The only syscall (mmap)
+ * and the only shared write (one CAS) happen once per thread, on its first
+ * hooked call.  See timing.h for the data.
+ *
+ * A call is counted when it returns (or is unwound by a longjmp).  While it
+ * runs, its function's entry holds the outermost activation's start tick, so
+ * the reporter can show the time so far of calls that have not returned.
  *
  * Signal handlers that run instrumented code may interrupt a hook on the same
  * thread: the shadow stack is updated in an order that keeps it consistent
@@ -100,6 +105,7 @@ static HOT struct tm_block *tm_thread_start(void)
 		return NULL;
 	}
 	b->tid = (int32_t)gettid();
+	b->born = tm_ticks();
 	old = __atomic_load_n(&tm_head, __ATOMIC_RELAXED);
 	do
 		b->next = old;
@@ -153,15 +159,21 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 	uint64_t incl = self + f->child_corr;
 
 	if (LIKELY(e != NULL)) {
+		uint32_t a = e->active - 1;
+
 		/* total before self (release): a reporter that reads self
-		 * first (acquire) never sees self > total for a leaf. */
-		if (--e->active == 0)
+		 * first (acquire) never sees self > total for a leaf.  The
+		 * figures before active (release): a reporter that sees the
+		 * activation gone sees its call counted (timing.h). */
+		STORE(&e->calls, e->calls + 1);
+		if (a == 0)
 			STORE(&e->total, e->total + incl);
 		__atomic_store_n(&e->self, e->self + self, __ATOMIC_RELEASE);
 		if (incl > LOAD(&e->max))
 			STORE(&e->max, incl);
 		if (incl > LOAD(&tm_params.slow_ticks))
 			STORE(&e->slow, e->slow + 1);
+		__atomic_store_n(&e->active, a, __ATOMIC_RELEASE);
 	}
 	SIGNAL_FENCE();           /* frame read before it is released */
 	b->depth = d;
@@ -197,7 +209,8 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 	struct tm_block *b = tm_tls;
 	struct tm_entry *e;
 	struct tm_frame *f;
-	uint32_t d;
+	uint32_t d, a = 0;
+	uint64_t now;
 
 	(void)site;
 	if (!LOAD(&tm_params.enabled))
@@ -213,12 +226,10 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 		return;
 	}
 	e = tm_lookup(b, (uintptr_t)fn);
-	if (LIKELY(e != NULL)) {
-		STORE(&e->calls, e->calls + 1);
-		e->active++;
-	} else {
+	if (LIKELY(e != NULL))
+		a = e->active;
+	else
 		STORE(&b->dropped, b->dropped + 1);
-	}
 	/* Reserve the frame before filling it: a signal handler running
 	 * instrumented code here then pushes above it, not over it. */
 	b->depth = d + 1;
@@ -229,7 +240,16 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 	f->child_raw = 0;
 	f->child_corr = 0;
 	f->nchildren = 0;
-	f->start = tm_ticks();
+	f->start = now = tm_ticks();
+	/* The outermost activation's start before active (release), so the
+	 * reporter never pairs active > 0 with an older start (timing.h).  A
+	 * signal handler calling this same function in between costs that
+	 * call's figures only. */
+	if (LIKELY(e != NULL)) {
+		if (a == 0)
+			STORE(&e->start, now);
+		__atomic_store_n(&e->active, a + 1, __ATOMIC_RELEASE);
+	}
 }
 
 /* Called by -finstrument-functions code on return from every function. */
@@ -309,6 +329,7 @@ void tm_hot_atfork_child(void)
 		return;
 	own->next = NULL;
 	own->dropped = 0;
+	own->born = tm_ticks();   /* the child's running time counts from here */
 	for (uint32_t k = 0; k < own->nentries; k++) {
 		struct tm_entry *e = &own->table[own->order[k]];
 

@@ -7,6 +7,12 @@
  * (the hot path owns them) but records a baseline subtracted before sending.
  * Only max is zeroed in place (a relaxed store racing with the owner can at
  * worst keep one call that ended during the reset).
+ *
+ * Running time is not cumulative: at each harvest it is the sum, over live
+ * threads, of the time since the outermost activation of the function began,
+ * for functions with an activation on the stack.  It is not baselined by a
+ * reset (it is the time so far of calls that will land in total when they
+ * return), and threads that exited have none.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,9 +30,10 @@
 #define TM_REC_ITEMS 4096         /* functions or symbols per record */
 #define TM_REC_BYTES (256u << 10) /* symbol bytes per record, well under PROTO_MAX_MSG */
 
-/* The figures of one function; max is a maximum, the rest are sums. */
+/* The figures of one function; max is a maximum, the rest are sums.
+ * running is the time so far of calls in flight (live threads only). */
 struct tm_fig {
-	uint64_t calls, total, self, max, slow;
+	uint64_t calls, total, self, max, slow, running;
 };
 
 /* One function over all threads. */
@@ -117,6 +124,24 @@ static void tm_fig_add(struct tm_fig *f, const struct tm_entry *e)
 		f->max = max;
 }
 
+/* Ticks so far of e's outermost activation in a live block at now, or 0.
+ * active and start are read without a lock while the owner runs: active
+ * (acquire) first, so start is at least as new as the activation seen (see
+ * timing.h); a start from a call that has just begun may lie after now, and
+ * none can lie before the block existed, so both ends are clamped. */
+static uint64_t tm_running(const struct tm_block *b, const struct tm_entry *e,
+    uint64_t now)
+{
+	uint64_t start;
+
+	if (ACQUIRE(&e->active) == 0)
+		return 0;
+	start = LOAD(&e->start);
+	if (start < b->born)
+		start = b->born;
+	return now > start ? now - start : 0;
+}
+
 /* Fold a dead thread's block into the retired figures. */
 static void tm_fold(struct tm_block *b)
 {
@@ -175,11 +200,19 @@ void tm_report_harvest(void)
 	dropped = tm_dropped_retired + LOAD(&tm_failed);
 	for (struct tm_block *b = ACQUIRE(&tm_head); b != NULL; b = b->next) {
 		uint32_t n = ACQUIRE(&b->nentries);
+		/* A thread that died since tm_retire_dead runs nothing: frames
+		 * it left behind (pthread_exit) never return. */
+		bool live = ACQUIRE(&b->state) != TM_DEAD;
+		uint64_t now = tm_ticks();
 
 		for (uint32_t k = 0; k < n; k++) {
 			const struct tm_entry *e = &b->table[b->order[k]];
+			struct tm_agg *a = tm_agg_get(ACQUIRE(&e->fn));
 
-			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->cur, e);
+			/* active before the figures: see tm_pop. */
+			if (live)
+				a->cur.running += tm_running(b, e, now);
+			tm_fig_add(&a->cur, e);
 		}
 		dropped += LOAD(&b->dropped);
 	}
@@ -271,8 +304,10 @@ static uint64_t tm_fig_ns(uint64_t ticks, uint64_t sent_ticks, uint64_t sent_ns)
 	return ticks >= sent_ticks && ns < sent_ns ? sent_ns : ns;
 }
 
-/* Append funcs records: functions whose figures changed, or all of them.
- * At least one record goes out: it is also the agent's heartbeat. */
+/* Append funcs records: functions whose figures changed (running time
+ * included, so a call in flight is sent each time and its return, running
+ * back to 0, too), or all of them.  At least one record goes out: it is
+ * also the agent's heartbeat. */
 static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 {
 	struct proto_agent_rec rec = { .type = PROTO_AG_FUNCS };
@@ -293,12 +328,14 @@ static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 			.self = a->cur.self - a->base.self,
 			.max = a->cur.max,
 			.slow = a->cur.slow - a->base.slow,
+			.running = a->cur.running,     /* not cumulative: no baseline */
 		};
 		struct tm_fig ns = {
 			.calls = now.calls, .slow = now.slow,
 			.total = tm_fig_ns(now.total, a->sent.total, a->sent_ns.total),
 			.self = tm_fig_ns(now.self, a->sent.self, a->sent_ns.self),
 			.max = tm_fig_ns(now.max, a->sent.max, a->sent_ns.max),
+			.running = (uint64_t)((double)now.running * tm_ns_per_tick + 0.5),
 		};
 
 		if (!all && memcmp(&now, &a->sent, sizeof now) == 0)
@@ -306,6 +343,7 @@ static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 		v[rec.nfuncs++] = (struct proto_ag_func){
 			.addr = a->fn, .calls = ns.calls, .total_ns = ns.total,
 			.self_ns = ns.self, .max_ns = ns.max, .slow = ns.slow,
+			.running_ns = ns.running,
 		};
 		a->sent = now;
 		a->sent_ns = ns;

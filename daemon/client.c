@@ -57,22 +57,6 @@ client_queue(struct daemon_client *c, const msgpack_sbuffer *sb)
 	return 0;
 }
 
-/* The id of a message that failed to decode as a command, if readable. */
-static bool
-client_peek_id(const void *buf, size_t len, uint64_t *id)
-{
-	struct proto_doc doc;
-	char err[PROTO_ERR_LEN];
-	bool ok;
-
-	if (proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err, sizeof err) < 0)
-		return false;
-	ok = doc.root.type == MSGPACK_OBJECT_MAP &&
-	    proto_get_u64(&doc.root, "id", true, id, err, sizeof err) == 0;
-	proto_doc_free(&doc);
-	return ok;
-}
-
 /* One whole message from the client: run it, queue the answer. */
 static int
 client_message(struct daemon_client *c, const unsigned char *buf, size_t len)
@@ -81,7 +65,6 @@ client_message(struct daemon_client *c, const unsigned char *buf, size_t len)
 	struct proto_reply r;
 	msgpack_sbuffer sb;
 	char err[PROTO_ERR_LEN], msg[PROTO_ERR_LEN + 32];
-	uint64_t id;
 	int rc;
 
 	msgpack_sbuffer_init(&sb);
@@ -89,8 +72,8 @@ client_message(struct daemon_client *c, const unsigned char *buf, size_t len)
 	if (proto_decode_cmd(buf, len, &cmd, err, sizeof err) < 0) {
 		snprintf(msg, sizeof msg, "bad command: %s", err);
 		daemon_log(DLOG_INFO, "client %llu: %s", (unsigned long long)c->serial, msg);
-		if (client_peek_id(buf, len, &id)) {
-			r = (struct proto_reply){ .id = id, .ok = false, .msg = msg };
+		if (cmd.has_id) {
+			r = (struct proto_reply){ .id = cmd.id, .ok = false, .msg = msg };
 			proto_encode_reply(&sb, &r);
 		} else {
 			proto_encode_error(&sb, msg);

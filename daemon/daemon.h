@@ -86,6 +86,8 @@ struct daemon_func {
 	char    *name;            /* NULL until a syms record names it */
 	char    *module;          /* basename, NULL if unknown */
 	uint64_t calls, total_ns, self_ns, max_ns, slow;  /* cumulative */
+	uint64_t running_ns;      /* time so far of calls not returned, as of
+	                           * the last report (not cumulative) */
 	uint64_t samp_calls[DAEMON_RATE_SLOTS];  /* calls at the session's samples */
 	double   rate;            /* calls/s, computed by daemon_session_rates */
 };
@@ -174,8 +176,10 @@ int  daemon_sort_parse(const char *name);         /* -1 if unknown */
 const char *daemon_sort_name(int key);
 const char *daemon_sort_names(void);              /* "calls, rate, ..." */
 uint64_t daemon_func_avg(const struct daemon_func *f);
-/* Functions with calls, matching the filter, ranked by key; the first
- * min(cap, matches) go to out.  Computes rates and totals (of all
+/* Functions with calls or running time, matching the filter, ranked by
+ * key ("total" ranks total + running time, so a function stuck in a call
+ * rises while it is stuck); the first min(cap, matches) go to out.
+ * Computes rates and totals (of all
  * functions, filter or not) on the way. */
 size_t daemon_rank(struct daemon_session *s, int key, const char *filter,
     struct daemon_func **out, size_t cap, struct daemon_totals *tot);

@@ -55,6 +55,7 @@ frame_rows(struct proto_frame *f, struct daemon_func **rows, size_t n,
 			.max_ns = r->max_ns,
 			.slow = r->slow,
 			.share = self_total ? (double)r->self_ns / (double)self_total : 0.0,
+			.running_ns = r->running_ns,
 		};
 	}
 	f->nfuncs = n;

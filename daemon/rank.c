@@ -2,9 +2,11 @@
  * rank.c - sort keys and the top-N selection of a session's functions.
  *
  * Numeric keys rank high values first, "name" ranks alphabetically; ties go
- * by address so the order is stable from frame to frame.  The top N come
- * from a bounded heap (n log N), which matters at 10 frames per second per
- * client over tens of thousands of functions.
+ * by address so the order is stable from frame to frame.  "total" ranks the
+ * time of returned calls plus the time so far of calls in flight, so what is
+ * slow right now shows before it returns.  The top N come from a bounded
+ * heap (n log N), which matters at 10 frames per second per client over
+ * tens of thousands of functions.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,6 +33,15 @@ daemon_func_avg(const struct daemon_func *f)
 	return f->calls ? f->total_ns / f->calls : 0;
 }
 
+/* Returned plus running time, saturated (the figures come from an agent). */
+static uint64_t
+rank_total(const struct daemon_func *f)
+{
+	uint64_t t = f->total_ns + f->running_ns;
+
+	return t < f->total_ns ? UINT64_MAX : t;
+}
+
 /* A descending comparison on one numeric figure, address as tie breaker. */
 #define RANK_NUMERIC(key, type, expr)                                        \
 	static type                                                          \
@@ -48,7 +59,7 @@ daemon_func_avg(const struct daemon_func *f)
 
 RANK_NUMERIC(calls, uint64_t, f->calls)
 RANK_NUMERIC(rate,  double,   f->rate)
-RANK_NUMERIC(total, uint64_t, f->total_ns)
+RANK_NUMERIC(total, uint64_t, rank_total(f))
 RANK_NUMERIC(self,  uint64_t, f->self_ns)
 RANK_NUMERIC(avg,   uint64_t, daemon_func_avg(f))
 RANK_NUMERIC(max,   uint64_t, f->max_ns)
@@ -185,7 +196,10 @@ daemon_rank(struct daemon_session *s, int key, const char *filter,
 			tot->calls += f->calls;
 			tot->self_ns += f->self_ns;
 		}
-		if (f->calls == 0 || cap == 0 || !rank_match(f, filter))
+		/* Named but never called: not ranked.  A call in flight
+		 * is (main, a stuck function): it has no calls yet. */
+		if ((f->calls == 0 && f->running_ns == 0) || cap == 0 ||
+		    !rank_match(f, filter))
 			continue;
 		if (n < cap) {
 			out[n] = f;

@@ -108,12 +108,13 @@ report_header(struct report_buf *b, const struct daemon_session *s,
 	    report_dur(t2, sizeof t2, (uint64_t)(ovh_ns * (double)tot->calls)));
 	report_add(b, "threads:   %u\n", (unsigned)s->threads);
 	report_add(b, "dropped:   %" PRIu64 " events\n", s->dropped);
-	report_add(b, "functions: %zu known, %zu called\n", s->funcs.n, ncalled);
+	report_add(b, "functions: %zu known, %zu called or running\n", s->funcs.n, ncalled);
 	report_add(b, "written:   %s\n\n", report_date(t1, sizeof t1, wall_ms,
 	    "%Y-%m-%d %H:%M:%S"));
 }
 
-/* The whole report as a heap string (see report.c header). */
+/* The whole report as a heap string (see report.c header): functions by
+ * total + running time, the "running" column showing calls in flight. */
 char *
 daemon_report_format(struct daemon_session *s, uint64_t now_ns,
     uint64_t wall_ms, size_t *len)
@@ -121,7 +122,7 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	struct report_buf b = { .cap = 4096 };
 	struct daemon_func **rows;
 	struct daemon_totals tot;
-	char c1[32], c2[32], c3[32], c4[32];
+	char c1[32], c2[32], c3[32], c4[32], c5[32];
 	size_t n;
 
 	b.p = xmalloc(b.cap);
@@ -130,13 +131,16 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	rows = xcalloc(s->funcs.n ? s->funcs.n : 1, sizeof *rows);
 	n = daemon_rank(s, DAEMON_SORT_TOTAL, NULL, rows, s->funcs.n, &tot);
 	report_header(&b, s, &tot, n, wall_ms);
-	report_add(&b, "%5s %12s %12s %12s %12s %12s %8s  %s\n", "rank", "calls",
-	    "total", "self", "avg", "max", "slow", "function [module]");
+	/* "running": time so far of calls that had not returned at the last
+	 * report (main, a stuck call); the rank counts it with total. */
+	report_add(&b, "%5s %12s %12s %12s %12s %12s %12s %8s  %s\n", "rank", "calls",
+	    "total", "running", "self", "avg", "max", "slow", "function [module]");
 	for (size_t i = 0; i < n; i++) {
 		const struct daemon_func *f = rows[i];
 
-		report_add(&b, "%5zu %12" PRIu64 " %12s %12s %12s %12s %8" PRIu64 "  ",
+		report_add(&b, "%5zu %12" PRIu64 " %12s %12s %12s %12s %12s %8" PRIu64 "  ",
 		    i + 1, f->calls, report_dur(c1, sizeof c1, f->total_ns),
+		    f->running_ns ? report_dur(c5, sizeof c5, f->running_ns) : "-",
 		    report_dur(c2, sizeof c2, f->self_ns),
 		    report_dur(c3, sizeof c3, daemon_func_avg(f)),
 		    report_dur(c4, sizeof c4, f->max_ns), f->slow);

@@ -2,9 +2,12 @@
  * session.c - one target process as its agent reported it.
  *
  * Figures are cumulative in the agent, so a funcs record replaces a
- * function's figures instead of adding to them.  Rates come from a ring of
- * samples of every function's call count, taken at reports at least
- * DAEMON_RATE_SPACING_NS apart: the rate is (calls now - calls at the newest
+ * function's figures instead of adding to them; running time (calls in
+ * flight) is replaced too, and stays as last reported once the agent is
+ * gone (what the target was doing when it was lost or exited).
+ *
+ * Rates come from a ring of samples of every function's call count, taken
+ * at reports at least DAEMON_RATE_SPACING_NS apart: the rate is (calls now - calls at the newest
  * sample at least 1 s old) over the time between them, so the window is
  * 1 to 1.25 s (shorter only in a session's first second).  All times are the
  * daemon's monotonic clock at receipt, passed in so tests can drive it.
@@ -178,6 +181,7 @@ daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
 		f->self_ns = g->self_ns;
 		f->max_ns = g->max_ns;
 		f->slow = g->slow;
+		f->running_ns = g->running_ns;
 	}
 	s->threads = r->threads;
 	s->dropped = r->dropped;
@@ -224,6 +228,7 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 		struct daemon_func *f = &s->funcs.v[k];
 
 		f->calls = f->total_ns = f->self_ns = f->max_ns = f->slow = 0;
+		f->running_ns = 0;        /* the agent's next record brings it back */
 		f->rate = 0;
 	}
 	session_restart_samples(s, now_ns, true);

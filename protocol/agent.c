@@ -75,13 +75,14 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		for (size_t i = 0; i < r->nfuncs; i++) {
 			const struct proto_ag_func *f = &r->funcs[i];
 
-			msgpack_pack_map(pk, 6);
+			msgpack_pack_map(pk, 7);
 			proto_pack_kv_u64(pk, "addr", f->addr);
 			proto_pack_kv_u64(pk, "calls", f->calls);
 			proto_pack_kv_u64(pk, "total_ns", f->total_ns);
 			proto_pack_kv_u64(pk, "self_ns", f->self_ns);
 			proto_pack_kv_u64(pk, "max_ns", f->max_ns);
 			proto_pack_kv_u64(pk, "slow", f->slow);
+			proto_pack_kv_u64(pk, "running_ns", f->running_ns);
 		}
 		break;
 	case PROTO_AG_LEVEL:
@@ -209,7 +210,8 @@ static int agent_decode_funcs(const msgpack_object *root, struct proto_agent_rec
 		    proto_get_u64(o, "total_ns", true, &f->total_ns, err, errlen) < 0 ||
 		    proto_get_u64(o, "self_ns", true, &f->self_ns, err, errlen) < 0 ||
 		    proto_get_u64(o, "max_ns", false, &f->max_ns, err, errlen) < 0 ||
-		    proto_get_u64(o, "slow", false, &f->slow, err, errlen) < 0)
+		    proto_get_u64(o, "slow", false, &f->slow, err, errlen) < 0 ||
+		    proto_get_u64(o, "running_ns", false, &f->running_ns, err, errlen) < 0)
 			return -1;
 	}
 	return 0;

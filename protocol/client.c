@@ -38,8 +38,9 @@ static int client_expect_type(const msgpack_object *root, const char *want,
 }
 
 /*
- * See protocol.h.  On failure c->id is still set when the message carried a
- * readable id, so the daemon can answer with a reply rather than an error.
+ * See protocol.h.  On failure c->id and c->has_id are still set when the
+ * message carried a readable id, so the daemon can answer with a reply rather
+ * than an error.
  */
 int proto_decode_cmd(const void *buf, size_t len, struct proto_cmd *c,
     char *err, size_t errlen)
@@ -51,8 +52,10 @@ int proto_decode_cmd(const void *buf, size_t len, struct proto_cmd *c,
 	memset(c, 0, sizeof *c);
 	if (proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err, errlen) < 0)
 		return -1;
-	if (proto_get_u64(&doc.root, "id", true, &c->id, err, errlen) < 0 ||
-	    client_expect_type(&doc.root, "cmd", err, errlen) < 0 ||
+	if (proto_get_u64(&doc.root, "id", true, &c->id, err, errlen) < 0)
+		goto out;
+	c->has_id = true;
+	if (client_expect_type(&doc.root, "cmd", err, errlen) < 0 ||
 	    proto_get_str(&doc.root, "cmd", true, &c->cmd, err, errlen) < 0 ||
 	    proto_get_array(&doc.root, "args", false, &args, err, errlen) < 0)
 		goto out;
@@ -81,9 +84,11 @@ out:
 	proto_doc_free(&doc);
 	if (r < 0) {
 		uint64_t id = c->id;
+		bool has_id = c->has_id;
 
 		proto_cmd_free(c);
 		c->id = id;
+		c->has_id = has_id;
 	}
 	return r;
 }

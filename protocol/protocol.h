@@ -97,6 +97,7 @@ void proto_pack_kv_bool(msgpack_packer *pk, const char *key, bool val);
 /* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
 struct proto_cmd {
 	uint64_t id;                      /* echoed in the reply */
+	bool     has_id;                  /* id was readable (kept on decode errors) */
 	char    *cmd;                     /* "level", "reset", "dump", ... */
 	int      argc;
 	char    *argv[PROTO_MAX_ARGS];
@@ -132,6 +133,7 @@ struct proto_func {
 	uint64_t max_ns;                  /* longest single call */
 	uint64_t slow;                    /* calls longer than slow_ms */
 	double   share;                   /* self_ns / all self time, 0..1 */
+	uint64_t running_ns;              /* time so far in calls not yet returned */
 };
 
 /* daemon -> client: periodic snapshot of one target session. */
@@ -234,6 +236,7 @@ struct proto_ag_func {
 	uint64_t self_ns;
 	uint64_t max_ns;
 	uint64_t slow;
+	uint64_t running_ns;              /* in calls still running, at time_ns */
 };
 
 struct proto_agent_rec {

@@ -80,7 +80,7 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	for (size_t i = 0; i < f->nfuncs; i++) {
 		const struct proto_func *fn = &f->funcs[i];
 
-		msgpack_pack_map(&pk, 11);
+		msgpack_pack_map(&pk, 12);
 		proto_pack_kv_str(&pk, "name", fn->name);
 		proto_pack_kv_str(&pk, "module", fn->module);
 		proto_pack_kv_u64(&pk, "addr", fn->addr);
@@ -92,6 +92,7 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 		proto_pack_kv_u64(&pk, "max_ns", fn->max_ns);
 		proto_pack_kv_u64(&pk, "slow", fn->slow);
 		proto_pack_kv_f64(&pk, "share", fn->share);
+		proto_pack_kv_u64(&pk, "running_ns", fn->running_ns);
 	}
 }
 
@@ -208,7 +209,8 @@ static int server_decode_func(const msgpack_object *o, struct proto_func *f,
 	    proto_get_u64(o, "avg_ns", false, &f->avg_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "max_ns", false, &f->max_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "slow", false, &f->slow, err, errlen) < 0 ||
-	    proto_get_f64(o, "share", false, &f->share, err, errlen) < 0)
+	    proto_get_f64(o, "share", false, &f->share, err, errlen) < 0 ||
+	    proto_get_u64(o, "running_ns", false, &f->running_ns, err, errlen) < 0)
 		return -1;
 	if (f->module == NULL)
 		f->module = xstrdup("");

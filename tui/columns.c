@@ -12,7 +12,20 @@
 static void col_name(const struct proto_func *f, char *b, size_t n)  { snprintf(b, n, "%s", f->name); }
 static void col_calls(const struct proto_func *f, char *b, size_t n) { tui_fmt_count(f->calls, b, n); }
 static void col_rate(const struct proto_func *f, char *b, size_t n)  { tui_fmt_rate(f->calls_per_s, b, n); }
-static void col_total(const struct proto_func *f, char *b, size_t n) { tui_fmt_ns(f->total_ns, b, n); }
+/* Total time; calls still in flight add their time so far, marked by a
+ * trailing '+' (tui_fmt_ns leaves a column for it). */
+static void col_total(const struct proto_func *f, char *b, size_t n)
+{
+	uint64_t t = f->total_ns + f->running_ns;
+	size_t len;
+
+	tui_fmt_ns(t < f->total_ns ? UINT64_MAX : t, b, n);    /* saturated */
+	len = strlen(b);
+	if (f->running_ns > 0 && len + 1 < n) {
+		b[len] = '+';
+		b[len + 1] = '\0';
+	}
+}
 static void col_self(const struct proto_func *f, char *b, size_t n)  { tui_fmt_ns(f->self_ns, b, n); }
 static void col_avg(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->avg_ns, b, n); }
 static void col_max(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->max_ns, b, n); }
@@ -57,12 +70,13 @@ int tui_column_of_sort(const char *key)
 	return -1;
 }
 
-/* Sort value of f for a numeric key (descending); 0 for name. */
+/* Sort value of f for a numeric key (descending); 0 for name.  "total"
+ * counts calls in flight, as the daemon ranks it. */
 static double columns_value(const struct proto_func *f, const char *key)
 {
 	if (strcmp(key, "calls") == 0) return (double)f->calls;
 	if (strcmp(key, "rate") == 0)  return f->calls_per_s;
-	if (strcmp(key, "total") == 0) return (double)f->total_ns;
+	if (strcmp(key, "total") == 0) return (double)f->total_ns + (double)f->running_ns;
 	if (strcmp(key, "self") == 0)  return (double)f->self_ns;
 	if (strcmp(key, "avg") == 0)   return (double)f->avg_ns;
 	if (strcmp(key, "max") == 0)   return (double)f->max_ns;

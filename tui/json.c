@@ -216,6 +216,7 @@ static void json_func(struct json *j, const struct proto_func *f)
 	json_kv_u64(j, "max_ns", f->max_ns);
 	json_kv_u64(j, "slow", f->slow);
 	json_kv_f64(j, "share", f->share);
+	json_kv_u64(j, "running_ns", f->running_ns);
 	json_close(j, '}');
 }
 

@@ -120,11 +120,13 @@ static void key_target(struct tui_app *a, int key)
 	tui_app_send(a, 2, argv);
 }
 
-/* Enter: everything about the selected function on the message line. */
+/* Enter: everything about the selected function on the message line; the
+ * time so far of calls in flight is apart from the returned calls' total. */
 static void key_details(struct tui_app *a, int key)
 {
 	const struct proto_func *f = tui_panel_funcs_selected(a);
 	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
+	char run[16], running[48] = "";
 
 	(void)key;
 	if (f == NULL)
@@ -136,9 +138,13 @@ static void key_details(struct tui_app *a, int key)
 	tui_fmt_ns(f->avg_ns, avg, sizeof avg);
 	tui_fmt_ns(f->max_ns, max, sizeof max);
 	tui_fmt_share(f->share, share, sizeof share);
-	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s, self %s (%s), "
+	if (f->running_ns > 0) {
+		tui_fmt_ns(f->running_ns, run, sizeof run);
+		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
+	}
+	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
 	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
-	    (unsigned long long)f->calls, calls, rate, total, self, share, avg, max,
+	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
 	    (unsigned long long)f->slow);
 }
 

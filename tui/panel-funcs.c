@@ -104,8 +104,10 @@ static void panel_header(const struct tui_app *a, WINDOW *win, int y, int x, int
 static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
     const struct panel_layout *l, const struct proto_func *f, bool selected)
 {
+	/* Idle: no call lately and none in flight (a stuck call is not idle). */
 	unsigned long at = selected ? a->attr[TUI_EL_SELECTED] :
-	    f->calls_per_s > 0 ? a->attr[TUI_EL_ROW] : a->attr[TUI_EL_ROW_IDLE];
+	    f->calls_per_s > 0 || f->running_ns > 0 ? a->attr[TUI_EL_ROW] :
+	    a->attr[TUI_EL_ROW_IDLE];
 	char v[512], cell[1024];
 	int cx = x;
 

@@ -26,7 +26,8 @@ static void make_frame(msgpack_sbuffer *sb)
 	struct proto_func fn[2] = {
 		{ .name = "slow_work", .module = "demo", .addr = 0x1234, .calls = 200,
 		  .calls_per_s = 10.5, .total_ns = 200000000, .self_ns = 199000000,
-		  .avg_ns = 1000000, .max_ns = 1200000, .slow = 3, .share = 0.75 },
+		  .avg_ns = 1000000, .max_ns = 1200000, .slow = 3, .share = 0.75,
+		  .running_ns = 400000 },
 		{ .name = "fast_hash", .module = "demo", .addr = 0x5678, .calls = 210000,
 		  .calls_per_s = 10500, .total_ns = 5000000, .self_ns = 5000000,
 		  .avg_ns = 23, .max_ns = 900, .share = 0.25 },
@@ -66,6 +67,8 @@ static void test_frame_round_trip(void **state)
 	assert_int_equal(m.frame.funcs[1].calls, 210000);
 	assert_int_equal(m.frame.funcs[0].max_ns, 1200000);
 	assert_int_equal(m.frame.funcs[0].slow, 3);
+	assert_int_equal(m.frame.funcs[0].running_ns, 400000);
+	assert_int_equal(m.frame.funcs[1].running_ns, 0);
 	assert_true(m.frame.funcs[0].share > 0.749 && m.frame.funcs[0].share < 0.751);
 	assert_true(m.frame.funcs[1].calls_per_s == 10500);
 	proto_server_msg_free(&m);
@@ -127,7 +130,7 @@ static void test_agent_records_round_trip(void **state)
 	struct proto_ag_sym sym = { .addr = 0x401000, .name = "main", .module = "/bin/demo",
 	    .offset = 0x1000, .size = 64 };
 	struct proto_ag_func fn = { .addr = 0x401000, .calls = 5, .total_ns = 50, .self_ns = 40,
-	    .max_ns = 20, .slow = 1 };
+	    .max_ns = 20, .slow = 1, .running_ns = 7 };
 	struct proto_agent_rec in[] = {
 		{ .type = PROTO_AG_HELLO, .hello = { .pid = 77, .exe = "/bin/demo",
 		  .build_id = "abcd", .cmdline = "demo --x", .level = 3, .overhead_ps = 20000 } },
@@ -166,6 +169,7 @@ static void test_agent_records_round_trip(void **state)
 			assert_int_equal(out.nfuncs, 1);
 			assert_int_equal(out.funcs[0].calls, 5);
 			assert_int_equal(out.funcs[0].slow, 1);
+			assert_int_equal(out.funcs[0].running_ns, 7);
 			assert_int_equal(out.threads, 3);
 			break;
 		case PROTO_AG_LEVEL:
@@ -242,6 +246,12 @@ static void test_malformed_rejected(void **state)
 	proto_pack_kv_str(&pk, "id", "seven");
 	proto_pack_kv_str(&pk, "cmd", "level");
 	expect_cmd_rejected(sb.data, sb.size, "\"id\" must be");
+	{
+		struct proto_cmd c;
+
+		assert_int_equal(proto_decode_cmd(sb.data, sb.size, &c, err, sizeof err), -1);
+		assert_false(c.has_id);
+	}
 
 	msgpack_sbuffer_clear(&sb);
 	msgpack_pack_map(&pk, 5);
@@ -256,6 +266,7 @@ static void test_malformed_rejected(void **state)
 		struct proto_cmd c;
 
 		assert_int_equal(proto_decode_cmd(sb.data, sb.size, &c, err, sizeof err), -1);
+		assert_true(c.has_id);
 		assert_int_equal(c.id, 5);   /* the id survives, so a reply can name it */
 		assert_non_null(strstr(err, "argument 1"));
 	}

@@ -1,8 +1,9 @@
 /*
  * test-session.c - the daemon's session aggregation without lws: figures
- * replace, rates over about a second, top N by every sort key, the filter,
- * the session list (resume, pid reuse, auto pick), exited sessions keeping
- * their figures, reset, reports.
+ * replace, rates over about a second, top N by every sort key (running
+ * time of calls in flight counted in "total"), the filter, the session list
+ * (resume, pid reuse, auto pick), exited sessions keeping their figures,
+ * reset, reports.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -290,6 +291,64 @@ test_rank_keys(void **state)
 	daemon_session_free(s);
 }
 
+/* Running time (calls in flight): "total" ranks total + running, so a
+ * function stuck in its first call ranks with no call counted yet; the
+ * other keys ignore it; once the call returns, running goes back to 0. */
+static void
+test_rank_running(void **state)
+{
+	struct daemon_session *s = ranked_session();
+	struct proto_ag_func f[2] = {
+		/* foxtrot: one returned call (3000) and one 7000 in. */
+		{ .addr = 0x105, .calls = 1, .total_ns = 3000, .self_ns = 3000,
+		  .max_ns = 3000, .slow = 2, .running_ns = 7000 },
+		/* golf: stuck in its first call for 1500 ns. */
+		{ .addr = 0x106, .running_ns = 1500 },
+	};
+	char *text;
+	size_t len;
+
+	(void)state;
+	name(s, 0x106, "golf", "/bin/app");
+	feed(s, 2500 * MS, 2, f);
+	assert_int_equal(daemon_functab_find(&s->funcs, 0x105)->running_ns, 7000);
+	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16),
+	    "foxtrot charlie alpha bravo echo_hash golf delta");
+	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 1), "foxtrot");
+	/* avg and max are figures of returned calls: unchanged, golf last. */
+	assert_string_equal(ranked(s, DAEMON_SORT_AVG, NULL, 16),
+	    "foxtrot alpha charlie echo_hash bravo delta golf");
+	assert_string_equal(ranked(s, DAEMON_SORT_MAX, NULL, 16),
+	    "foxtrot alpha charlie echo_hash bravo delta golf");
+	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, NULL, 16),
+	    "bravo delta echo_hash charlie alpha foxtrot golf");
+	/* The report shows the running time and ranks the same way. */
+	text = daemon_report_format(s, 3 * S, proto_wall_ms(), &len);
+	assert_non_null(strstr(text, " running "));
+	assert_non_null(strstr(text, "7.00 us"));
+	assert_true(strstr(text, "foxtrot") < strstr(text, "charlie"));
+	assert_non_null(strstr(text, "golf"));
+	free(text);
+	/* Both calls return: running 0, the time lands in total. */
+	f[0] = (struct proto_ag_func){ .addr = 0x105, .calls = 2, .total_ns = 10000,
+		.self_ns = 10000, .max_ns = 7000, .slow = 2 };
+	f[1] = (struct proto_ag_func){ .addr = 0x106, .calls = 1, .total_ns = 1600,
+		.self_ns = 1600, .max_ns = 1600 };
+	feed(s, 2750 * MS, 2, f);
+	assert_int_equal(daemon_functab_find(&s->funcs, 0x105)->running_ns, 0);
+	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16),
+	    "foxtrot charlie alpha bravo echo_hash golf delta");
+	assert_string_equal(ranked(s, DAEMON_SORT_AVG, NULL, 16),
+	    "foxtrot golf alpha charlie echo_hash bravo delta");
+	/* A reset zeroes running time too, until the agent reports again. */
+	f[1] = (struct proto_ag_func){ .addr = 0x106, .calls = 1, .running_ns = 900 };
+	feed(s, 2900 * MS, 2, f);
+	daemon_session_reset(s, 3 * S);
+	assert_int_equal(daemon_functab_find(&s->funcs, 0x106)->running_ns, 0);
+	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16), "");
+	daemon_session_free(s);
+}
+
 /* The filter applies before top N and ignores case. */
 static void
 test_rank_filter(void **state)
@@ -547,6 +606,7 @@ main(void)
 		cmocka_unit_test(test_rates),
 		cmocka_unit_test(test_rates_decay),
 		cmocka_unit_test(test_rank_keys),
+		cmocka_unit_test(test_rank_running),
 		cmocka_unit_test(test_rank_filter),
 		cmocka_unit_test(test_rank_many),
 		cmocka_unit_test(test_session_end_and_resume),

@@ -29,6 +29,12 @@ __attribute__((noinline)) int test_global_target(int x)
 	return x * 5 + test_static_target(x);
 }
 
+__attribute__((noinline, visibility("hidden"))) int test_hidden_target(int x);
+__attribute__((noinline, visibility("hidden"))) int test_hidden_target(int x)
+{
+	return x * 9 + test_global_target(x);
+}
+
 /* dl_iterate_phdr callback: the first object is the executable. */
 static int test_base_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -75,7 +81,7 @@ static void test_load_self(void **state)
 	assert_true(t->n > 10);
 	assert_false(t->dynamic);
 	for (size_t i = 1; i < t->n; i++)
-		assert_true(t->syms[i - 1].value < t->syms[i].value);
+		assert_true(t->syms[i - 1].offset < t->syms[i].offset);
 }
 
 /* Look up one function by its runtime address and check name and start. */
@@ -86,7 +92,7 @@ static void test_lookup_fn(const struct symtab *t, void *fn, const char *name)
 
 	assert_non_null(s);
 	assert_string_equal(s->name, name);
-	assert_int_equal(s->value, off);
+	assert_int_equal(s->offset, off);
 	assert_true(s->size > 0);
 }
 
@@ -109,13 +115,13 @@ static void test_lookup_bounds(void **state)
 	const struct symtab_sym *s = symtab_lookup(t, off);
 
 	assert_non_null(s);
-	assert_ptr_equal(symtab_lookup(t, s->value + s->size - 1), s);
-	assert_ptr_not_equal(symtab_lookup(t, s->value + s->size), s);
-	assert_ptr_not_equal(symtab_lookup(t, s->value - 1), s);
+	assert_ptr_equal(symtab_lookup(t, s->offset + s->size - 1), s);
+	assert_ptr_not_equal(symtab_lookup(t, s->offset + s->size), s);
+	assert_ptr_not_equal(symtab_lookup(t, s->offset - 1), s);
 	assert_null(symtab_lookup(t, 0));
-	assert_null(symtab_lookup(t, t->syms[0].value - 1));
+	assert_null(symtab_lookup(t, t->syms[0].offset - 1));
 	assert_null(symtab_lookup(t, UINT64_MAX));
-	assert_ptr_equal(symtab_lookup(t, t->syms[0].value), &t->syms[0]);
+	assert_ptr_equal(symtab_lookup(t, t->syms[0].offset), &t->syms[0]);
 	assert_null(symtab_lookup(NULL, off));
 }
 
@@ -203,6 +209,17 @@ static void test_resolve(void **state)
 	assert_string_equal(si.name, "test_static_target");
 	assert_string_equal(si.module, self);
 	assert_int_equal(si.offset, (uintptr_t)test_static_target - test_exe_base());
+	assert_int_equal(si.start, si.offset);
+	assert_int_equal(si.bind, SYM_BIND_LOCAL);
+	assert_int_equal(si.src, SYM_SRC_SYMTAB);
+	assert_int_equal(sym_resolve((uintptr_t)test_global_target + 1, &si), 0);
+	assert_string_equal(si.name, "test_global_target");
+	assert_int_equal(si.start + 1, si.offset);
+	assert_int_equal(si.bind, SYM_BIND_GLOBAL);
+	assert_int_equal(si.vis, SYM_VIS_DEFAULT);
+	assert_int_equal(sym_resolve((uintptr_t)test_hidden_target, &si), 0);
+	assert_string_equal(si.name, "test_hidden_target");
+	assert_int_equal(si.vis, SYM_VIS_HIDDEN);
 
 	/* getpid: in libc's .dynsym with the alias __getpid; no sanitizer
 	 * intercepts it (fopen would resolve to ASan's interceptor). */

@@ -202,7 +202,8 @@ static struct proto_target json_targets[2] = {
 static struct proto_func json_funcs[2] = {
 	{ .name = "slow_work", .module = "demo", .addr = 0x1234, .calls = 200,
 	  .calls_per_s = 10.25, .total_ns = 200000000, .self_ns = 199000000,
-	  .avg_ns = 1000000, .max_ns = 1200000, .slow = 3, .share = 0.75 },
+	  .avg_ns = 1000000, .max_ns = 1200000, .slow = 3, .share = 0.75,
+	  .running_ns = 400000 },
 	{ .name = "fast_hash", .module = "libx.so", .addr = 0x5678, .calls = 210000,
 	  .calls_per_s = 10500, .total_ns = 5000000, .self_ns = 5000000,
 	  .avg_ns = 23, .max_ns = 900, .share = 0.25 },
@@ -229,17 +230,18 @@ static void test_json_frame(void **state)
 	    "\"funcs\":["
 	    "{\"name\":\"slow_work\",\"module\":\"demo\",\"addr\":4660,\"calls\":200,"
 	    "\"calls_per_s\":10.25,\"total_ns\":200000000,\"self_ns\":199000000,"
-	    "\"avg_ns\":1000000,\"max_ns\":1200000,\"slow\":3,\"share\":0.75},"
+	    "\"avg_ns\":1000000,\"max_ns\":1200000,\"slow\":3,\"share\":0.75,"
+	    "\"running_ns\":400000},"
 	    "{\"name\":\"fast_hash\",\"module\":\"libx.so\",\"addr\":22136,\"calls\":210000,"
 	    "\"calls_per_s\":10500,\"total_ns\":5000000,\"self_ns\":5000000,"
-	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25}]}";
+	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0}]}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,targets,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,funcs,"
-	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,"
-	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share";
+	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
+	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -260,7 +262,8 @@ static void test_json_empty_and_extremes(void **state)
 		.started_ms = UINT64_MAX };
 	struct proto_func f = { .calls = UINT64_MAX, .calls_per_s = NAN, .share = INFINITY };
 	struct proto_func g = { .name = "g", .calls_per_s = 1.0 / 3, .share = 1e-12 };
-	struct proto_func h = { .name = "h", .calls_per_s = 1e20, .share = -INFINITY };
+	struct proto_func h = { .name = "h", .calls_per_s = 1e20, .share = -INFINITY,
+		.running_ns = UINT64_MAX };
 	struct proto_func fs[3];
 	struct jp j;
 	char *s;
@@ -292,11 +295,11 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"ended_ms\":0}]"));
 	assert_non_null(strstr(s, "{\"name\":\"\",\"module\":\"\",\"addr\":0,"
 	    "\"calls\":18446744073709551615,\"calls_per_s\":null,"));
-	assert_non_null(strstr(s, "\"slow\":0,\"share\":null},{\"name\":\"g\","));
+	assert_non_null(strstr(s, "\"slow\":0,\"share\":null,\"running_ns\":0},{\"name\":\"g\","));
 	assert_non_null(strstr(s, "\"calls_per_s\":0.3333333333,"));
-	assert_non_null(strstr(s, "\"share\":1e-12}"));
+	assert_non_null(strstr(s, "\"share\":1e-12,\"running_ns\":0}"));
 	assert_non_null(strstr(s, "\"calls_per_s\":1e+20,"));
-	assert_non_null(strstr(s, "\"share\":null}]}"));
+	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}]}"));
 	free(s);
 }
 
@@ -419,6 +422,14 @@ static void test_sort(void **state)
 	assert_string_equal(ORDER(), "dabc");
 	tui_funcs_sort(f, 4, "total");
 	assert_string_equal(ORDER(), "cadb");
+	f[3].running_ns = 25;                   /* b: 10 returned + 25 in flight */
+	tui_funcs_sort(f, 4, "total");
+	assert_string_equal(ORDER(), "cbad");
+	tui_funcs_sort(f, 4, "avg");            /* avg ignores calls in flight */
+	assert_string_equal(ORDER(), "cbda");
+	f[1].running_ns = 0;                    /* b returned */
+	tui_funcs_sort(f, 4, "total");
+	assert_string_equal(ORDER(), "cadb");
 	tui_funcs_sort(f, 4, "rate");
 	assert_string_equal(ORDER(), "dbac");
 	tui_funcs_sort(f, 4, "name");
@@ -460,7 +471,7 @@ static void test_columns_print(void **state)
 	    "target demo (pid 42) live, level 2 | sort total | 5 functions seen | 210K calls | "
 	    "1 dropped | 2 threads\n"
 	    "NAME        CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODULE\n"
-	    "slow_work     200      10   200ms   199ms  1.00ms  1.20ms      3  75.0% demo\n"
+	    "slow_work     200      10  200ms+   199ms  1.00ms  1.20ms      3  75.0% demo\n"
 	    "fast_hash    210K   10.5K  5.00ms  5.00ms    23ns   900ns      0  25.0% libx.so\n");
 	free(s);
 

@@ -6,22 +6,28 @@
  * function below is timed except those marked HOOKSCOPE_NO_INSTRUMENT; idle
  * time is spent in those (and in libc), so the counts stay exact.
  *
- * Usage: demo [--cycles K] [--period-ms P] [--exit]
+ * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS]
  *   --cycles K     run K cycles (default: forever), then print "demo: done"
  *   --period-ms P  one cycle every P ms (default 100)
  *   --exit         exit after the cycles (default: idle forever)
+ *   --stall-ms MS  after the first cycle, make one call of stuck_work that
+ *                  takes MS ms (sleeping, untimed inside), then go on with
+ *                  the next cycle: a function stuck in a long call
  *
- * Exact calls of the instrumented functions:
+ * Exact calls of the instrumented functions (a call counts when it returns):
  *   per cycle:      slow_work 1      busy ~1 ms: the hottest by total and self
  *                   fast_hash 1050   1000 from main + 5 from each parse_record
  *                   parse_record 10
  *                   worker_step 20   on the worker thread
- *   once per run:   main 1, parse_args 1, worker_main 1 (worker thread)
+ *   once per run:   parse_args 1; stuck_work 1 with --stall-ms (0 until it
+ *                   returns: meanwhile its time shows as running time)
+ *   never returns:  main, worker_main (worker thread): 0 calls
  *   so after K cycles: slow_work K, fast_hash 1050 K, parse_record 10 K,
  *   worker_step 20 K.  There is no per-cycle function on purpose: its
  *   inclusive time would exceed slow_work's.  main and worker_main never
  *   return (main leaves through exit(), the worker is never joined), so no
- *   inclusive time is ever charged to them either.
+ *   inclusive time is ever charged to them: their time so far shows as
+ *   running time only.
  * The main thread waits for the worker at the end of each cycle, so all
  * counts are complete when "demo: done" is printed.
  */
@@ -147,9 +153,16 @@ static HOOKSCOPE_NO_INSTRUMENT long demo_number(const char *opt, const char *s)
 	return v;
 }
 
-/* Command line: --cycles K, --period-ms P, --exit. */
+/* The stuck call of --stall-ms: MS ms in one call (asleep, so its time is
+ * all this function's own and no timed callee is called meanwhile). */
+__attribute__((noinline)) void stuck_work(long ms)
+{
+	demo_sleep_until(demo_now_ns() + (uint64_t)ms * 1000000u);
+}
+
+/* Command line: --cycles K, --period-ms P, --exit, --stall-ms MS. */
 __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
-    long *period_ms, int *do_exit)
+    long *period_ms, int *do_exit, long *stall_ms)
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--cycles") == 0) {
@@ -160,9 +173,13 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			i++;
 		} else if (strcmp(argv[i], "--exit") == 0) {
 			*do_exit = 1;
+		} else if (strcmp(argv[i], "--stall-ms") == 0) {
+			*stall_ms = demo_number("--stall-ms", argv[i + 1]);
+			i++;
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
-			    "usage: demo [--cycles K] [--period-ms P] [--exit]\n", argv[i]);
+			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
+			    "[--stall-ms MS]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -171,12 +188,12 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 /* K cycles of the fixed work shape, one per period, then done. */
 int main(int argc, char **argv)
 {
-	long cycles = -1, period_ms = 100;
+	long cycles = -1, period_ms = 100, stall_ms = 0;
 	int do_exit = 0;
 	pthread_t worker;
 	uint64_t next;
 
-	parse_args(argc, argv, &cycles, &period_ms, &do_exit);
+	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
 	    pthread_create(&worker, NULL, worker_main, NULL) != 0) {
 		fprintf(stderr, "demo: cannot start the worker thread\n");
@@ -200,6 +217,10 @@ int main(int argc, char **argv)
 		demo_wait(&demo_done);
 		next += (uint64_t)period_ms * 1000000u;
 		demo_sleep_until(next);
+		if (c == 0 && stall_ms > 0) {
+			stuck_work(stall_ms);
+			next = demo_now_ns();   /* no burst of catch-up cycles */
+		}
 	}
 	printf("demo: done\n");
 	fflush(stdout);

@@ -1,0 +1,73 @@
+# map.sh - a stripped program named by its GNU ld map file (HOOKSCOPE_MAP):
+# PIE without -ffunction-sections (global functions named), non-PIE with it
+# (static functions named too); a malformed map is reported with file:line
+# and ignored while the target runs on.
+. tests/e2e/lib.sh
+command -v strip >/dev/null 2>&1 || fail "strip not found: install binutils"
+command -v nm >/dev/null 2>&1 || fail "nm not found: install binutils"
+CC=${CC:-cc}
+cat >"$HS_TMP/m.c" <<'C'
+#include <unistd.h>
+static volatile int sink;
+__attribute__((noinline)) static int map_leaf(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int map_work(int x) { return map_leaf(x) + 2; }
+__attribute__((noinline)) int map_step(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += map_work(i);
+	return s;
+}
+int main(void)
+{
+	for (;;) {
+		sink = map_step(10);
+		usleep(10000);
+	}
+}
+C
+
+# build KIND FLAGS...: compile, link with a map, strip; fail if symbols remain.
+build() {
+	local kind=$1; shift
+	"$CC" -O2 -finstrument-functions "$@" -Wl,-Map="$HS_TMP/m-$kind.map" \
+		"$HS_TMP/m.c" -o "$HS_TMP/m-$kind" || fail "cannot build the $kind test program"
+	strip "$HS_TMP/m-$kind" || fail "strip failed"
+	nm "$HS_TMP/m-$kind" 2>&1 | grep -q "no symbols" || fail "m-$kind still has a symbol table"
+}
+
+# names_of KIND: the function names of the newest frame, one line.
+names() {
+	once_json --top 50 | jq -c '[.funcs[].name] | sort'
+}
+
+# check KIND JQ-CONDITION-ON-NAMES
+check() {
+	local kind=$1 cond=$2
+	HOOKSCOPE_MAP="*/m-$kind=$HS_TMP/m-$kind.map"
+	export HOOKSCOPE_MAP
+	start_daemon run -- "$HS_TMP/m-$kind"
+	wait_for 20 jq_once "[.funcs[].name] | $cond" --top 50 ||
+		fail "$kind: functions not named from the map: $(names)"
+	echo "ok: $kind: $(names)"
+	stop_daemon
+}
+
+build pie
+check pie 'index("map_work") != null and index("map_step") != null and index("main") != null'
+build nopie -no-pie -ffunction-sections
+check nopie 'index("map_work") != null and index("map_step") != null and index("main") != null and index("map_leaf") != null'
+
+# A malformed map: a clear file:line error from the agent, the program runs on.
+printf 'Linker script and memory map\n\n.text 0x1000 0x10\n .text 0x1000 0x10 a.o\n   0xzz foo\n' \
+	>"$HS_TMP/bad.map"
+HOOKSCOPE_MAP="m-pie=$HS_TMP/bad.map"
+export HOOKSCOPE_MAP
+start_daemon run -- "$HS_TMP/m-pie"
+wait_for 20 jq_once '.funcs | length > 0' --top 50
+grep -q "bad.map:5: bad address" "$HS_TMP/daemon.log" ||
+	fail "no file:line error for the malformed map: $(tail -n 5 "$HS_TMP/daemon.log")"
+once_json --top 50 | jq -e '[.funcs[].name] | index("map_work") == null' >/dev/null ||
+	fail "a malformed map still named functions"
+stop_daemon
+echo "ok: malformed map reported as $(grep -o 'bad.map:5: [a-z ]*' "$HS_TMP/daemon.log" | head -1)"
