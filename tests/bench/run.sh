@@ -27,6 +27,11 @@ row "agent level 2, 1 thread"           HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agen
 row "agent level 0 (timing off)"        HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 LD_PRELOAD="$agent" "$app" "$N" 1
 row "no agent, 2 threads"               "$app" "$N" 2
 row "agent level 2, 2 threads"          HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$app" "$N" 2
-if command -v uftrace >/dev/null 2>&1; then
-	echo "peer: uftrace record (see field-notes.md: about 237 ns/call on this machine kind)"
-fi
+
+echo
+echo "hooks called directly (leaf and parent-with-children cost, minus an unhooked call):"
+echo "  reproduce: $O/bench/timing-overhead   and   HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent $O/bench/timing-overhead"
+echo "-- glibc's empty hooks:"
+"$O/bench/timing-overhead"
+echo "-- the agent's hooks:"
+HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$O/bench/timing-overhead"
