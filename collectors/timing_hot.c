@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -203,29 +204,17 @@ static HOT bool tm_unwind(struct tm_block *b, uintptr_t fn, uint64_t now)
 	return false;
 }
 
-/* Called by -finstrument-functions code on entry to every function. */
-HOOK void __cyg_profile_func_enter(void *fn, void *site)
+/* Open frame d (known free) for fn: look its entry up, fill the frame, mark
+ * the activation.  slot and ret are the hook engine's (NULL, 0 otherwise). */
+static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
+    uintptr_t *slot, uintptr_t ret)
 {
-	struct tm_block *b = tm_tls;
 	struct tm_entry *e;
 	struct tm_frame *f;
-	uint32_t d, a = 0;
+	uint32_t a = 0;
 	uint64_t now;
 
-	(void)site;
-	if (!LOAD(&tm_params.enabled))
-		return;
-	if (UNLIKELY(!TM_REAL(b))) {
-		if (b != NULL || (b = tm_thread_start()) == NULL)
-			return;
-	}
-	d = b->depth;
-	if (UNLIKELY(d >= TM_STACK)) {
-		b->lost++;
-		STORE(&b->dropped, b->dropped + 1);
-		return;
-	}
-	e = tm_lookup(b, (uintptr_t)fn);
+	e = tm_lookup(b, fn);
 	if (LIKELY(e != NULL))
 		a = e->active;
 	else
@@ -236,10 +225,12 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 	SIGNAL_FENCE();
 	f = &b->stack[d];
 	f->e = e;
-	f->fn = (uintptr_t)fn;
+	f->fn = fn;
 	f->child_raw = 0;
 	f->child_corr = 0;
 	f->nchildren = 0;
+	f->slot = slot;
+	f->ret = ret;
 	f->start = now = tm_ticks();
 	/* The outermost activation's start before active (release), so the
 	 * reporter never pairs active > 0 with an older start (timing.h).  A
@@ -250,6 +241,38 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 			STORE(&e->start, now);
 		__atomic_store_n(&e->active, a + 1, __ATOMIC_RELEASE);
 	}
+}
+
+/* The calling thread's block for a new frame, or NULL when timing is off,
+ * agent code is running on this thread, or the thread has no block and
+ * cannot get one. */
+static inline HOT struct tm_block *tm_enter_block(void)
+{
+	struct tm_block *b = tm_tls;
+
+	if (!LOAD(&tm_params.enabled))
+		return NULL;
+	if (LIKELY(TM_REAL(b)))
+		return b;
+	return b == NULL ? tm_thread_start() : NULL;
+}
+
+/* Called by -finstrument-functions code on entry to every function. */
+HOOK void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct tm_block *b = tm_enter_block();
+	uint32_t d;
+
+	(void)site;
+	if (b == NULL)
+		return;
+	d = b->depth;
+	if (UNLIKELY(d >= TM_STACK)) {
+		b->lost++;
+		STORE(&b->dropped, b->dropped + 1);
+		return;
+	}
+	tm_push(b, d, (uintptr_t)fn, NULL, 0);
 }
 
 /* Called by -finstrument-functions code on return from every function. */
@@ -272,6 +295,117 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site)
 	    !tm_unwind(b, (uintptr_t)fn, now))
 		return;
 	tm_pop(b, now);
+}
+
+/* Frames detached by tm_site_unhook (an exception was thrown through them)
+ * return without the trampoline; a new call whose slot is at or above
+ * theirs proves they have returned: close them now.  Returns the depth. */
+static HOT uint32_t tm_site_prune(struct tm_block *b, uintptr_t *slot)
+{
+	uint64_t now = tm_ticks();
+
+	while (b->depth > 0) {
+		uintptr_t s = (uintptr_t)b->stack[b->depth - 1].slot;
+
+		if (!(s & TM_DETACHED) || (s & ~TM_DETACHED) > (uintptr_t)slot)
+			break;
+		tm_pop(b, now);
+	}
+	return b->depth;
+}
+
+/* See timing.h.  A call not timed keeps its return address: no frame, no
+ * exit. */
+HOT void tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
+{
+	struct tm_block *b = tm_enter_block();
+	uint32_t d;
+
+	if (b == NULL)
+		return;
+	d = b->depth;
+	if (UNLIKELY(d > 0 && ((uintptr_t)b->stack[d - 1].slot & TM_DETACHED)))
+		d = tm_site_prune(b, slot);
+	if (UNLIKELY(d >= TM_STACK)) {
+		STORE(&b->dropped, b->dropped + 1);
+		return;
+	}
+	tm_push(b, d, fn, slot, *slot);
+	SIGNAL_FENCE();           /* the frame holds the address before it is replaced */
+	*slot = tramp;
+}
+
+/* A site return with no frame for its slot: the real return address is
+ * unknown, so the thread cannot go on.  Never expected (see timing.h). */
+static HOT __attribute__((noreturn, cold)) void tm_site_lost(uintptr_t *slot)
+{
+	static const char msg[] = "hookscope: a hooked call returned with no shadow frame "
+	    "(return address lost); aborting\n";
+
+	(void)slot;
+	(void)!write(2, msg, sizeof msg - 1);
+	abort();
+}
+
+/* See timing.h.  The frame is found by its slot from the top: frames above
+ * it belong to calls a longjmp skipped (closed now, like tm_unwind); a tail
+ * call's frame shares its caller's slot and is the upper one, so it is
+ * closed first and its "return address" is the trampoline again. */
+HOT uintptr_t tm_site_exit(uintptr_t *slot)
+{
+	struct tm_block *b = tm_tls;
+	uint64_t now = tm_ticks();
+	uintptr_t ret;
+	uint32_t i;
+
+	if (UNLIKELY(!TM_REAL(b)))
+		tm_site_lost(slot);
+	for (i = b->depth; i > 0 && b->stack[i - 1].slot != slot; i--)
+		;
+	if (UNLIKELY(i == 0))
+		tm_site_lost(slot);
+	ret = b->stack[i - 1].ret;
+	while (b->depth > i)
+		tm_pop(b, now);
+	tm_pop(b, now);
+	return ret;
+}
+
+/* See timing.h.  Top down, so of two frames sharing a slot (a tail call)
+ * the upper one writes first and the lower one's real address stays. */
+size_t tm_site_unhook(uintptr_t tramp, bool detach, uint32_t *done, size_t max)
+{
+	struct tm_block *b = tm_tls;
+	size_t n = 0;
+
+	if (!TM_REAL(b))
+		return 0;
+	for (uint32_t i = b->depth; i-- > 0;) {
+		struct tm_frame *f = &b->stack[i];
+		uintptr_t s = (uintptr_t)f->slot;
+
+		if (s == 0 || (s & TM_DETACHED))
+			continue;
+		if (*f->slot == tramp) {
+			*f->slot = f->ret;
+			if (n < max)
+				done[n++] = i;
+		}
+		if (detach)
+			f->slot = (uintptr_t *)(s | TM_DETACHED);
+	}
+	return n;
+}
+
+/* See timing.h. */
+void tm_site_rehook(uintptr_t tramp, const uint32_t *done, size_t n)
+{
+	struct tm_block *b = tm_tls;
+
+	if (!TM_REAL(b))
+		return;
+	for (size_t k = n; k-- > 0;)
+		*b->stack[done[k]].slot = tramp;
 }
 
 /* See timing.h. */

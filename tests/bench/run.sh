@@ -35,3 +35,9 @@ echo "-- glibc's empty hooks:"
 "$O/bench/timing-overhead"
 echo "-- the agent's hooks:"
 HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$O/bench/timing-overhead"
+
+echo
+echo "hook engine (experimental, HOOKSCOPE_ENGINE=1) on a plain gcc -O2 loop, $N calls:"
+row "no agent"                          "$O/bench/engine-loop" "$N"
+row "engine, site enabled (level 4)"    HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"
+row "engine, site disabled (level 1)"   HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=1 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"

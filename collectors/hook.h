@@ -1,0 +1,121 @@
+/*
+ * hook.h - the hook engine (internal): patching of unmodified x86-64 code.
+ *
+ * EXPERIMENTAL (issue 3 in progress), enabled with HOOKSCOPE_ENGINE=1.
+ *
+ * A site is one function of an "own" module.  Patching (once, all other
+ * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
+ * site's out-of-line block in a trampoline region mapped within +/-2 GB:
+ *
+ *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
+ *   blk+6   push $index                  enabled: the site's index
+ *   blk+11  jmp *common(%rip)            to hook_entry_common
+ *   blk+17  relocated prologue           (hook_x86.c)
+ *           jmp fn+n
+ *
+ * The switch holds blk+6 (enabled) or blk+17 (disabled), so a level change
+ * is one relaxed 8-byte store per site and a disabled site costs one
+ * predicted indirect jump; no register is touched on either path.
+ * hook_entry_common (hook_tramp.c) saves every call-clobbered register,
+ * calls hook_site_enter(index, slot) which opens a timing frame and swaps the
+ * return address in *slot for hook_return_tramp, then continues at the
+ * relocated prologue.
+ */
+#ifndef HOOKSCOPE_HOOK_H
+#define HOOKSCOPE_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOOK_PATCH_LEN  5           /* jmp rel32 */
+#define HOOK_BLK_SIZE   64          /* out-of-line block per site */
+#define HOOK_BLK_HEAD   17          /* jmp *switch, push $index, jmp *common */
+#define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
+
+/* Why a function was not patched (counted per reason). */
+enum hook_why {
+	HOOK_OK = 0,
+	HOOK_R_SHORT,           /* smaller than the 5-byte jmp */
+	HOOK_R_DECODE,          /* an instruction capstone cannot decode */
+	HOOK_R_INTO,            /* a branch of the function targets the patched bytes */
+	HOOK_R_INSN,            /* an instruction we cannot relocate (loop, jrcxz, ...) */
+	HOOK_R_CALL,            /* a call inside the patched bytes that does not end them */
+	HOOK_R_RANGE,           /* a relocated target out of rel32 reach */
+	HOOK_R_BIG,             /* relocated prologue larger than the block */
+	HOOK_R_BUSY,            /* a stopped thread was inside the patched bytes */
+	HOOK_R_NEAR,            /* no trampoline region within +/-2 GB */
+	HOOK_R_STOP,            /* the other threads could not be stopped */
+	HOOK_R_COUNT
+};
+
+/* hook_x86.c: the prologue plan of one function. */
+struct hook_x86_plan {
+	size_t  n;                  /* original bytes replaced (>= 5) */
+	size_t  len;                /* bytes written to out (incl. the jmp back) */
+	uint8_t out[HOOK_RELOC_MAX];
+};
+
+/* Relocate the first instructions of the function at addr (size bytes,
+ * code = a readable copy or the function itself) so they run at dst and
+ * then jump back to addr + n.  Scans the whole function for branches into
+ * the patched bytes.  HOOK_OK or the refusal reason. */
+enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    struct hook_x86_plan *p);
+const char *hook_why_name(enum hook_why why);
+
+/* One patchable function (hook_site.c). */
+struct hook_site {
+	uintptr_t  fn;              /* runtime address */
+	uint8_t   *blk;             /* out-of-line block */
+	uintptr_t *sw;              /* its switch */
+	uintptr_t  on_addr;         /* blk + 6: the switch when enabled */
+	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
+	const char *name;           /* the module symtab's storage */
+	size_t     n;               /* bytes patched */
+	bool       global;          /* global or weak binding */
+	bool       exported;        /* and default visibility */
+	int        mod;             /* index in the engine's module list */
+	bool       patched;
+	bool       dead;            /* could not be patched (busy) */
+	bool       on;
+};
+
+
+/* hook_tramp.c: regions near a module, the stubs. */
+struct hook_region {
+	uint8_t   *base;
+	size_t     len;             /* whole mapping */
+	size_t     code_len;        /* code part (pages), then the switches */
+	size_t     nblk;
+};
+/* Map a region for nblk blocks whose every byte is within rel32 reach of
+ * [lo, hi).  0, or -1 when nothing is free near enough. */
+int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
+/* Block i's code and switch. */
+uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);
+uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);
+/* Write block i for the site with this index: head + the plan's bytes; the
+ * switch starts disabled. */
+void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
+    const struct hook_x86_plan *p);
+/* Make the code part read+exec once every block is written. */
+int  hook_tramp_seal(const struct hook_region *r);
+/* The stubs (asm, hook_tramp.c). */
+void hook_entry_common(void);
+void hook_return_tramp(void);
+/* Called by the stubs (hook_site.c). */
+uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot);   /* -> where to go on */
+uintptr_t hook_site_exit(uintptr_t *slot);
+
+/* hook_stop.c: stop every other thread of the process. */
+struct hook_stopped {
+	int        n;               /* threads stopped */
+	uintptr_t *rips;            /* where each one was interrupted */
+};
+/* 0 with every other thread parked in a signal handler, or -1 with err
+ * (a thread did not answer within the time limit: all are released). */
+int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
+void hook_stop_resume(struct hook_stopped *st);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * hook_patch.c - find the functions of the program's own modules and patch
+ * them, once, with every other thread stopped.
+ *
+ * Own modules: the executable and every library outside the system library
+ * directories, but not the agent itself and not a module that imports
+ * __cyg_profile_func_enter (built with -finstrument-functions: the timing
+ * hooks already see it).  Candidates: the function symbols of the module's
+ * symbol table (symbols.h) that lie in an executable segment.  The slow part
+ * (symbols, capstone, writing the blocks) runs while the target runs; only
+ * the 5-byte writes happen with the threads stopped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "hook.h"
+#include "hook_int.h"
+#include "protocol.h"
+#include "symbols.h"
+
+#define HOOK_MAX_MODS  64
+#define HOOK_MAX_SEGS  8
+#define HOOK_TRIES     5              /* stops tried while a thread is in the way */
+
+/* A loaded module as dl_iterate_phdr shows it. */
+struct hook_mod {
+	char      path[4096];
+	uintptr_t bias, lo, hi;
+	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
+	int       nsegs;
+};
+
+struct hook_mods {
+	struct hook_mod m[HOOK_MAX_MODS];
+	int             n;
+};
+
+/* dl_iterate_phdr callback: note each module's executable segments. */
+static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct hook_mods *ms = arg;
+	struct hook_mod *m;
+
+	(void)size;
+	if (ms->n >= HOOK_MAX_MODS)
+		return 1;
+	m = &ms->m[ms->n];
+	memset(m, 0, sizeof *m);
+	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') {
+		if (ms->n != 0)
+			return 0;       /* only the first nameless one is the program */
+		ssize_t k = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+
+		if (k <= 0)
+			return 0;
+		m->path[k] = '\0';
+	} else {
+		snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
+	}
+	m->bias = info->dlpi_addr;
+	m->lo = UINTPTR_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t s = m->bias + ph->p_vaddr, e = s + ph->p_memsz;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (s < m->lo)
+			m->lo = s;
+		if (e > m->hi)
+			m->hi = e;
+		if ((ph->p_flags & PF_X) && m->nsegs < HOOK_MAX_SEGS) {
+			m->segs[m->nsegs].start = s;
+			m->segs[m->nsegs].end = e;
+			m->segs[m->nsegs].prot = PROT_EXEC | (ph->p_flags & PF_R ? PROT_READ : 0) |
+			    (ph->p_flags & PF_W ? PROT_WRITE : 0);
+			m->nsegs++;
+		}
+	}
+	ms->n++;
+	return 0;
+}
+
+/* Does the ELF file import sym (an undefined .dynsym entry)? */
+static bool hook_imports(const char *path, const char *sym)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e != NULL && !found && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d != NULL && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (gelf_getsym(d, (int)i, &s) == NULL)
+				break;
+			name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (s.st_shndx == SHN_UNDEF && name != NULL && strcmp(name, sym) == 0) {
+				found = true;
+				break;
+			}
+		}
+	}
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+/* Is the module one of the program's own (see the top of the file)? */
+static bool hook_mod_own(const struct hook_mod *m, int idx)
+{
+	static const char *const sys[] = { "/lib/", "/usr/lib/", "/lib64/", "/usr/lib64/" };
+	uintptr_t self = (uintptr_t)hook_mod_own;
+
+	if (m->nsegs == 0 || (idx != 0 && strchr(m->path, '/') == NULL))
+		return false;           /* the vdso */
+	if (self >= m->lo && self < m->hi)
+		return false;           /* the agent */
+	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+		if (strncmp(m->path, sys[i], strlen(sys[i])) == 0)
+			return false;
+	if (hook_imports(m->path, "__cyg_profile_func_enter")) {
+		agent_log("hook: %s is built with -finstrument-functions; not patched", m->path);
+		return false;
+	}
+	return true;
+}
+
+/* Is [a, a + len) inside one executable segment of m? */
+static bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len)
+{
+	for (int i = 0; i < m->nsegs; i++)
+		if (a >= m->segs[i].start && a + len <= m->segs[i].end)
+			return true;
+	return false;
+}
+
+/* Is this symbol a function entered by a call?  Not gcc's split-off cold
+ * parts (NAME.cold, NAME.cold.N): they are reached by a jump from their
+ * function, with no return address on top of the stack to replace.  Not
+ * _start, which is never called and never returns. */
+static bool hook_sym_entry(const char *name)
+{
+	const char *c = strstr(name, ".cold");
+
+	if (c != NULL && (c[5] == '\0' || c[5] == '.'))
+		return false;
+	return strcmp(name, "_start") != 0;
+}
+
+/* Plan and write the blocks of one module's functions; the sites are
+ * appended to the engine's table (not patched yet). */
+static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
+{
+	struct symtab *t = NULL;
+	struct hook_region r;
+	size_t ncand = 0, k = 0;
+	char err[256];
+
+	if (symtab_load(m->path, &t, err, sizeof err) < 0) {
+		agent_log("hook: %s: %s", m->path, err);
+		return;
+	}
+	g->tabs[g->ntabs++] = t;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->syms[i].size >= HOOK_PATCH_LEN)
+			ncand++;
+		else
+			g->refused[HOOK_R_SHORT]++;
+	if (ncand == 0)
+		return;
+	if (hook_tramp_map(m->lo, m->hi, ncand, &r) < 0) {
+		g->refused[HOOK_R_NEAR] += ncand;
+		agent_log("hook: %s: no trampoline space within 2 GB", m->path);
+		return;
+	}
+	hook_engine_grow(g, ncand);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct symtab_sym *y = &t->syms[i];
+		struct hook_site *s;
+		struct hook_x86_plan p;
+		uintptr_t fn = m->bias + y->offset;
+		enum hook_why why;
+
+		if (y->size < HOOK_PATCH_LEN)
+			continue;
+		if (!hook_mod_exec(m, fn, y->size) || !hook_sym_entry(y->name)) {
+			k++;
+			continue;
+		}
+		why = hook_x86_plan((const uint8_t *)fn, y->size, fn,
+		    (uintptr_t)hook_tramp_blk(&r, k) + HOOK_BLK_HEAD, &p);
+		if (why != HOOK_OK) {
+			g->refused[why]++;
+			agent_log("hook: %s: %s", y->name, hook_why_name(why));
+			k++;
+			continue;
+		}
+		s = xcalloc(1, sizeof *s);
+		g->sites[g->nsites++] = s;
+		s->fn = fn;
+		s->name = y->name;
+		s->n = p.n;
+		s->global = y->bind != SYM_BIND_LOCAL;
+		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
+		s->mod = (int)(m - g->mods->m);
+		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
+	}
+	if (hook_tramp_seal(&r) < 0)
+		agent_warn("hook: cannot make the trampolines of %s executable: %s", m->path,
+		    strerror(errno));
+}
+
+/* Is any stopped thread inside site s's patched bytes (past the first)? */
+static bool hook_site_busy(const struct hook_site *s, const struct hook_stopped *st)
+{
+	for (int i = 0; i < st->n; i++)
+		if (st->rips[i] > s->fn && st->rips[i] < s->fn + s->n)
+			return true;
+	return false;
+}
+
+/* Make a module's executable segments writable (or back). */
+static int hook_mod_protect(const struct hook_mod *m, bool writable)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (int i = 0; i < m->nsegs; i++) {
+		uintptr_t a = m->segs[i].start & ~(pg - 1);
+		int prot = writable ? PROT_READ | PROT_WRITE | PROT_EXEC : m->segs[i].prot;
+
+		if (mprotect((void *)a, m->segs[i].end - a, prot) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* With the world stopped: write the jmp of every site not yet patched and
+ * not busy.  Returns how many stayed busy. */
+static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *st)
+{
+	size_t busy = 0;
+
+	for (int mi = 0; mi < g->mods->n; mi++) {
+		const struct hook_mod *m = &g->mods->m[mi];
+		bool opened = false;
+
+		for (size_t i = 0; i < g->nsites; i++) {
+			struct hook_site *s = g->sites[i];
+			uint8_t jmp[HOOK_PATCH_LEN];
+			int32_t rel;
+
+			if (s->mod != mi || s->patched || s->dead)
+				continue;
+			if (hook_site_busy(s, st)) {
+				busy++;
+				continue;
+			}
+			if (!opened && hook_mod_protect(m, true) < 0) {
+				agent_warn("hook: cannot write the code of %s: %s", m->path,
+				    strerror(errno));
+				break;
+			}
+			opened = true;
+			rel = (int32_t)((intptr_t)s->blk - (intptr_t)(s->fn + HOOK_PATCH_LEN));
+			jmp[0] = 0xe9;
+			memcpy(jmp + 1, &rel, 4);
+			memcpy((void *)s->fn, jmp, sizeof jmp);
+			s->patched = true;
+		}
+		if (opened && hook_mod_protect(m, false) < 0)
+			agent_warn("hook: cannot restore the protection of %s: %s", m->path,
+			    strerror(errno));
+	}
+	return busy;
+}
+
+/* See hook_int.h. */
+void hook_engine_patch(struct hook_engine *g)
+{
+	struct hook_stopped st;
+	char err[256];
+	size_t busy = 0;
+	uint64_t t0 = proto_now_ns(), t1;
+
+	g->mods = xcalloc(1, sizeof *g->mods);
+	dl_iterate_phdr(hook_mods_cb, g->mods);
+	g->tabs = xcalloc((size_t)g->mods->n + 1, sizeof *g->tabs);
+	for (int i = 0; i < g->mods->n; i++)
+		if (hook_mod_own(&g->mods->m[i], i))
+			hook_mod_prepare(&g->mods->m[i], g);
+	t1 = proto_now_ns();
+	for (int tries = 0; tries < HOOK_TRIES; tries++) {
+		struct timespec nap = { 0, 2000000 };
+
+		if (hook_stop_world(&st, err, sizeof err) < 0) {
+			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
+			g->refused[HOOK_R_STOP] += g->nsites;
+			return;
+		}
+		busy = hook_write_all(g, &st);
+		hook_stop_resume(&st);
+		if (busy == 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	for (size_t i = 0; i < g->nsites; i++)
+		if (!g->sites[i]->patched) {
+			g->sites[i]->dead = true;
+			g->refused[HOOK_R_BUSY]++;
+		}
+	g->stop_ns = proto_now_ns() - t1;
+	g->prep_ns = t1 - t0;
+}

@@ -1,0 +1,172 @@
+/*
+ * hook_site.c - the hook engine as a collector: the sites table, the level
+ * selection and the per-site switches, and the C side of the stubs.
+ *
+ * EXPERIMENTAL (issue 3 in progress): only with HOOKSCOPE_ENGINE=1; without
+ * it init fails and the engine stays out of the way.
+ *
+ * Patching happens once, the first time the level is 1 or more (in the
+ * agent's constructor when the target starts at such a level, else on the
+ * reporter thread, with the other threads stopped).  Every candidate of
+ * level 4 is patched then; a level change afterwards only flips switches.
+ * Selection per level (design.md):
+ *   1  main and the functions named by HOOKSCOPE_FUNCS (globs, ':' or ',')
+ *   2  + global/weak functions with default visibility
+ *   3  + every global/weak function
+ *   4  + every function with a symbol
+ * Timing itself is the timing collector's (tm_site_enter/exit in
+ * timing_hot.c): same per-thread table, same figures.
+ */
+#include <fnmatch.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "collector.h"
+#include "hook.h"
+#include "hook_int.h"
+#include "protocol.h"
+#include "timing.h"
+
+static struct hook_engine hook_g;
+static bool hook_patched;
+static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
+
+/* See hook_int.h. */
+void hook_engine_grow(struct hook_engine *g, size_t n)
+{
+	struct hook_site **p;
+
+	if (g->nsites + n <= g->cap)
+		return;
+	p = xcalloc(g->nsites + n, sizeof *p);
+	if (g->nsites)
+		memcpy(p, g->sites, g->nsites * sizeof *p);
+	free(g->sites);
+	g->sites = p;
+	g->cap = g->nsites + n;
+}
+
+/* Called by hook_entry_common on every entry of an enabled site; returns
+ * the site's relocated prologue, where the call goes on.  The table does
+ * not move once a site can be enabled (it grows only while patching). */
+uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot)
+{
+	struct hook_site *s = hook_g.sites[index];
+
+	tm_site_enter(s->fn, slot, (uintptr_t)hook_return_tramp);
+	return s->reloc;
+}
+
+/* Called by hook_return_tramp: the real return address of the call whose
+ * return-address slot was slot. */
+uintptr_t hook_site_exit(uintptr_t *slot)
+{
+	return tm_site_exit(slot);
+}
+
+/* Does name match one of the HOOKSCOPE_FUNCS globs? */
+static bool hook_named(const char *name)
+{
+	const char *p = hook_funcs;
+
+	while (p != NULL && *p) {
+		size_t len = strcspn(p, ":,");
+		char glob[256];
+
+		if (len > 0 && len < sizeof glob) {
+			memcpy(glob, p, len);
+			glob[len] = '\0';
+			if (fnmatch(glob, name, 0) == 0)
+				return true;
+		}
+		p += len;
+		p += *p != '\0';
+	}
+	return false;
+}
+
+/* Is site s timed at this level? */
+static bool hook_selected(const struct hook_site *s, int level)
+{
+	switch (level) {
+	case 0:
+		return false;
+	case 1:
+		return strcmp(s->name, "main") == 0 || hook_named(s->name);
+	case 2:
+		return s->exported || hook_selected(s, 1);
+	case 3:
+		return s->global || hook_selected(s, 1);
+	default:
+		return true;
+	}
+}
+
+/* Log the outcome of the patching, once. */
+static void hook_report_patch(const struct hook_engine *g)
+{
+	char why[512];
+	size_t off = 0, patched = 0;
+
+	for (size_t i = 0; i < g->nsites; i++)
+		patched += g->sites[i]->patched;
+	why[0] = '\0';
+	for (int r = 1; r < HOOK_R_COUNT; r++)
+		if (g->refused[r] && off < sizeof why)
+			off += (size_t)snprintf(why + off, sizeof why - off, "%s%zu %s",
+			    off ? ", " : "", g->refused[r], hook_why_name(r));
+	agent_log("hook: %zu functions patched in %.2f ms (threads stopped %.2f ms); refused: %s",
+	    patched, (double)(g->prep_ns + g->stop_ns) / 1e6, (double)g->stop_ns / 1e6,
+	    off ? why : "none");
+}
+
+/* Collector init: only with HOOKSCOPE_ENGINE=1. */
+static int hook_init(void)
+{
+	const char *e = getenv("HOOKSCOPE_ENGINE"), *f = getenv("HOOKSCOPE_FUNCS");
+
+	if (e == NULL || strcmp(e, "1") != 0)
+		return -1;
+#if !defined(__x86_64__)
+	agent_warn("HOOKSCOPE_ENGINE: the hook engine supports x86-64 only; ignored");
+	return -1;
+#endif
+	if (f != NULL && *f)
+		hook_funcs = xstrdup(f);
+	return 0;
+}
+
+/* Patch on first use, then flip each site's switch for the level. */
+static void hook_set_level(int level)
+{
+	size_t on = 0;
+
+	if (level >= 1 && !hook_patched) {
+		hook_patched = true;
+		hook_engine_patch(&hook_g);
+		hook_report_patch(&hook_g);
+	}
+	for (size_t i = 0; i < hook_g.nsites; i++) {
+		struct hook_site *s = hook_g.sites[i];
+		bool want = s->patched && hook_selected(s, level);
+
+		on += want;
+		if (want == s->on)
+			continue;
+		s->on = want;
+		__atomic_store_n(s->sw, want ? s->on_addr : s->reloc,
+		    __ATOMIC_RELAXED);
+	}
+	if (hook_patched)
+		agent_log("hook: level %d: %zu of %zu sites on", level, on, hook_g.nsites);
+}
+
+const struct collector_ops hook_collector = {
+	.name      = "hook",
+	.init      = hook_init,
+	.set_level = hook_set_level,
+};

@@ -1,0 +1,38 @@
+# engine-unwind.sh - C++ exceptions (throw and rethrow) and backtrace()
+# through functions timed by the hook engine (HOOKSCOPE_ENGINE=1,
+# experimental), in a program built with plain `c++ -O2 -g`
+# (tests/e2e/data/throw.cc, built here).  Their return addresses point at the
+# engine's trampoline, so the agent's wrappers of _Unwind_RaiseException,
+# _Unwind_Resume_or_Rethrow and backtrace must put the real ones back first.
+#   1. run alone: every exception is caught and backtrace() sees as many
+#      frames as without the agent;
+#   2. run under hookscoped: the calls that threw are counted exactly.
+. tests/e2e/lib.sh
+
+command -v c++ >/dev/null || fail "no C++ compiler (c++, package g++) to build tests/e2e/data/throw.cc"
+c++ -O2 -g -o "$HS_TMP/throw" tests/e2e/data/throw.cc ||
+	fail "cannot build tests/e2e/data/throw.cc with c++ -O2 -g"
+
+# 1. Alone (no daemon: the agent runs on without one).  The reference run
+# preloads what the agent needs besides itself (a sanitizer runtime, whose
+# backtrace interceptor adds a frame).
+base=$(echo "$HS_PRELOAD" | sed 's|[^:]*libhookscope\.so$||; s|:$||')
+plain=$(LD_PRELOAD="$base" "$HS_TMP/throw" 1000 0) || fail "throw fails without the agent"
+hooked=$(HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 HOOKSCOPE_SOCKET="$HS_TMP/none.sock" \
+	LD_PRELOAD="$HS_PRELOAD" "$HS_TMP/throw" 1000 0) ||
+	fail "throw fails with the hook engine at level 4 (exit $?): $hooked"
+[ "$hooked" = "$plain" ] || fail "with the engine: '$hooked', without: '$plain'"
+case $plain in *"caught=2000 "*) ;; *) fail "unexpected output: $plain" ;; esac
+
+# 2. Counted through the daemon.
+export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+start_daemon run -- "$HS_TMP/throw" 1000 30
+# (static C++ functions: the catalogue shows their mangled names)
+counts='[.funcs[] | {(.name): .calls}] | add'
+exact="$counts | ._ZL7throwerl == 2000 and ._ZL3midl == 1000 and ._ZL7catcherl == 1000
+	and ._ZL9rethrowerl == 1000 and ._ZL8catcher2l == 1000 and ._ZL6finishv == 1
+	and ._ZL7bt_leafv == 1"
+wait_for 20 jq_once "$counts | ._ZL6finishv == 1" --top 500
+once_json --top 500 | jq -e "$exact" >/dev/null ||
+	fail "counts after exceptions: $(once_json --top 500 | jq -c "$counts")"
+echo "ok: exceptions and backtrace() through timed calls work; $(echo "$plain" | head -1); calls exact"
