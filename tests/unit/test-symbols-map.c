@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "exe-base.h"
 
 /* A map as GNU ld 2.40 prints it (trimmed): discarded sections, .init, a
  * cold part, a wrapped -ffunction-sections name, plain .text input sections
@@ -256,22 +257,6 @@ static void test_map_malformed(void **state)
 		assert_int_equal(symtab_load_map("/nonexistent/x.map", NULL, 0, &t, err, sizeof err), -1);
 		assert_non_null(strstr(err, "cannot open map file /nonexistent/x.map"));
 	}
-}
-
-/* dl_iterate_phdr callback: the first object is the executable. */
-static int test_base_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	*(uintptr_t *)arg = info->dlpi_addr;
-	return 1;
-}
-
-static uintptr_t test_exe_base(void)
-{
-	uintptr_t base = 0;
-
-	dl_iterate_phdr(test_base_cb, &base);
-	return base;
 }
 
 __attribute__((noinline, used)) static int test_map_static(int x)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "exe-base.h"
 
 /* Two functions to look up: a static one (only in .symtab) and a global. */
 __attribute__((noinline, used)) static int test_static_target(int x)
@@ -33,23 +34,6 @@ __attribute__((noinline, visibility("hidden"))) int test_hidden_target(int x);
 __attribute__((noinline, visibility("hidden"))) int test_hidden_target(int x)
 {
 	return x * 9 + test_global_target(x);
-}
-
-/* dl_iterate_phdr callback: the first object is the executable. */
-static int test_base_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	*(uintptr_t *)arg = info->dlpi_addr;
-	return 1;
-}
-
-/* Load base of this executable (0 unless PIE). */
-static uintptr_t test_exe_base(void)
-{
-	uintptr_t base = 0;
-
-	dl_iterate_phdr(test_base_cb, &base);
-	return base;
 }
 
 /* Load this binary's table once for the lookups. */
