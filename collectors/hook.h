@@ -79,6 +79,9 @@ struct hook_site {
 	bool       patched;
 	bool       dead;            /* could not be patched (busy) */
 	bool       on;
+	bool       nop;             /* compiler-assisted site (hook_nop.c) */
+	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* nop site: the compiler's NOP */
 };
 
 

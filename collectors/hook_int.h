@@ -5,13 +5,29 @@
 #ifndef HOOKSCOPE_HOOK_INT_H
 #define HOOKSCOPE_HOOK_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "hook.h"
 
-struct hook_mods;
 struct symtab;
+
+#define HOOK_MAX_MODS  64
+#define HOOK_MAX_SEGS  8
+
+/* A loaded module as dl_iterate_phdr shows it (hook_patch.c). */
+struct hook_mod {
+	char      path[4096];
+	uintptr_t bias, lo, hi;
+	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
+	int       nsegs;
+};
+
+struct hook_mods {
+	struct hook_mod m[HOOK_MAX_MODS];
+	int             n;
+};
 
 struct hook_engine {
 	struct hook_mods *mods;           /* the modules seen at patch time */
@@ -27,7 +43,29 @@ struct hook_engine {
 /* Make room for n more site pointers. */
 void hook_engine_grow(struct hook_engine *g, size_t n);
 
+/* Read-only figures of the engine for the "sites" record (hook_site.c). */
+struct hook_stats {
+	bool   patched;                   /* patching has happened */
+	size_t active;                    /* patched and switched on */
+	size_t disabled;                  /* patched, switched off by the level */
+	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
+};
+void hook_engine_stats(struct hook_stats *st);
+/* Is fn the address of a patched site?  (Sites do not move once patched.) */
+bool hook_engine_has(uintptr_t fn);
+
 /* hook_patch.c: find, plan and patch every candidate (once). */
 void hook_engine_patch(struct hook_engine *g);
+/* Make a module's executable segments writable (or back): 0 or -1. */
+int  hook_mod_protect(const struct hook_mod *m, bool writable);
+
+/* hook_nop.c: compiler-assisted sites.  If module m has a table of 5-byte
+ * NOP entries (__patchable_function_entries or __mcount_loc), add a site per
+ * named entry (blocks written, code untouched) and return 0; -1 when the
+ * module has no usable table (then prologue relocation applies). */
+int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t);
+/* Bring the code of every nop site in line with its 'on' (after the
+ * switches were set): jmp to the block or the NOP, with the int3 protocol. */
+void hook_nop_sync(struct hook_engine *g);
 
 #endif

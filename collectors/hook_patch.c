@@ -27,22 +27,7 @@
 #include "protocol.h"
 #include "symbols.h"
 
-#define HOOK_MAX_MODS  64
-#define HOOK_MAX_SEGS  8
 #define HOOK_TRIES     5              /* stops tried while a thread is in the way */
-
-/* A loaded module as dl_iterate_phdr shows it. */
-struct hook_mod {
-	char      path[4096];
-	uintptr_t bias, lo, hi;
-	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
-	int       nsegs;
-};
-
-struct hook_mods {
-	struct hook_mod m[HOOK_MAX_MODS];
-	int             n;
-};
 
 /* dl_iterate_phdr callback: note each module's executable segments. */
 static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -184,6 +169,8 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		return;
 	}
 	g->tabs[g->ntabs++] = t;
+	if (hook_nop_prepare(g, m, t) == 0)
+		return;         /* compiler-assisted sites (hook_nop.c) */
 	for (size_t i = 0; i < t->n; i++)
 		if (t->syms[i].size >= HOOK_PATCH_LEN)
 			ncand++;
@@ -242,8 +229,8 @@ static bool hook_site_busy(const struct hook_site *s, const struct hook_stopped 
 	return false;
 }
 
-/* Make a module's executable segments writable (or back). */
-static int hook_mod_protect(const struct hook_mod *m, bool writable)
+/* See hook_int.h. */
+int hook_mod_protect(const struct hook_mod *m, bool writable)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 
@@ -312,6 +299,10 @@ void hook_engine_patch(struct hook_engine *g)
 		if (hook_mod_own(&g->mods->m[i], i))
 			hook_mod_prepare(&g->mods->m[i], g);
 	t1 = proto_now_ns();
+	for (size_t i = 0; i < g->nsites; i++)
+		busy += !g->sites[i]->patched;
+	if (busy == 0)
+		goto done;      /* only compiler-assisted sites: nothing to stop for */
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
@@ -331,6 +322,7 @@ void hook_engine_patch(struct hook_engine *g)
 			g->sites[i]->dead = true;
 			g->refused[HOOK_R_BUSY]++;
 		}
+done:
 	g->stop_ns = proto_now_ns() - t1;
 	g->prep_ns = t1 - t0;
 }

@@ -161,8 +161,30 @@ static void hook_set_level(int level)
 		__atomic_store_n(s->sw, want ? s->on_addr : s->reloc,
 		    __ATOMIC_RELAXED);
 	}
+	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or jmp */
 	if (hook_patched)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, hook_g.nsites);
+}
+
+/* See hook_int.h: counts for the "sites" record (reporter thread). */
+void hook_engine_stats(struct hook_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	st->patched = hook_patched;
+	for (size_t i = 0; i < hook_g.nsites; i++) {
+		st->active += hook_g.sites[i]->patched && hook_g.sites[i]->on;
+		st->disabled += hook_g.sites[i]->patched && !hook_g.sites[i]->on;
+	}
+	memcpy(st->refused, hook_g.refused, sizeof st->refused);
+}
+
+/* See hook_int.h: linear, but only called for new timing functions. */
+bool hook_engine_has(uintptr_t fn)
+{
+	for (size_t i = 0; i < hook_g.nsites; i++)
+		if (hook_g.sites[i]->fn == fn && hook_g.sites[i]->patched)
+			return true;
+	return false;
 }
 
 const struct collector_ops hook_collector = {

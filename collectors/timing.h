@@ -159,5 +159,7 @@ void tm_report_harvest(void);
 void tm_report_reset(void);
 void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);
 void tm_report_forget(void);
+size_t tm_report_count(void);             /* functions seen (reporter thread) */
+uintptr_t tm_report_fn(size_t k);         /* the k-th one, in the order seen */
 
 #endif

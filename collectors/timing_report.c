@@ -370,6 +370,19 @@ void tm_report_encode(msgpack_sbuffer *sb, bool resend_all)
 	tm_encode_funcs(sb, all);
 }
 
+/* See timing.h: the functions seen so far, in the order first seen
+ * (append-only until tm_report_forget). */
+size_t tm_report_count(void)
+{
+	return tm_naggs;
+}
+
+/* See timing.h. */
+uintptr_t tm_report_fn(size_t k)
+{
+	return k < tm_naggs ? tm_aggs[k].fn : 0;
+}
+
 /* Fork child: drop every aggregate (the figures were the parent's). */
 void tm_report_forget(void)
 {

@@ -262,6 +262,9 @@ agent_record(struct daemon_agent *a, const struct proto_agent_rec *r, uint64_t n
 	case PROTO_AG_FUNCS:
 		daemon_session_funcs(a->session, r, now);
 		return 0;
+	case PROTO_AG_SITES:
+		daemon_session_sites(a->session, r);
+		return 0;
 	case PROTO_AG_BYE:
 		a->session->bye = true;
 		daemon_log(DLOG_INFO, "pid %d: target is exiting", (int)a->session->pid);

@@ -23,7 +23,7 @@ cmd_targets_exec(struct daemon_cmdctx *x)
 	}
 	cap = 64;
 	for (size_t i = 0; i < ss->n; i++)
-		cap += 128 + (ss->v[i]->name ? strlen(ss->v[i]->name) : 0) +
+		cap += 128 + 512 + (ss->v[i]->name ? strlen(ss->v[i]->name) : 0) +
 		    (ss->v[i]->exe ? strlen(ss->v[i]->exe) : 0);
 	p = buf = xmalloc(cap);
 	p += snprintf(p, cap, "%zu target%s:", ss->n, ss->n == 1 ? "" : "s");
@@ -31,12 +31,16 @@ cmd_targets_exec(struct daemon_cmdctx *x)
 		const struct daemon_session *s = ss->v[i];
 		uint64_t end = s->ended_ms ? s->ended_ms : wall;
 		uint64_t up = end > s->started_ms ? (end - s->started_ms) / 1000 : 0;
+		char sites[512];
 
 		p += snprintf(p, cap - (size_t)(p - buf),
 		    "\n%c %d %s %s level %u up %llus %s",
 		    s == x->s ? '*' : ' ', (int)s->pid, s->name ? s->name : "?",
 		    proto_target_state_name(s->state), (unsigned)s->level,
 		    (unsigned long long)up, s->exe ? s->exe : "");
+		if (s->nsites)
+			p += snprintf(p, cap - (size_t)(p - buf), " sites: %s",
+			    daemon_sites_line(s->sites, s->nsites, sites, sizeof sites));
 	}
 	free(x->msg);
 	x->msg = buf;

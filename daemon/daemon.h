@@ -65,6 +65,7 @@ struct daemon_opts {
 	bool    run;              /* "run" given */
 	int     run_level;        /* --level N of run, -1 = agent default */
 	char  **run_argv;         /* PROG ARGS..., NULL-terminated (into argv) */
+	char   *run_map;          /* --map entries as HOOKSCOPE_MAP, or NULL */
 };
 
 enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
@@ -129,6 +130,8 @@ struct daemon_session {
 	uint64_t reset_ns;        /* last reset, 0 = none */
 	bool     baseline;        /* next funcs record starts the rate samples */
 	struct daemon_agent *agent;  /* connected agent, NULL when not live */
+	size_t   nsites;          /* hook back-ends (the last "sites" record) */
+	struct proto_sites *sites;
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -148,6 +151,10 @@ void daemon_session_tick(struct daemon_session *s, uint64_t now_ns);
 void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
 /* Compute every function's rate (calls/s over about the last second). */
 void daemon_session_rates(struct daemon_session *s);
+/* sites.c: keep a "sites" record (absolute figures: it replaces the last). */
+void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r);
+/* One line for people: "patch 120 on/15 off/7 skipped (short 5); ...". */
+const char *daemon_sites_line(const struct proto_sites *v, size_t n, char *buf, size_t len);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 

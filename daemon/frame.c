@@ -98,6 +98,8 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.dropped = s->dropped;
 		f.overhead_ps = s->overhead_ps;
 		f.threads = s->threads;
+		f.sites = s->sites;
+		f.nsites = s->nsites;
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */
 	for (;;) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include "daemon.h"
 
@@ -21,7 +22,7 @@ daemon_opts_usage(FILE *f)
 {
 	fprintf(f,
 "usage: hookscoped [options]\n"
-"       hookscoped [options] run [--level N] -- PROG [ARGS...]\n"
+"       hookscoped [options] run [--level N] [--map GLOB=FILE]... -- PROG [ARGS...]\n"
 "\n"
 "Live function-level performance monitor daemon.  Gathers what the hookscope\n"
 "agents report over a unix socket and serves it to clients (the hookscope TUI)\n"
@@ -44,7 +45,10 @@ daemon_opts_usage(FILE *f)
 "  --help            print this help\n"
 "\n"
 "run options:\n"
-"  --level N         monitoring level 0-4 for the target (default: the agent's)\n",
+"  --level N         monitoring level 0-4 for the target (default: the agent's)\n"
+"  --map GLOB=FILE   GNU ld map file (ld -Map) naming the functions of the\n"
+"                    modules whose path or base name matches GLOB, e.g. a\n"
+"                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_ADDRESS, DAEMON_DEFAULT_RATE,
 	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH);
 }
@@ -104,7 +108,52 @@ daemon_parse_int(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-/* Options after "run": [--level N] [--] PROG ARGS... */
+static void opts_absolute(char **path);
+
+/* run --map GLOB=FILE: check it and append it to o->run_map (the agent's
+ * HOOKSCOPE_MAP syntax, entries joined by ':'), FILE made absolute. */
+static int
+opts_add_map(struct daemon_opts *o, const char *val, char *err, size_t errlen)
+{
+	const char *eq = strchr(val, '=');
+	char *file, *glob;
+	struct stat st;
+	size_t len;
+
+	if (eq == NULL || eq == val || eq[1] == '\0') {
+		snprintf(err, errlen, "run: bad --map '%s' (expected GLOB=FILE, e.g. "
+		    "--map 'myprog=build/myprog.map')", val);
+		return -1;
+	}
+	if (strchr(val, ':') != NULL) {
+		snprintf(err, errlen, "run: --map '%s' contains ':', which separates "
+		    "entries in HOOKSCOPE_MAP (rename or link the file)", val);
+		return -1;
+	}
+	file = xstrdup(eq + 1);
+	if (stat(file, &st) < 0 || access(file, R_OK) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "run: --map %s: %s (give an existing GNU ld map "
+		    "file)", file, errno ? strerror(errno) : "not a regular file");
+		free(file);
+		return -1;
+	}
+	opts_absolute(&file);
+	glob = xstrndup(val, (size_t)(eq - val));
+	len = (o->run_map ? strlen(o->run_map) + 1 : 0) + strlen(glob) + strlen(file) + 2;
+	{
+		char *m = xmalloc(len);
+
+		snprintf(m, len, "%s%s%s=%s", o->run_map ? o->run_map : "",
+		    o->run_map ? ":" : "", glob, file);
+		free(o->run_map);
+		o->run_map = m;
+	}
+	free(glob);
+	free(file);
+	return 0;
+}
+
+/* Options after "run": [--level N] [--map GLOB=FILE]... [--] PROG ARGS... */
 static int
 opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
     char *err, size_t errlen)
@@ -120,6 +169,17 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 		}
 		if (a[0] != '-')
 			break;
+		if (strcmp(a, "--map") == 0 || strncmp(a, "--map=", 6) == 0) {
+			if (a[5] == '\0' && i + 1 >= argc) {
+				snprintf(err, errlen, "run: --map needs GLOB=FILE");
+				return -1;
+			}
+			errno = 0;
+			if (opts_add_map(o, a[5] == '=' ? a + 6 : argv[++i], err, errlen) < 0)
+				return -1;
+			i++;
+			continue;
+		}
 		if (strcmp(a, "--level") == 0) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "run: --level needs a value (0-4)");
@@ -130,7 +190,7 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 			val = a + 8;
 		} else {
 			snprintf(err, errlen, "run: unknown option '%s' (run "
-			    "takes --level N, then -- PROG ARGS...)", a);
+			    "takes --level N and --map GLOB=FILE, then -- PROG ARGS...)", a);
 			return -1;
 		}
 		if (daemon_parse_int(val, 0, 4, &v) < 0) {
@@ -327,5 +387,6 @@ daemon_opts_free(struct daemon_opts *o)
 	free(o->socket_path);
 	free(o->report_dir);
 	free(o->agent);
+	free(o->run_map);
 	memset(o, 0, sizeof *o);
 }

@@ -79,7 +79,7 @@ static void
 report_header(struct report_buf *b, const struct daemon_session *s,
     const struct daemon_totals *tot, size_t ncalled, uint64_t wall_ms)
 {
-	char t1[64], t2[64], st[96];
+	char t1[64], t2[64], st[96], sites[512];
 	uint64_t end = s->ended_ms ? s->ended_ms : wall_ms;
 	uint64_t up = end > s->started_ms ? end - s->started_ms : 0;
 	double ovh_ns = (double)s->overhead_ps / 1000.0;
@@ -109,6 +109,8 @@ report_header(struct report_buf *b, const struct daemon_session *s,
 	report_add(b, "threads:   %u\n", (unsigned)s->threads);
 	report_add(b, "dropped:   %" PRIu64 " events\n", s->dropped);
 	report_add(b, "functions: %zu known, %zu called or running\n", s->funcs.n, ncalled);
+	report_add(b, "sites:     %s\n", daemon_sites_line(s->sites, s->nsites, sites,
+	    sizeof sites));
 	report_add(b, "written:   %s\n\n", report_date(t1, sizeof t1, wall_ms,
 	    "%Y-%m-%d %H:%M:%S"));
 }

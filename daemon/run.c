@@ -125,19 +125,21 @@ static char **
 run_environ(const struct daemon_opts *o, const char *agent)
 {
 	static const char *const ours[] = { "LD_PRELOAD=", "HOOKSCOPE_SOCKET=",
-		"HOOKSCOPE_LEVEL=" };
+		"HOOKSCOPE_LEVEL=", "HOOKSCOPE_MAP=" };
+	const char *oldmap = getenv("HOOKSCOPE_MAP");
 	size_t n = 0, k = 0;
 	char **env, *pre, buf[32];
 
 	while (environ[n] != NULL)
 		n++;
-	env = xcalloc(n + 4, sizeof *env);
+	env = xcalloc(n + 5, sizeof *env);
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
-		for (size_t j = 0; j < 3; j++)
+		for (size_t j = 0; j < 4; j++)
 			if (strncmp(environ[i], ours[j], strlen(ours[j])) == 0)
-				skip = j < 2 || o->run_level >= 0;
+				skip = j < 2 || (j == 2 && o->run_level >= 0) ||
+				    (j == 3 && o->run_map != NULL);
 		if (!skip)
 			env[k++] = xstrdup(environ[i]);
 	}
@@ -150,6 +152,13 @@ run_environ(const struct daemon_opts *o, const char *agent)
 	if (o->run_level >= 0) {
 		snprintf(buf, sizeof buf, "HOOKSCOPE_LEVEL=%d", o->run_level);
 		env[k++] = xstrdup(buf);
+	}
+	if (o->run_map != NULL) {   /* ours first: the first match wins */
+		size_t len = strlen(o->run_map) + (oldmap ? strlen(oldmap) : 0) + 32;
+
+		env[k] = xmalloc(len);
+		snprintf(env[k++], len, "HOOKSCOPE_MAP=%s%s%s", o->run_map,
+		    oldmap && *oldmap ? ":" : "", oldmap ? oldmap : "");
 	}
 	env[k] = NULL;
 	return env;

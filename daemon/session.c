@@ -42,6 +42,7 @@ daemon_session_free(struct daemon_session *s)
 	if (s == NULL)
 		return;
 	daemon_functab_free(&s->funcs);
+	proto_sites_free(s->sites, s->nsites);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);

@@ -17,6 +17,7 @@ static const struct {
 	[PROTO_AG_SYMS]      = { "syms" },
 	[PROTO_AG_FUNCS]     = { "funcs" },
 	[PROTO_AG_BYE]       = { "bye" },
+	[PROTO_AG_SITES]     = { "sites" },
 	[PROTO_AG_LEVEL]     = { "level" },
 	[PROTO_AG_RESET]     = { "reset" },
 	[PROTO_AG_THRESHOLD] = { "threshold" },
@@ -88,6 +89,10 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 	case PROTO_AG_LEVEL:
 		agent_pack_head(pk, 1, r->type);
 		proto_pack_kv_u64(pk, "level", r->level);
+		break;
+	case PROTO_AG_SITES:
+		agent_pack_head(pk, 1, r->type);
+		proto_pack_sites(pk, r->sites, r->nsites);
 		break;
 	case PROTO_AG_THRESHOLD:
 		agent_pack_head(pk, 2, r->type);
@@ -239,6 +244,12 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 		}
 		r->level = (uint8_t)level;
 		return 0;
+	case PROTO_AG_SITES:
+		if (proto_map_get(root, "sites") == NULL) {
+			snprintf(err, errlen, "missing field \"sites\"");
+			return -1;
+		}
+		return proto_decode_sites(root, &r->sites, &r->nsites, err, errlen);
 	case PROTO_AG_THRESHOLD:
 		return proto_get_str(root, "name", true, &r->name, err, errlen) < 0 ||
 		    proto_get_i64(root, "value", true, &r->value, err, errlen) < 0 ? -1 : 0;
@@ -290,6 +301,7 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	}
 	free(r->syms);
 	free(r->funcs);
+	proto_sites_free(r->sites, r->nsites);
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

@@ -92,6 +92,35 @@ void proto_pack_kv_i64(msgpack_packer *pk, const char *key, int64_t val);
 void proto_pack_kv_f64(msgpack_packer *pk, const char *key, double val);
 void proto_pack_kv_bool(msgpack_packer *pk, const char *key, bool val);
 
+/* ---- hook-site statistics (sites.c) ---- */
+
+#define PROTO_MAX_BACKENDS  8           /* back-ends in one "sites" map */
+#define PROTO_MAX_REASONS   32          /* skip reasons of one back-end */
+
+struct proto_site_reason {
+	char    *key;                     /* short key: "short", "decode", ... */
+	uint64_t count;
+};
+
+/* The sites of one hook back-end ("finstrument", "patch"). */
+struct proto_sites {
+	char    *backend;
+	uint64_t active;                  /* hooked and timed at the level in force */
+	uint64_t disabled;                /* hooked, switched off by the level */
+	uint64_t skipped;                 /* could not be hooked */
+	size_t   nreasons;
+	struct proto_site_reason *reasons;   /* why skipped, with counts */
+};
+
+/* Pack key "sites" and the map {backend: {active, disabled, skipped, reasons}}. */
+void proto_pack_sites(msgpack_packer *pk, const struct proto_sites *s, size_t n);
+/* Decode the optional "sites" map of root into a fresh vector (NULL, 0 when
+ * absent).  On error *out holds what was decoded so far (free it). */
+int  proto_decode_sites(const msgpack_object *root, struct proto_sites **out, size_t *n,
+    char *err, size_t errlen);
+struct proto_sites *proto_sites_dup(const struct proto_sites *s, size_t n);
+void proto_sites_free(struct proto_sites *s, size_t n);
+
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
 /* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
@@ -153,6 +182,8 @@ struct proto_frame {
 	struct proto_target *targets;
 	size_t   nfuncs;
 	struct proto_func *funcs;
+	size_t   nsites;                  /* hook back-ends of the target */
+	struct proto_sites *sites;
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -206,6 +237,7 @@ enum proto_agent_type {
 	PROTO_AG_SYMS,        /* names for addresses seen for the first time */
 	PROTO_AG_FUNCS,       /* cumulative figures of functions that changed */
 	PROTO_AG_BYE,         /* the target is exiting; figures are final */
+	PROTO_AG_SITES,       /* hook-site statistics per back-end */
 	/* daemon -> agent */
 	PROTO_AG_LEVEL,       /* set the monitoring level */
 	PROTO_AG_RESET,       /* zero all figures */
@@ -249,6 +281,8 @@ struct proto_agent_rec {
 	uint64_t dropped;                 /* FUNCS: events dropped so far */
 	size_t nfuncs;                    /* FUNCS */
 	struct proto_ag_func *funcs;
+	size_t nsites;                    /* SITES */
+	struct proto_sites *sites;
 	uint8_t level;                    /* LEVEL */
 	char   *name;                     /* THRESHOLD */
 	int64_t value;                    /* THRESHOLD */

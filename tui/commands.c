@@ -19,6 +19,7 @@ static int cmd_filter(struct tui_app *a, int argc, char **argv, char *err, size_
 static int cmd_target(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_theme(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_help(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_quit(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 
 const struct tui_command tui_commands[] = {
@@ -42,6 +43,8 @@ const struct tui_command tui_commands[] = {
 	  .help = "list the targets the daemon knows" },
 	{ .name = "forget", .args = "PID", .min_args = 1, .max_args = 1, .exec = cmd_plain,
 	  .help = "drop an exited or lost target" },
+	{ .name = "sites", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_sites,
+	  .help = "hooked functions per back-end: active, disabled, skipped and why" },
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
 	  .help = "switch the colour theme (doc/themes.md)" },
 	{ .name = "help", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_help,
@@ -310,6 +313,22 @@ static int cmd_help(struct tui_app *a, int argc, char **argv, char *err, size_t 
 	(void)errlen;
 	tui_app_overlay(a, " hookscope help ", text);
 	free(text);
+	return 0;
+}
+
+/* sites: the hook-site figures of the frame shown, with skip reasons. */
+static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	char text[2048];
+
+	(void)argc;
+	(void)argv;
+	if (a->frame == NULL) {
+		snprintf(err, errlen, "no frame yet: wait for the daemon's first frame");
+		return -1;
+	}
+	tui_fmt_sites_why(&a->frame->frame, text, sizeof text);
+	tui_app_overlay(a, " hook sites ", text);
 	return 0;
 }
 

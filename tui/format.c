@@ -234,3 +234,41 @@ char *tui_fmt_clean(const char *s, bool keep_newlines)
 	}
 	return out;
 }
+
+/* See tui.h: the sites of every back-end summed, "120 on/15 off/7 skipped". */
+bool tui_fmt_sites(const struct proto_frame *f, char *buf, size_t len)
+{
+	uint64_t on = 0, off = 0, skipped = 0;
+
+	for (size_t i = 0; i < f->nsites; i++) {
+		on += f->sites[i].active;
+		off += f->sites[i].disabled;
+		skipped += f->sites[i].skipped;
+	}
+	snprintf(buf, len, "%llu on/%llu off/%llu skipped", (unsigned long long)on,
+	    (unsigned long long)off, (unsigned long long)skipped);
+	return f->nsites > 0;
+}
+
+/* See tui.h: one block per back-end, then one line per skip reason. */
+void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (f->nsites == 0)
+		snprintf(buf, len, "no hook-site figures from this target yet\n"
+		    "(the agent sends them once it has hooked something)");
+	for (size_t i = 0; i < f->nsites && off < len; i++) {
+		const struct proto_sites *s = &f->sites[i];
+
+		off += (size_t)snprintf(buf + off, len - off,
+		    "%s%s: %llu active, %llu disabled by the level, %llu skipped%s",
+		    i ? "\n" : "", s->backend, (unsigned long long)s->active,
+		    (unsigned long long)s->disabled, (unsigned long long)s->skipped,
+		    s->nreasons ? ":" : "");
+		for (size_t k = 0; k < s->nreasons && off < len; k++)
+			off += (size_t)snprintf(buf + off, len - off, "\n  %-12s %llu",
+			    s->reasons[k].key, (unsigned long long)s->reasons[k].count);
+	}
+}

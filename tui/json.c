@@ -220,6 +220,27 @@ static void json_func(struct json *j, const struct proto_func *f)
 	json_close(j, '}');
 }
 
+/* The "sites" object: {backend: {active, disabled, skipped, reasons}}. */
+static void json_sites(struct json *j, const struct proto_sites *s, size_t n)
+{
+	json_key(j, "sites");
+	json_open(j, '{');
+	for (size_t i = 0; i < n; i++) {
+		json_key(j, s[i].backend);
+		json_open(j, '{');
+		json_kv_u64(j, "active", s[i].active);
+		json_kv_u64(j, "disabled", s[i].disabled);
+		json_kv_u64(j, "skipped", s[i].skipped);
+		json_key(j, "reasons");
+		json_open(j, '{');
+		for (size_t k = 0; k < s[i].nreasons; k++)
+			json_kv_u64(j, s[i].reasons[k].key, s[i].reasons[k].count);
+		json_close(j, '}');
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+}
+
 /* See tui.h. */
 char *tui_json_frame(const struct proto_frame *f, size_t *len)
 {
@@ -250,6 +271,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	for (size_t i = 0; i < f->nfuncs; i++)
 		json_func(&j, &f->funcs[i]);
 	json_close(&j, ']');
+	json_sites(&j, f->sites, f->nsites);
 	json_close(&j, '}');
 	if (len != NULL)
 		*len = j.len;

@@ -258,7 +258,7 @@ static void screen_status(struct tui_app *a, int cols)
 	unsigned long base = a->attr[TUI_EL_STATUS];
 	struct screen_seg s = { scr_main, 0, 0, cols };
 	const char *sep = a->utf8 ? " \u2502 " : " | ";
-	char n1[16], n2[16];
+	char n1[16], n2[16], sites[96];
 
 	tui_screen_fill(scr_main, 0, 0, cols, base);
 	screen_seg(&s, base, " hookscope ");
@@ -288,6 +288,8 @@ static void screen_status(struct tui_app *a, int cols)
 	screen_seg(&s, base, "%sfuncs %llu", sep, (unsigned long long)f->nfuncs_seen);
 	tui_fmt_count(f->calls_total, n1, sizeof n1);
 	screen_seg(&s, base, "%scalls %s", sep, n1);
+	if (tui_fmt_sites(f, sites, sizeof sites))
+		screen_seg(&s, base, "%ssites %s", sep, sites);
 	tui_fmt_count(f->dropped, n2, sizeof n2);
 	screen_seg(&s, base, "%s", sep);
 	screen_seg(&s, f->dropped ? a->attr[TUI_EL_STATUS_WARN] : base, "dropped %s", n2);

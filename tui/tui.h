@@ -131,6 +131,11 @@ void tui_fmt_count(uint64_t n, char *buf, size_t len);
 void tui_fmt_rate(double r, char *buf, size_t len);
 void tui_fmt_share(double share, char *buf, size_t len);
 void tui_fmt_age(uint64_t ms, char *buf, size_t len);
+/* Hook sites of every back-end summed: "120 on/15 off/7 skipped"; false
+ * when the frame has none (the target sent no figures). */
+bool tui_fmt_sites(const struct proto_frame *f, char *buf, size_t len);
+/* Per back-end counts and skip reasons, several lines (the :sites overlay). */
+void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len);
 /* Display columns of s (non-printables count as one '?'). */
 int  tui_fmt_width(const char *s, bool utf8);
 /* s made printable and fitted to exactly width columns: cut with an

@@ -71,3 +71,22 @@ once_json --top 50 | jq -e '[.funcs[].name] | index("map_work") == null' >/dev/n
 	fail "a malformed map still named functions"
 stop_daemon
 echo "ok: malformed map reported as $(grep -o 'bad.map:5: [a-z ]*' "$HS_TMP/daemon.log" | head -1)"
+
+# hookscoped run --map GLOB=FILE: the same map given on the command line, with a
+# path relative to the current directory (made absolute before the target starts).
+unset HOOKSCOPE_MAP
+rel=$(realpath --relative-to=. "$HS_TMP/m-nopie.map") || fail "realpath failed"
+start_daemon run --map "*/m-nopie=$rel" -- "$HS_TMP/m-nopie"
+wait_for 20 jq_once '[.funcs[].name] | index("map_leaf") != null and index("map_work") != null' --top 50 ||
+	fail "--map: functions not named from the map: $(names)"
+echo "ok: --map $rel: $(names)"
+stop_daemon
+
+# A missing map file: a clear error, exit 2, and the target is never started.
+out=$("$O/hookscoped" --port "$HS_PORT" --socket "$HS_TMP/agent.sock" run \
+	--map "m-pie=$HS_TMP/nope.map" -- touch "$HS_TMP/started" 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "--map with a missing file: exit $rc, expected 2 ($out)"
+echo "$out" | grep -q "nope.map: No such file" || fail "--map missing file: unclear error: $out"
+[ ! -e "$HS_TMP/started" ] || fail "--map with a missing file still started the target"
+echo "ok: missing --map file: $out" | head -1

@@ -32,11 +32,18 @@ static void make_frame(msgpack_sbuffer *sb)
 		  .calls_per_s = 10500, .total_ns = 5000000, .self_ns = 5000000,
 		  .avg_ns = 23, .max_ns = 900, .share = 0.25 },
 	};
+	struct proto_site_reason why[2] = { { "short", 7 }, { "branch-in", 2 } };
+	struct proto_sites sites[2] = {
+		{ .backend = "patch", .active = 120, .disabled = 15, .skipped = 9,
+		  .nreasons = 2, .reasons = why },
+		{ .backend = "finstrument", .active = 4 },
+	};
 	struct proto_frame f = {
 		.seq = 7, .time_ms = 123456, .pid = 42, .sort = "total", .agent_age_ms = 150,
 		.nfuncs_seen = 5, .calls_total = 210200, .self_total_ns = 204000000,
 		.dropped = 1, .overhead_ps = 21000, .threads = 2,
 		.ntargets = 2, .targets = t, .nfuncs = 2, .funcs = fn,
+		.nsites = 2, .sites = sites,
 	};
 	proto_encode_frame(sb, &f);
 }
@@ -71,6 +78,17 @@ static void test_frame_round_trip(void **state)
 	assert_int_equal(m.frame.funcs[1].running_ns, 0);
 	assert_true(m.frame.funcs[0].share > 0.749 && m.frame.funcs[0].share < 0.751);
 	assert_true(m.frame.funcs[1].calls_per_s == 10500);
+	assert_int_equal(m.frame.nsites, 2);
+	assert_string_equal(m.frame.sites[0].backend, "patch");
+	assert_int_equal(m.frame.sites[0].active, 120);
+	assert_int_equal(m.frame.sites[0].disabled, 15);
+	assert_int_equal(m.frame.sites[0].skipped, 9);
+	assert_int_equal(m.frame.sites[0].nreasons, 2);
+	assert_string_equal(m.frame.sites[0].reasons[1].key, "branch-in");
+	assert_int_equal(m.frame.sites[0].reasons[0].count, 7);
+	assert_string_equal(m.frame.sites[1].backend, "finstrument");
+	assert_int_equal(m.frame.sites[1].active, 4);
+	assert_int_equal(m.frame.sites[1].nreasons, 0);
 	proto_server_msg_free(&m);
 	msgpack_sbuffer_destroy(&sb);
 }
@@ -131,11 +149,16 @@ static void test_agent_records_round_trip(void **state)
 	    .offset = 0x1000, .size = 64 };
 	struct proto_ag_func fn = { .addr = 0x401000, .calls = 5, .total_ns = 50, .self_ns = 40,
 	    .max_ns = 20, .slow = 1, .running_ns = 7 };
+	struct proto_site_reason why = { "short", 6 };
+	struct proto_sites sites = { .backend = "patch", .active = 3, .disabled = 9,
+	    .skipped = 6, .nreasons = 1, .reasons = &why };
 	struct proto_agent_rec in[] = {
 		{ .type = PROTO_AG_HELLO, .hello = { .pid = 77, .exe = "/bin/demo",
 		  .build_id = "abcd", .cmdline = "demo --x", .level = 3, .overhead_ps = 20000 } },
 		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &sym },
 		{ .type = PROTO_AG_FUNCS, .time_ns = 9, .threads = 3, .dropped = 2, .nfuncs = 1, .funcs = &fn },
+		{ .type = PROTO_AG_SITES, .nsites = 1, .sites = &sites },
+		{ .type = PROTO_AG_SITES },
 		{ .type = PROTO_AG_LEVEL, .level = 4 },
 		{ .type = PROTO_AG_THRESHOLD, .name = "slow", .value = -5 },
 		{ .type = PROTO_AG_BYE },
@@ -172,6 +195,18 @@ static void test_agent_records_round_trip(void **state)
 			assert_int_equal(out.funcs[0].running_ns, 7);
 			assert_int_equal(out.threads, 3);
 			break;
+		case PROTO_AG_SITES:
+			assert_int_equal(out.nsites, in[i].nsites);
+			if (out.nsites == 0)
+				break;
+			assert_string_equal(out.sites[0].backend, "patch");
+			assert_int_equal(out.sites[0].active, 3);
+			assert_int_equal(out.sites[0].disabled, 9);
+			assert_int_equal(out.sites[0].skipped, 6);
+			assert_int_equal(out.sites[0].nreasons, 1);
+			assert_string_equal(out.sites[0].reasons[0].key, "short");
+			assert_int_equal(out.sites[0].reasons[0].count, 6);
+			break;
 		case PROTO_AG_LEVEL:
 			assert_int_equal(out.level, 4);
 			break;
@@ -187,6 +222,70 @@ static void test_agent_records_round_trip(void **state)
 	}
 	assert_int_equal(off, sb.size);
 	msgpack_sbuffer_destroy(&sb);
+}
+
+/* Pack {v, t:"sites", sites: {"patch": {active: 1, reasons: R}}} where
+ * R is built by the caller's choice; returns the decode result. */
+static int sites_decode(int shape, struct proto_agent_rec *out)
+{
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	int r;
+
+	msgpack_sbuffer_init(&sb);
+	msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+	msgpack_pack_map(&pk, shape == 0 ? 2 : 3);
+	proto_pack_kv_u64(&pk, "v", 1);
+	proto_pack_kv_str(&pk, "t", "sites");
+	if (shape != 0) {
+		proto_pack_str(&pk, "sites");
+		msgpack_pack_map(&pk, 1);
+		if (shape == 1)
+			msgpack_pack_int(&pk, 5);          /* back-end name not a string */
+		else
+			proto_pack_str(&pk, "patch");
+		if (shape == 2) {
+			msgpack_pack_array(&pk, 0);        /* not a map */
+		} else {
+			msgpack_pack_map(&pk, 2);
+			proto_pack_kv_u64(&pk, "active", 1);
+			proto_pack_str(&pk, "reasons");
+			msgpack_pack_map(&pk, shape == 5 ? PROTO_MAX_REASONS + 1 : 2);
+			for (int i = 0; i < (shape == 5 ? PROTO_MAX_REASONS + 1 : 2); i++) {
+				char k[8];
+
+				snprintf(k, sizeof k, "r%d", i);
+				proto_pack_str(&pk, k);
+				if (shape == 3 && i == 1)
+					msgpack_pack_int(&pk, -1);     /* negative count */
+				else if (shape == 4 && i == 1)
+					proto_pack_str(&pk, "x");      /* count not a number */
+				else
+					msgpack_pack_uint64(&pk, 3);
+			}
+		}
+	}
+	r = proto_agent_decode(sb.data, sb.size, out, err, sizeof err);
+	msgpack_sbuffer_destroy(&sb);
+	return r;
+}
+
+/* Bad sites records are rejected with a reason, leaving nothing allocated. */
+static void test_sites_malformed(void **state)
+{
+	static const char *const why[] = { "missing field \"sites\"", "back-end names",
+		"must be a map", "non-negative count", "non-negative count", "at most" };
+	struct proto_agent_rec r;
+
+	(void)state;
+	for (int shape = 0; shape < 6; shape++) {
+		err[0] = '\0';
+		assert_int_equal(sites_decode(shape, &r), -1);
+		if (strstr(err, why[shape]) == NULL)
+			fail_msg("shape %d: error \"%s\" does not mention \"%s\"", shape, err,
+			    why[shape]);
+		assert_null(r.sites);
+	}
 }
 
 /* Expect the client decoder to reject buf and to say something about why. */
@@ -354,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_small_messages_round_trip),
 		cmocka_unit_test(test_agent_records_round_trip),
 		cmocka_unit_test(test_malformed_rejected),
+		cmocka_unit_test(test_sites_malformed),
 		cmocka_unit_test(test_unknown_keys_ignored),
 		cmocka_unit_test(test_size_cap),
 		cmocka_unit_test(test_mutations_never_crash),

@@ -208,11 +208,18 @@ static struct proto_func json_funcs[2] = {
 	  .calls_per_s = 10500, .total_ns = 5000000, .self_ns = 5000000,
 	  .avg_ns = 23, .max_ns = 900, .share = 0.25 },
 };
+static struct proto_site_reason json_why[2] = { { "short", 7 }, { "branch-in", 2 } };
+static struct proto_sites json_sites[2] = {
+	{ .backend = "patch", .active = 120, .disabled = 15, .skipped = 9,
+	  .nreasons = 2, .reasons = json_why },
+	{ .backend = "finstrument", .active = 4 },
+};
 static const struct proto_frame json_frame = {
 	.seq = 7, .time_ms = 123456, .pid = 42, .sort = "total", .agent_age_ms = 150,
 	.nfuncs_seen = 5, .calls_total = 210200, .self_total_ns = 204000000,
 	.dropped = 1, .overhead_ps = 21000, .threads = 2,
 	.ntargets = 2, .targets = json_targets, .nfuncs = 2, .funcs = json_funcs,
+	.nsites = 2, .sites = json_sites,
 };
 
 /* A full frame: exact text, valid JSON, the wire keys in order. */
@@ -234,14 +241,19 @@ static void test_json_frame(void **state)
 	    "\"running_ns\":400000},"
 	    "{\"name\":\"fast_hash\",\"module\":\"libx.so\",\"addr\":22136,\"calls\":210000,"
 	    "\"calls_per_s\":10500,\"total_ns\":5000000,\"self_ns\":5000000,"
-	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0}]}";
+	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0}],"
+	    "\"sites\":{\"patch\":{\"active\":120,\"disabled\":15,\"skipped\":9,"
+	    "\"reasons\":{\"short\":7,\"branch-in\":2}},"
+	    "\"finstrument\":{\"active\":4,\"disabled\":0,\"skipped\":0,\"reasons\":{}}}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,targets,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,funcs,"
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
-	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns";
+	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
+	    "sites,patch,active,disabled,skipped,reasons,short,branch-in,"
+	    "finstrument,active,disabled,skipped,reasons";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -273,7 +285,7 @@ static void test_json_empty_and_extremes(void **state)
 	assert_string_equal(s, "{\"v\":1,\"t\":\"frame\",\"seq\":0,\"time_ms\":0,\"pid\":0,"
 	    "\"sort\":\"\",\"agent_age_ms\":0,\"nfuncs_seen\":0,\"calls_total\":0,"
 	    "\"self_total_ns\":0,\"dropped\":0,\"overhead_ps\":0,\"threads\":0,"
-	    "\"targets\":[],\"funcs\":[]}");
+	    "\"targets\":[],\"funcs\":[],\"sites\":{}}");
 	assert_true(json_valid(s, &j));
 	free(s);
 
@@ -299,7 +311,7 @@ static void test_json_empty_and_extremes(void **state)
 	assert_non_null(strstr(s, "\"calls_per_s\":0.3333333333,"));
 	assert_non_null(strstr(s, "\"share\":1e-12,\"running_ns\":0}"));
 	assert_non_null(strstr(s, "\"calls_per_s\":1e+20,"));
-	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}]}"));
+	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}],\"sites\":{}}"));
 	free(s);
 }
 
