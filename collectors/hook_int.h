@@ -46,8 +46,9 @@ void hook_engine_grow(struct hook_engine *g, size_t n);
 /* Read-only figures of the engine for the "sites" record (hook_site.c). */
 struct hook_stats {
 	bool   patched;                   /* patching has happened */
-	size_t active;                    /* patched and switched on */
-	size_t disabled;                  /* patched, switched off by the level */
+	size_t active;                    /* relocated prologue, switched on */
+	size_t disabled;                  /* relocated prologue, switched off */
+	size_t nop_active, nop_disabled;  /* the same for compiler-assisted sites */
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
 };
 void hook_engine_stats(struct hook_stats *st);
@@ -58,6 +59,8 @@ bool hook_engine_has(uintptr_t fn);
 void hook_engine_patch(struct hook_engine *g);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
+/* Is [a, a + len) inside one executable segment of m? */
+bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 
 /* hook_nop.c: compiler-assisted sites.  If module m has a table of 5-byte
  * NOP entries (__patchable_function_entries or __mcount_loc), add a site per

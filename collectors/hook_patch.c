@@ -8,7 +8,10 @@
  * hooks already see it).  Candidates: the function symbols of the module's
  * symbol table (symbols.h) that lie in an executable segment.  The slow part
  * (symbols, capstone, writing the blocks) runs while the target runs; only
- * the 5-byte writes happen with the threads stopped.
+ * the 5-byte writes happen with the threads stopped.  A module whose
+ * compiler left one 5-byte NOP per function and a table of them goes to
+ * hook_nop.c instead: no relocation and no stop (its code is rewritten live
+ * by hook_nop_sync, after each level change).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,8 +136,8 @@ static bool hook_mod_own(const struct hook_mod *m, int idx)
 	return true;
 }
 
-/* Is [a, a + len) inside one executable segment of m? */
-static bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len)
+/* See hook_int.h. */
+bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len)
 {
 	for (int i = 0; i < m->nsegs; i++)
 		if (a >= m->segs[i].start && a + len <= m->segs[i].end)

@@ -172,8 +172,14 @@ void hook_engine_stats(struct hook_stats *st)
 	memset(st, 0, sizeof *st);
 	st->patched = hook_patched;
 	for (size_t i = 0; i < hook_g.nsites; i++) {
-		st->active += hook_g.sites[i]->patched && hook_g.sites[i]->on;
-		st->disabled += hook_g.sites[i]->patched && !hook_g.sites[i]->on;
+		const struct hook_site *s = hook_g.sites[i];
+
+		if (!s->patched)
+			continue;
+		if (s->nop)
+			*(s->on ? &st->nop_active : &st->nop_disabled) += 1;
+		else
+			*(s->on ? &st->active : &st->disabled) += 1;
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
 }

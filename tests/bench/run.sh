@@ -41,3 +41,17 @@ echo "hook engine (experimental, HOOKSCOPE_ENGINE=1) on a plain gcc -O2 loop, $N
 row "no agent"                          "$O/bench/engine-loop" "$N"
 row "engine, site enabled (level 4)"    HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"
 row "engine, site disabled (level 1)"   HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=1 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"
+
+# The compiler-assisted back-end needs a clang -fpatchable-function-entry=5
+# build, which the Makefile does not make: built here, into $O/bench
+# (-Dnoipa=noinline: clang ignores gcc's noipa and would inline leaf).
+echo
+if command -v clang >/dev/null 2>&1 &&
+	clang -O2 -fpatchable-function-entry=5 -Dnoipa=noinline -o "$O/bench/nop-loop" tests/bench/engine-loop.c; then
+	echo "hook engine, compiler-assisted sites (clang -O2 -fpatchable-function-entry=5 -Dnoipa=noinline engine-loop.c), $N calls:"
+	row "no agent (the 5-byte NOP)"         "$O/bench/nop-loop" "$N"
+	row "engine nop, site enabled (level 4)"  HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$O/bench/nop-loop" "$N"
+	row "engine nop, site disabled (level 1)" HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=1 LD_PRELOAD="$agent" "$O/bench/nop-loop" "$N"
+else
+	echo "hook engine, compiler-assisted sites: skipped (no clang to build $O/bench/nop-loop)"
+fi

@@ -253,10 +253,38 @@ static void test_fmt_clean(void **state)
 	free(b);
 }
 
+/* Sites: the status-bar summary over every back-end and the :sites text. */
+static void test_fmt_sites(void **state)
+{
+	struct proto_site_reason why[2] = { { "short", 7 }, { "insn", 2 } };
+	struct proto_sites v[2] = {
+		{ .backend = "patch", .active = 120, .disabled = 15, .skipped = 9,
+		  .nreasons = 2, .reasons = why },
+		{ .backend = "finstrument", .active = 4, .disabled = 1 },
+	};
+	struct proto_frame f = { .nsites = 2, .sites = v };
+	struct proto_frame none = { 0 };
+	char buf[256];
+
+	(void)state;
+	assert_true(tui_fmt_sites(&f, buf, sizeof buf));
+	assert_string_equal(buf, "124 on/16 off/9 skipped");
+	assert_false(tui_fmt_sites(&none, buf, sizeof buf));
+	tui_fmt_sites_why(&f, buf, sizeof buf);
+	assert_string_equal(buf, "patch: 120 active, 15 disabled by the level, 9 skipped:\n"
+	    "  short        7\n  insn         2\n"
+	    "finstrument: 4 active, 1 disabled by the level, 0 skipped");
+	tui_fmt_sites_why(&none, buf, sizeof buf);
+	assert_non_null(strstr(buf, "no hook-site figures"));
+	tui_fmt_sites_why(&f, buf, 20);             /* truncated, still terminated */
+	assert_int_equal(strlen(buf), 19);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_ns),
+		cmocka_unit_test(test_fmt_sites),
 		cmocka_unit_test(test_fmt_widths),
 		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_fmt_rate_share_age),
