@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "hook.h"
 #include "collector.h"
 #include "timing.h"
 
@@ -139,6 +140,7 @@ static void *rep_main(void *arg)
 
 	(void)arg;
 	timing_guard_forever();
+	hook_stop_exempt();     /* never runs target code; blocks the stop signal */
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = rep.wakefd, .events = POLLIN },

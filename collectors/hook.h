@@ -82,6 +82,9 @@ struct hook_site {
 	bool       nop;             /* compiler-assisted site (hook_nop.c) */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* nop site: the compiler's NOP */
+	bool       got;             /* import site (hook_got.c): fn is the library's */
+	uintptr_t *got_slot;        /* import site: its GOT entry */
+	uintptr_t  got_orig;        /* import site: the entry's bound value */
 };
 
 
@@ -120,5 +123,8 @@ struct hook_stopped {
  * (a thread did not answer within the time limit: all are released). */
 int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
 void hook_stop_resume(struct hook_stopped *st);
+/* The calling thread runs agent code only and blocks every signal (the
+ * reporter): never stopped, so a dlopen on another thread can patch. */
+void hook_stop_exempt(void);
 
 #endif

@@ -22,6 +22,9 @@ struct hook_mod {
 	uintptr_t bias, lo, hi;
 	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
 	int       nsegs;
+	uintptr_t relro_start, relro_end;   /* PT_GNU_RELRO, runtime addresses */
+	bool      own;                /* patched (hook_patch.c's rule) */
+	bool      agent;              /* the agent itself */
 };
 
 struct hook_mods {
@@ -33,6 +36,8 @@ struct hook_engine {
 	struct hook_mods *mods;           /* the modules seen at patch time */
 	struct hook_site **sites;         /* one allocation each: blocks point at them */
 	size_t            nsites, cap;
+	struct hook_site **retired[32];   /* old tables, read by threads maybe still */
+	int               nretired;
 	struct symtab   **tabs;           /* kept: the sites name their strings */
 	size_t            ntabs;
 	size_t            refused[HOOK_R_COUNT];
@@ -55,8 +60,20 @@ void hook_engine_stats(struct hook_stats *st);
 /* Is fn the address of a patched site?  (Sites do not move once patched.) */
 bool hook_engine_has(uintptr_t fn);
 
+/* hook_cal.c: calibrate the site path's cost (timing.c) through the real
+ * stubs; only before the first site exists (it borrows g->sites). */
+void hook_cal_run(struct hook_engine *g);
+
 /* hook_patch.c: find, plan and patch every candidate (once). */
 void hook_engine_patch(struct hook_engine *g);
+/* hook_patch.c: patch the own modules loaded since the last call (after a
+ * dlopen); nothing before hook_engine_patch. */
+void hook_engine_rescan(struct hook_engine *g);
+/* hook_site.c: a dlopen succeeded: patch new modules at the current level. */
+void hook_engine_loaded(void);
+/* hook_got.c: redirect own module mi's GOT entries for functions of system
+ * libraries to per-import sites (patched at once, switched off). */
+void hook_got_prepare(struct hook_engine *g, int mi);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
 /* Is [a, a + len) inside one executable segment of m? */

@@ -11,8 +11,11 @@
  * the 5-byte writes happen with the threads stopped.  A module whose
  * compiler left one 5-byte NOP per function and a table of them goes to
  * hook_nop.c instead: no relocation and no stop (its code is rewritten live
- * by hook_nop_sync, after each level change).
+ * by hook_nop_sync, after each level change).  Each own module's calls into
+ * system libraries get import sites (hook_got.c).  Modules dlopened later are
+ * patched by hook_engine_rescan, called from the dlopen wrapper below.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -60,6 +63,10 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t s = m->bias + ph->p_vaddr, e = s + ph->p_memsz;
 
+		if (ph->p_type == PT_GNU_RELRO) {
+			m->relro_start = s;
+			m->relro_end = e;
+		}
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (s < m->lo)
@@ -116,17 +123,18 @@ static bool hook_imports(const char *path, const char *sym)
 	return found;
 }
 
-/* Is the module one of the program's own (see the top of the file)? */
+/* Is the module one of the program's own (see the top of the file)?  The
+ * executable (idx 0) always is, wherever it lives (/usr/bin/sqlite3, or a
+ * program under /usr/lib/...). */
 static bool hook_mod_own(const struct hook_mod *m, int idx)
 {
 	static const char *const sys[] = { "/lib/", "/usr/lib/", "/lib64/", "/usr/lib64/" };
-	uintptr_t self = (uintptr_t)hook_mod_own;
 
 	if (m->nsegs == 0 || (idx != 0 && strchr(m->path, '/') == NULL))
 		return false;           /* the vdso */
-	if (self >= m->lo && self < m->hi)
-		return false;           /* the agent */
-	for (size_t i = 0; i < sizeof sys / sizeof sys[0]; i++)
+	if (m->agent)
+		return false;
+	for (size_t i = 0; i < sizeof sys / sizeof sys[0] && idx != 0; i++)
 		if (strncmp(m->path, sys[i], strlen(sys[i])) == 0)
 			return false;
 	if (hook_imports(m->path, "__cyg_profile_func_enter")) {
@@ -262,7 +270,7 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 			uint8_t jmp[HOOK_PATCH_LEN];
 			int32_t rel;
 
-			if (s->mod != mi || s->patched || s->dead)
+			if (s->mod != mi || s->patched || s->dead || s->got)
 				continue;
 			if (hook_site_busy(s, st)) {
 				busy++;
@@ -287,31 +295,69 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 	return busy;
 }
 
-/* See hook_int.h. */
-void hook_engine_patch(struct hook_engine *g)
+/* Add the modules loaded since the last scan to the engine's list, decide
+ * which are own, then prepare their sites (all flags first: the import
+ * sites need to know which targets are own).  How many were added. */
+static int hook_engine_scan(struct hook_engine *g)
+{
+	struct hook_mods *now = xcalloc(1, sizeof *now);
+	uintptr_t self = (uintptr_t)hook_engine_scan;
+	int first = g->mods->n;
+
+	dl_iterate_phdr(hook_mods_cb, now);
+	for (int k = 0; k < g->mods->n; k++) {  /* dlclosed: a reload is new */
+		bool there = false;
+
+		for (int i = 0; i < now->n && !there; i++)
+			there = g->mods->m[k].bias == now->m[i].bias &&
+			    strcmp(g->mods->m[k].path, now->m[i].path) == 0;
+		if (!there)
+			g->mods->m[k].path[0] = '\0';
+	}
+	for (int i = 0; i < now->n && g->mods->n < HOOK_MAX_MODS; i++) {
+		struct hook_mod *m = &now->m[i];
+		bool known = false;
+
+		for (int k = 0; k < g->mods->n && !known; k++)
+			known = g->mods->m[k].bias == m->bias &&
+			    strcmp(g->mods->m[k].path, m->path) == 0;
+		if (known)
+			continue;
+		m->agent = self >= m->lo && self < m->hi;
+		m->own = hook_mod_own(m, g->mods->n);
+		g->mods->m[g->mods->n++] = *m;
+	}
+	free(now);
+	for (int i = first; i < g->mods->n; i++)
+		if (g->mods->m[i].own) {
+			hook_mod_prepare(&g->mods->m[i], g);
+			hook_got_prepare(g, i);
+		}
+	return g->mods->n - first;
+}
+
+/* Write the jmp of every prepared prologue site, with the other threads
+ * stopped (tried a few times while a thread is in the way). */
+static void hook_engine_write(struct hook_engine *g)
 {
 	struct hook_stopped st;
 	char err[256];
 	size_t busy = 0;
-	uint64_t t0 = proto_now_ns(), t1;
 
-	g->mods = xcalloc(1, sizeof *g->mods);
-	dl_iterate_phdr(hook_mods_cb, g->mods);
-	g->tabs = xcalloc((size_t)g->mods->n + 1, sizeof *g->tabs);
-	for (int i = 0; i < g->mods->n; i++)
-		if (hook_mod_own(&g->mods->m[i], i))
-			hook_mod_prepare(&g->mods->m[i], g);
-	t1 = proto_now_ns();
 	for (size_t i = 0; i < g->nsites; i++)
-		busy += !g->sites[i]->patched;
+		busy += !g->sites[i]->patched && !g->sites[i]->dead;
 	if (busy == 0)
-		goto done;      /* only compiler-assisted sites: nothing to stop for */
+		return;         /* only compiler-assisted or import sites: nothing to stop for */
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
 		if (hook_stop_world(&st, err, sizeof err) < 0) {
 			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
-			g->refused[HOOK_R_STOP] += g->nsites;
+			for (size_t i = 0; i < g->nsites; i++)
+				if (!g->sites[i]->patched && !g->sites[i]->dead) {
+					g->sites[i]->dead = true;
+					g->refused[HOOK_R_STOP]++;
+				}
 			return;
 		}
 		busy = hook_write_all(g, &st);
@@ -321,11 +367,61 @@ void hook_engine_patch(struct hook_engine *g)
 		nanosleep(&nap, NULL);
 	}
 	for (size_t i = 0; i < g->nsites; i++)
-		if (!g->sites[i]->patched) {
+		if (!g->sites[i]->patched && !g->sites[i]->dead) {
 			g->sites[i]->dead = true;
 			g->refused[HOOK_R_BUSY]++;
 		}
-done:
+}
+
+/* See hook_int.h. */
+void hook_engine_patch(struct hook_engine *g)
+{
+	uint64_t t0 = proto_now_ns(), t1;
+
+	g->mods = xcalloc(1, sizeof *g->mods);
+	g->tabs = xcalloc(HOOK_MAX_MODS, sizeof *g->tabs);
+	hook_engine_scan(g);
+	t1 = proto_now_ns();
+	hook_engine_write(g);
 	g->stop_ns = proto_now_ns() - t1;
 	g->prep_ns = t1 - t0;
+}
+
+/* See hook_int.h. */
+void hook_engine_rescan(struct hook_engine *g)
+{
+	uint64_t t0 = proto_now_ns(), t1;
+	size_t before = g->nsites;
+	int added;
+
+	if (g->mods == NULL)
+		return;
+	added = hook_engine_scan(g);
+	t1 = proto_now_ns();
+	hook_engine_write(g);
+	g->stop_ns += proto_now_ns() - t1;
+	g->prep_ns += t1 - t0;
+	if (added > 0)
+		agent_log("hook: %d modules loaded later; %zu new sites", added, g->nsites - before);
+}
+
+/* dlopen, exported by the agent (libhookscope.map): after a successful
+ * dlopen, the new own modules are patched at the current level before the
+ * caller can call into them.  The real dlopen sees the agent as its caller:
+ * a library named without a '/' is searched without the calling module's
+ * RPATH/RUNPATH (LD_LIBRARY_PATH, the cache and the system directories
+ * still apply). */
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	void *h;
+
+	if (real == NULL)
+		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	if (real == NULL)
+		return NULL;
+	h = real(file, mode);
+	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
+		hook_engine_loaded();
+	return h;
 }

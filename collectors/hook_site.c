@@ -12,12 +12,18 @@
  * Selection per level (design.md):
  *   1  main and the functions named by HOOKSCOPE_FUNCS (globs, ':' or ',')
  *   2  + global/weak functions with default visibility
- *   3  + every global/weak function
+ *   3  + every global/weak function, and the own modules' calls into system
+ *        libraries (import sites, hook_got.c)
  *   4  + every function with a symbol
+ * A dlopen after the first patch patches the new own modules at the
+ * current level (hook_engine_loaded, on the loading thread, under the same
+ * lock as level changes).
  * Timing itself is the timing collector's (tm_site_enter/exit in
  * timing_hot.c): same per-thread table, same figures.
  */
+#include <assert.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,21 +39,33 @@
 
 static struct hook_engine hook_g;
 static bool hook_patched;
+static bool hook_on;                      /* init succeeded */
+static int hook_level;                    /* the last level set */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
+static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
 static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
 
-/* See hook_int.h. */
+/* See hook_int.h.  Threads may be reading the table (hook_site_enter)
+ * while a dlopen adds sites: the old table is kept (retired), the new one
+ * published with a release store once filled; capacity doubles, so few are
+ * ever retired. */
 void hook_engine_grow(struct hook_engine *g, size_t n)
 {
 	struct hook_site **p;
+	size_t cap;
 
 	if (g->nsites + n <= g->cap)
 		return;
-	p = xcalloc(g->nsites + n, sizeof *p);
+	cap = g->cap * 2 > g->nsites + n ? g->cap * 2 : g->nsites + n;
+	p = xcalloc(cap, sizeof *p);
 	if (g->nsites)
 		memcpy(p, g->sites, g->nsites * sizeof *p);
-	free(g->sites);
-	g->sites = p;
-	g->cap = g->nsites + n;
+	if (g->sites != NULL) {
+		assert(g->nretired < (int)(sizeof g->retired / sizeof g->retired[0]));
+		g->retired[g->nretired++] = g->sites;
+	}
+	__atomic_store_n(&g->sites, p, __ATOMIC_RELEASE);
+	g->cap = cap;
 }
 
 /* Called by hook_entry_common on every entry of an enabled site; returns
@@ -55,7 +73,7 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
  * not move once a site can be enabled (it grows only while patching). */
 uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot)
 {
-	struct hook_site *s = hook_g.sites[index];
+	struct hook_site *s = __atomic_load_n(&hook_g.sites, __ATOMIC_ACQUIRE)[index];
 
 	tm_site_enter(s->fn, slot, (uintptr_t)hook_return_tramp);
 	return s->reloc;
@@ -137,19 +155,15 @@ static int hook_init(void)
 #endif
 	if (f != NULL && *f)
 		hook_funcs = xstrdup(f);
+	hook_on = true;
 	return 0;
 }
 
-/* Patch on first use, then flip each site's switch for the level. */
-static void hook_set_level(int level)
+/* Flip each site's switch for the level (hook_lock held). */
+static void hook_apply(int level)
 {
 	size_t on = 0;
 
-	if (level >= 1 && !hook_patched) {
-		hook_patched = true;
-		hook_engine_patch(&hook_g);
-		hook_report_patch(&hook_g);
-	}
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
@@ -166,10 +180,44 @@ static void hook_set_level(int level)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, hook_g.nsites);
 }
 
+/* Patch on first use, then flip each site's switch for the level. */
+static void hook_set_level(int level)
+{
+	hook_in_loaded = true;          /* the engine's own dlopens (hook_got.c) */
+	pthread_mutex_lock(&hook_lock);
+	hook_level = level;
+	if (level >= 1 && !hook_patched) {
+		hook_patched = true;
+		hook_cal_run(&hook_g);  /* before any site exists (hook_cal.c) */
+		hook_engine_patch(&hook_g);
+		hook_report_patch(&hook_g);
+	}
+	hook_apply(level);
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+}
+
+/* See hook_int.h: called by the dlopen wrapper on the loading thread.  The
+ * engine's own dlopens (while it loads symbols) are left alone. */
+void hook_engine_loaded(void)
+{
+	if (!hook_on || hook_in_loaded)
+		return;
+	hook_in_loaded = true;
+	pthread_mutex_lock(&hook_lock);
+	if (hook_patched) {
+		hook_engine_rescan(&hook_g);
+		hook_apply(hook_level);
+	}
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+}
+
 /* See hook_int.h: counts for the "sites" record (reporter thread). */
 void hook_engine_stats(struct hook_stats *st)
 {
 	memset(st, 0, sizeof *st);
+	pthread_mutex_lock(&hook_lock);
 	st->patched = hook_patched;
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		const struct hook_site *s = hook_g.sites[i];
@@ -182,15 +230,19 @@ void hook_engine_stats(struct hook_stats *st)
 			*(s->on ? &st->active : &st->disabled) += 1;
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
+	pthread_mutex_unlock(&hook_lock);
 }
 
 /* See hook_int.h: linear, but only called for new timing functions. */
 bool hook_engine_has(uintptr_t fn)
 {
-	for (size_t i = 0; i < hook_g.nsites; i++)
-		if (hook_g.sites[i]->fn == fn && hook_g.sites[i]->patched)
-			return true;
-	return false;
+	bool has = false;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = 0; i < hook_g.nsites && !has; i++)
+		has = hook_g.sites[i]->fn == fn && hook_g.sites[i]->patched;
+	pthread_mutex_unlock(&hook_lock);
+	return has;
 }
 
 const struct collector_ops hook_collector = {

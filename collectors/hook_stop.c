@@ -1,7 +1,9 @@
 /*
  * hook_stop.c - stop every other thread of this process, in-process.
  *
- * Each thread listed in /proc/self/task (but the caller) gets a real-time
+ * Each thread listed in /proc/self/task (but the caller and the agent's
+ * reporter thread, which blocks every signal and runs only agent code, so a
+ * dlopen on another thread can patch) gets a real-time
  * signal; its handler notes the thread id and the interrupted RIP (from the
  * ucontext) in a slot, then parks on a futex until the stopper releases it.
  * The list is read again after every round, so a thread created meanwhile
@@ -90,6 +92,14 @@ static bool hook_stop_seen(int tid)
 	return false;
 }
 
+static int hook_stop_exempt_tid;        /* the agent's reporter thread */
+
+/* See hook.h. */
+void hook_stop_exempt(void)
+{
+	__atomic_store_n(&hook_stop_exempt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+}
+
 /* Signal every thread of /proc/self/task not yet parked or signalled;
  * returns how many were newly signalled, or -1. */
 static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
@@ -105,7 +115,7 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 	while ((de = readdir(d)) != NULL) {
 		int tid = atoi(de->d_name), k;
 
-		if (tid <= 0 || tid == me)
+		if (tid <= 0 || tid == me || tid == __atomic_load_n(&hook_stop_exempt_tid, __ATOMIC_ACQUIRE))
 			continue;
 		for (k = 0; k < *nsent && sent[k] != tid; k++)
 			;

@@ -51,7 +51,7 @@ struct tm_frame {
 	uint64_t  start;          /* ticks at the end of the enter hook */
 	uint64_t  child_raw;      /* sum of the children's raw intervals */
 	uint64_t  child_corr;     /* sum of the children's corrected inclusive time */
-	uint64_t  nchildren;
+	uint64_t  child_out;      /* hook ticks of the children outside their intervals */
 	/* Hook-engine sites only (NULL/0 for -finstrument-functions frames):
 	 * where the call's return address lives and what it was, so the
 	 * return trampoline can close this frame and return there. */
@@ -84,6 +84,8 @@ struct tm_params {
 	uint32_t pad_;
 	uint64_t o_in;            /* hook ticks inside a call's own interval */
 	uint64_t o_out;           /* hook ticks outside it, charged to the caller */
+	uint64_t o_in_site;       /* the same two for hook-engine site frames */
+	uint64_t o_out_site;      /* (stubs, return trampoline: timing.c) */
 	uint64_t slow_ticks;      /* "slow" threshold in ticks */
 } __attribute__((aligned(64)));
 
@@ -153,6 +155,12 @@ void timing_guard_forever(void);
 extern double tm_ns_per_tick;             /* refreshed by tm_clock_update() */
 void tm_clock_update(void);               /* ns_per_tick and slow_ticks */
 uint64_t timing_overhead_ps(void);
+/* Calibrate the hook engine's site path (called once, before any site is
+ * enabled): call is a stub that runs a call of fn through the engine's
+ * entry stub and return trampoline, plain an empty function called the same
+ * way without them.  Sets o_in_site/o_out_site (they default to the
+ * -finstrument-functions figures). */
+void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn);
 
 /* timing_report.c: per-function totals over all threads (reporter only) */
 void tm_report_harvest(void);

@@ -155,7 +155,11 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 	struct tm_frame *f = &b->stack[d];
 	struct tm_entry *e = f->e;
 	uint64_t raw = now > f->start ? now - f->start : 0;
-	uint64_t cost = LOAD(&tm_params.o_in) + f->nchildren * LOAD(&tm_params.o_out);
+	/* Per path (timing.c calibrates both): an engine frame has a slot. */
+	bool site = f->slot != NULL;
+	uint64_t in = LOAD(site ? &tm_params.o_in_site : &tm_params.o_in);
+	uint64_t out = LOAD(site ? &tm_params.o_out_site : &tm_params.o_out);
+	uint64_t cost = in + f->child_out;
 	uint64_t self = raw > f->child_raw + cost ? raw - f->child_raw - cost : 0;
 	uint64_t incl = self + f->child_corr;
 
@@ -183,7 +187,7 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 
 		p->child_raw += raw;
 		p->child_corr += incl;
-		p->nchildren++;
+		p->child_out += out;
 	}
 }
 
@@ -228,7 +232,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	f->fn = fn;
 	f->child_raw = 0;
 	f->child_corr = 0;
-	f->nchildren = 0;
+	f->child_out = 0;
 	f->slot = slot;
 	f->ret = ret;
 	f->start = now = tm_ticks();

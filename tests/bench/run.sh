@@ -1,57 +1,118 @@
 #!/bin/sh
-# run.sh - `make bench`: the agent's cost per hooked call, measured against
-# the same binary with glibc's empty -finstrument-functions stubs.
-# Prints figures (median of 5 runs) and the command that reproduces each.
+# run.sh - `make bench`: what timing one call costs, in one run (issue 3,
+# item 5), on one tight loop calling one small non-inlined function
+# (tests/bench/engine-loop.c, built here in the ways each row needs):
+#   uninstrumented (gcc -O2, and clang -O2 for the NOP build's baseline);
+#   the floor: -finstrument-functions hooks that only read rdtsc twice and
+#     add to thread-local counters (tests/bench/floor/floor-hooks.c, preloaded);
+#   hookscope enabled with each back-end: finstrument (the -finstrument-
+#     functions build), patch (prologue relocation of the plain build), nop
+#     (clang -fpatchable-function-entry=5 build);
+#   hookscope with the site disabled (per back-end);
+#   uftrace record on the -finstrument-functions build (the same binary as
+#     the floor and the finstrument rows), and with dynamic patching (-P) on
+#     the plain build.
+# Each row: median ns per call of one thread over $RUNS runs, with 1 and with
+# 2 threads, and the command that reproduces it.  Then the ratios and the
+# goals (enabled <= 1.3x the floor; a disabled site <= 1 ns over
+# uninstrumented; 2 threads cost what 1 does).  Goals are reported, not
+# asserted.  Then the hooks called directly (timing-overhead.c).
+#   HS_BENCH_CALLS (default 10000000), HS_BENCH_UFTRACE_CALLS (default 2000000:
+#   uftrace writes every call to disk).
 O=${O:-build}
-N=${HS_BENCH_CALLS:-20000000}
+N=${HS_BENCH_CALLS:-10000000}
+UN=${HS_BENCH_UFTRACE_CALLS:-2000000}
 RUNS=5
-app=$O/apps/callloop
+B=$O/bench
 agent=$(cd "$O" && pwd)/libhookscope.so
-
-median() {   # command... -> median ns_per_call over $RUNS runs
-	for _ in $(seq $RUNS); do
-		"$@" | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
-	done | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p"
-}
-
-row() {   # label, env assignments..., then the app arguments
-	label=$1; shift
-	m=$(median env "$@")
-	printf '%-34s %8s ns/call   reproduce: env %s\n' "$label" "$m" "$*"
-}
-
-echo "hookscope agent cost per call, $N calls per thread, median of $RUNS runs ($(nproc) CPUs)"
 sock=/tmp/hookscope-bench-$$.sock   # no daemon: the agent runs as it would with none
-row "no agent (glibc stubs), 1 thread"  "$app" "$N" 1
-row "agent level 2, 1 thread"           HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$app" "$N" 1
-row "agent level 0 (timing off)"        HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 LD_PRELOAD="$agent" "$app" "$N" 1
-row "no agent, 2 threads"               "$app" "$N" 2
-row "agent level 2, 2 threads"          HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$app" "$N" 2
+tmp=$(mktemp -d /tmp/hookscope-bench.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+die() { echo "bench: $*" >&2; exit 1; }
+command -v uftrace >/dev/null 2>&1 ||
+	die "uftrace is not installed (it is the peer we measure against): apt-get install uftrace (listed in mk/deps.sh)"
+command -v clang >/dev/null 2>&1 ||
+	die "clang is not installed (needed for the -fpatchable-function-entry=5 build): apt-get install clang"
+src=tests/bench/engine-loop.c
+[ -x "$B/engine-loop" ] || die "$B/engine-loop is missing (run 'make bench', not this script alone)"
+cc -O2 -g -pthread -finstrument-functions -o "$B/fi-loop" $src ||
+	die "cannot build $B/fi-loop"
+cc -O2 -g -Wall -Wextra -Werror -shared -fPIC -o "$B/floor-hooks.so" tests/bench/floor/floor-hooks.c ||
+	die "cannot build $B/floor-hooks.so"
+clang -O2 -g -pthread -fpatchable-function-entry=5 -o "$B/nop-loop" $src ||
+	die "cannot build $B/nop-loop"
+clang -O2 -g -pthread -o "$B/clang-loop" $src || die "cannot build $B/clang-loop"
+
+median() {   # runs, command... -> median ns_per_call
+	r=$1; shift
+	for _ in $(seq "$r"); do
+		"$@" 2>/dev/null | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
+	done | sort -n | sed -n "$(( (r + 1) / 2 ))p"
+}
+
+# row KEY LABEL CALLS RUNS COMMAND...: measure COMMAND CALLS 1 and
+# COMMAND CALLS 2; sets v_KEY_1, v_KEY_2.
+row() {
+	key=$1 label=$2 n=$3 r=$4; shift 4
+	m1=$(median "$r" "$@" "$n" 1)
+	m2=$(median "$r" "$@" "$n" 2)
+	[ -n "$m1" ] && [ -n "$m2" ] || die "no figure from: $* $n 1 (run it by hand)"
+	eval "v_${key}_1=$m1 v_${key}_2=$m2"
+	printf '%-36s %8s %8s   %s %s 1\n' "$label" "$m1" "$m2" "$*" "$n"
+}
+E="env HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent"
+EN="$E HOOKSCOPE_ENGINE=1"
+
+echo "hookscope: cost of one timed call; ns per call of one thread, median of $RUNS runs,"
+echo "$N calls per thread (uftrace: $UN), $(nproc) CPUs; reproduce with the command shown (1 thread;"
+echo "the last argument is the thread count)"
+printf '%-36s %8s %8s   %s\n' "row" "1 thread" "2 thr." "reproduce"
+row plain  "uninstrumented (gcc -O2)"            "$N" $RUNS "$B/engine-loop"
+row clang  "uninstrumented (clang -O2)"          "$N" $RUNS "$B/clang-loop"
+row fistub "-finstrument-functions, glibc stubs" "$N" $RUNS "$B/fi-loop"
+row floor  "floor (rdtsc x2, TLS counters)"      "$N" $RUNS env LD_PRELOAD="$B/floor-hooks.so" "$B/fi-loop"
+row fi     "hookscope finstrument, enabled"      "$N" $RUNS $E "$B/fi-loop"
+row patch  "hookscope patch, enabled (level 4)"  "$N" $RUNS $EN HOOKSCOPE_LEVEL=4 "$B/engine-loop"
+row nop    "hookscope nop, enabled (level 4)"    "$N" $RUNS $EN HOOKSCOPE_LEVEL=4 "$B/nop-loop"
+row fi0    "hookscope finstrument, level 0"      "$N" $RUNS $E HOOKSCOPE_LEVEL=0 "$B/fi-loop"
+row patch0 "hookscope patch, site disabled (1)"  "$N" $RUNS $EN HOOKSCOPE_LEVEL=1 "$B/engine-loop"
+row nop0   "hookscope nop, site disabled (1)"    "$N" $RUNS $EN HOOKSCOPE_LEVEL=1 "$B/nop-loop"
+row nopraw "clang NOP build, no agent"           "$N" $RUNS "$B/nop-loop"
+row uf     "uftrace record (finstrument build)"  "$UN" 3 uftrace record -d "$tmp/uf" "$B/fi-loop"
+row ufp    "uftrace record -P leaf (plain build)" "$UN" 3 uftrace record -d "$tmp/uf" -P leaf "$B/engine-loop"
+
+# ratios and goals (awk: floating point)
+echo
+awk -v plain="$v_plain_1" -v clang="$v_clang_1" -v floor="$v_floor_1" -v floor2="$v_floor_2" \
+    -v fi="$v_fi_1" -v fi2="$v_fi_2" -v patch="$v_patch_1" -v patch2="$v_patch_2" \
+    -v nop="$v_nop_1" -v nop2="$v_nop_2" -v fi0="$v_fi0_1" -v patch0="$v_patch0_1" \
+    -v nop0="$v_nop0_1" -v uf="$v_uf_1" -v uf2="$v_uf_2" -v fistub="$v_fistub_1" '
+function goal(ok) { return ok ? "met" : "NOT met" }
+BEGIN {
+	printf "enabled / floor (goal <= 1.3x; floor %.2f ns, %.2f ns over uninstrumented):\n", floor, floor - plain
+	printf "  finstrument %5.2fx  patch %5.2fx  nop %5.2fx  uftrace %5.2fx   goal: finstrument %s, patch %s, nop %s\n",
+	    fi / floor, patch / floor, nop / floor, uf / floor,
+	    goal(fi <= 1.3 * floor), goal(patch <= 1.3 * floor), goal(nop <= 1.3 * floor)
+	printf "  over uninstrumented: floor +%.1f  finstrument +%.1f  patch +%.1f  nop +%.1f  uftrace +%.1f ns\n",
+	    floor - plain, fi - plain, patch - plain, nop - clang, uf - plain
+	printf "disabled - uninstrumented (goal <= 1 ns):\n"
+	printf "  patch (level 1, switch) %+.2f ns: %s;  nop (level 1, NOP back) %+.2f ns vs clang: %s\n",
+	    patch0 - plain, goal(patch0 - plain <= 1), nop0 - clang, goal(nop0 - clang <= 1)
+	printf "  finstrument level 0 (hooks return at once) %+.2f ns, the build itself (glibc stubs) %+.2f:\n",
+	    fi0 - plain, fistub - plain
+	printf "    %s against uninstrumented; %+.2f ns against the same build without the agent: %s\n",
+	    goal(fi0 - plain <= 1), fi0 - fistub, goal(fi0 - fistub <= 1)
+	printf "2 threads / 1 thread per call (goal: same, within 10%%):\n"
+	printf "  floor %.2f  finstrument %.2f  patch %.2f  nop %.2f  uftrace %.2f   goal: %s\n",
+	    floor2 / floor, fi2 / fi, patch2 / patch, nop2 / nop, uf2 / uf,
+	    goal(fi2 <= 1.1 * fi && patch2 <= 1.1 * patch && nop2 <= 1.1 * nop)
+}'
 
 echo
 echo "hooks called directly (leaf and parent-with-children cost, minus an unhooked call):"
-echo "  reproduce: $O/bench/timing-overhead   and   HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent $O/bench/timing-overhead"
+echo "  reproduce: $B/timing-overhead   and   HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent $B/timing-overhead"
 echo "-- glibc's empty hooks:"
-"$O/bench/timing-overhead"
+"$B/timing-overhead"
 echo "-- the agent's hooks:"
-HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$O/bench/timing-overhead"
-
-echo
-echo "hook engine (experimental, HOOKSCOPE_ENGINE=1) on a plain gcc -O2 loop, $N calls:"
-row "no agent"                          "$O/bench/engine-loop" "$N"
-row "engine, site enabled (level 4)"    HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"
-row "engine, site disabled (level 1)"   HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=1 LD_PRELOAD="$agent" "$O/bench/engine-loop" "$N"
-
-# The compiler-assisted back-end needs a clang -fpatchable-function-entry=5
-# build, which the Makefile does not make: built here, into $O/bench
-# (-Dnoipa=noinline: clang ignores gcc's noipa and would inline leaf).
-echo
-if command -v clang >/dev/null 2>&1 &&
-	clang -O2 -fpatchable-function-entry=5 -Dnoipa=noinline -o "$O/bench/nop-loop" tests/bench/engine-loop.c; then
-	echo "hook engine, compiler-assisted sites (clang -O2 -fpatchable-function-entry=5 -Dnoipa=noinline engine-loop.c), $N calls:"
-	row "no agent (the 5-byte NOP)"         "$O/bench/nop-loop" "$N"
-	row "engine nop, site enabled (level 4)"  HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$O/bench/nop-loop" "$N"
-	row "engine nop, site disabled (level 1)" HOOKSCOPE_SOCKET=$sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=1 LD_PRELOAD="$agent" "$O/bench/nop-loop" "$N"
-else
-	echo "hook engine, compiler-assisted sites: skipped (no clang to build $O/bench/nop-loop)"
-fi
+HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/timing-overhead"

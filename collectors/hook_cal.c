@@ -1,0 +1,66 @@
+/*
+ * hook_cal.c - calibration of the hook engine's site path: what a timed call
+ * through the stubs costs, inside and outside the call's measured interval,
+ * so self times of engine sites are corrected with their own figures
+ * (timing.c, tm_calibrate_site) rather than the -finstrument-functions ones.
+ *
+ * The measured call is a real one through the real stubs: hook_cal_stub is
+ * a block head (jmp through a switch, push the index, jmp to
+ * hook_entry_common) whose "relocated prologue" is hook_cal_body, a bare
+ * ret; the call returns through hook_return_tramp like any timed site.  It
+ * runs once, before the first patching, while the engine has no site yet,
+ * so the sites table can be borrowed for the calibration site (index 0).
+ */
+#include <stdint.h>
+
+#include "hook.h"
+#include "hook_int.h"
+#include "timing.h"
+
+void hook_cal_stub(void);
+void hook_cal_body(void);
+
+/* The switch the stub jumps through, as a block's (always "on"). */
+__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_sw;
+
+__asm__(
+	".text\n"
+	".type hook_cal_stub, @function\n"
+	"hook_cal_stub:\n"
+	"	jmp *hook_cal_sw(%rip)\n"
+	"hook_cal_on:\n"
+	"	pushq $0\n"
+	"	jmp hook_entry_common\n"
+	".size hook_cal_stub, .-hook_cal_stub\n"
+	".type hook_cal_body, @function\n"
+	"hook_cal_body:\n"
+	"	ret\n"
+	".size hook_cal_body, .-hook_cal_body\n"
+);
+
+/* The address of the stub's "enabled" continuation (after its jmp). */
+static uintptr_t hook_cal_on_addr(void)
+{
+	uintptr_t a;
+
+	__asm__("leaq hook_cal_on(%%rip), %0" : "=r"(a));
+	return a;
+}
+
+/* See hook_int.h. */
+void hook_cal_run(struct hook_engine *g)
+{
+	struct hook_site site = {
+		.fn = (uintptr_t)hook_cal_body,
+		.reloc = (uintptr_t)hook_cal_body,
+		.name = "hookscope-calibration",
+	};
+	struct hook_site *one[1] = { &site }, **saved = g->sites;
+
+	if (g->nsites != 0)
+		return;                 /* too late: sites may be running */
+	hook_cal_sw = hook_cal_on_addr();
+	__atomic_store_n(&g->sites, one, __ATOMIC_RELEASE);   /* as hook_engine_grow */
+	tm_calibrate_site(hook_cal_stub, hook_cal_body, site.fn);
+	__atomic_store_n(&g->sites, saved, __ATOMIC_RELEASE);
+}

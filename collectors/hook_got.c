@@ -1,0 +1,296 @@
+/*
+ * hook_got.c - level 3: the program's calls into system libraries, timed per
+ * library function by patching the GOT of its own modules.
+ *
+ * For every R_X86_64_JUMP_SLOT and R_X86_64_GLOB_DAT relocation of a
+ * function symbol in an own module whose bound target lies in a module that
+ * is not own (a system library; not the agent), the GOT entry is replaced
+ * (mprotect over RELRO, one 8-byte atomic store) by the address of a
+ * per-import block in a trampoline region:
+ *
+ *   blk+0   jmp *switch(%rip)     the same head as a prologue site (hook.h)
+ *   blk+6   push $index
+ *   blk+11  jmp *common(%rip)
+ *   blk+17  jmp *0(%rip); .quad target     the continuation: the real function
+ *
+ * so the call is timed by the same stubs and frames as any site, under the
+ * library function's own address (the report names it by the library's
+ * symbol, module = the library).  The site's name, for the log, is
+ * "function@libname".  A level below 3 flips the switch (the disabled path is
+ * two indirect jumps); the GOT keeps the block.
+ *
+ * Lazy binding: a JUMP_SLOT not yet bound still points into the module's own
+ * PLT.  Keeping that as the continuation would let the loader's resolver
+ * overwrite our entry on the first call, so the target is resolved now with
+ * dlvsym/dlsym on the module's own handle (its lookup scope), with the
+ * version the module requires.  A resolver running concurrently in another
+ * thread may still overwrite the entry with the real target: that import is
+ * then untimed (no harm).  Functions that must see their real return address
+ * or never return (setjmp family, vfork, dlsym, exit, ...) are left alone.
+ * Function pointers taken through a GLOB_DAT entry point at the block: calls
+ * through them are timed, comparisons with the library's address differ.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "hook.h"
+#include "hook_int.h"
+#include "protocol.h"
+
+#define HOOK_GOT_MAX   4096           /* imports per module */
+
+/* Imports never redirected: they read or replace their return address, never
+ * return, return twice, or are part of the agent's own machinery. */
+static const char *const hook_got_deny[] = {
+	"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
+	"__longjmp_chk", "vfork", "clone", "clone3", "__libc_start_main", "exit", "_exit", "_Exit",
+	"abort", "pthread_exit", "__cxa_throw", "__cxa_rethrow", "__cxa_finalize", "getcontext",
+	"setcontext", "swapcontext", "makecontext", "dlopen", "dlmopen", "dlsym", "dlvsym",
+	"__tls_get_addr", "__stack_chk_fail", "__assert_fail", "__fortify_fail", "__gmon_start__",
+	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+};
+
+/* One import found in the file. */
+struct hook_got_imp {
+	uintptr_t   slot;             /* runtime address of the GOT entry */
+	const char *name;             /* libelf storage */
+	const char *ver;              /* required version, or NULL */
+};
+
+/* Is name on the deny list (or an unwinder entry)? */
+static bool hook_got_denied(const char *name)
+{
+	if (strncmp(name, "_Unwind_", 8) == 0 || strncmp(name, "_ITM_", 5) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof hook_got_deny / sizeof hook_got_deny[0]; i++)
+		if (strcmp(name, hook_got_deny[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The version name required by versym entry v (from .gnu.version_r). */
+static const char *hook_got_vername(Elf *e, Elf_Scn *verneed, GElf_Word vn_link, GElf_Half v)
+{
+	Elf_Data *d = verneed != NULL ? elf_getdata(verneed, NULL) : NULL;
+	size_t off = 0;
+
+	v &= 0x7fff;
+	if (d == NULL || v < 2)
+		return NULL;
+	for (;;) {
+		GElf_Verneed vn;
+		size_t aoff;
+
+		if (gelf_getverneed(d, (int)off, &vn) == NULL)
+			return NULL;
+		aoff = off + vn.vn_aux;
+		for (int i = 0; i < vn.vn_cnt; i++) {
+			GElf_Vernaux va;
+
+			if (gelf_getvernaux(d, (int)aoff, &va) == NULL)
+				return NULL;
+			if (va.vna_other == v)
+				return elf_strptr(e, vn_link, va.vna_name);
+			if (va.vna_next == 0)
+				break;
+			aoff += va.vna_next;
+		}
+		if (vn.vn_next == 0)
+			return NULL;
+		off += vn.vn_next;
+	}
+}
+
+/* Collect the function imports of m's file (JUMP_SLOT, GLOB_DAT).  Returns
+ * how many, or -1. */
+static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *out, int max)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
+	GElf_Shdr dsh = { 0 }, vnsh = { 0 };
+	int n = 0;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dsh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = scn;
+		} else if (sh.sh_type == SHT_GNU_verneed) {
+			verneed = scn;
+			vnsh = sh;
+		}
+	}
+	if (dynsym == NULL)
+		return -1;
+	Elf_Data *syms = elf_getdata(dynsym, NULL);
+	Elf_Data *vers = versym != NULL ? elf_getdata(versym, NULL) : NULL;
+
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL && n < max) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+		    elf_ndxscn(dynsym) != sh.sh_link || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			GElf_Versym v;
+			size_t si;
+			int type;
+
+			if (gelf_getrela(d, (int)i, &r) == NULL)
+				break;
+			type = (int)GELF_R_TYPE(r.r_info);
+			si = GELF_R_SYM(r.r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || si == 0 ||
+			    gelf_getsym(syms, (int)si, &s) == NULL || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+				continue;
+			out[n].slot = m->bias + r.r_offset;
+			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
+			out[n].ver = NULL;
+			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
+				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
+			if (out[n].name != NULL && out[n].name[0] != '\0')
+				n++;
+		}
+	}
+	return n;
+}
+
+/* The module of mods containing addr, or -1. */
+static int hook_got_owner(const struct hook_mods *ms, uintptr_t addr)
+{
+	for (int i = 0; i < ms->n; i++)
+		if (addr >= ms->m[i].lo && addr < ms->m[i].hi)
+			return i;
+	return -1;
+}
+
+/* The library's file name (last path part), for site names. */
+static const char *hook_got_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* Resolve an import not bound yet, in the lookup scope of module m. */
+static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const struct hook_got_imp *imp)
+{
+	void *h = dlopen(main ? NULL : m->path, RTLD_LAZY | RTLD_NOLOAD);
+	void *p = NULL;
+
+	if (h == NULL)
+		return 0;
+	if (imp->ver != NULL)
+		p = dlvsym(h, imp->name, imp->ver);
+	if (p == NULL)
+		p = dlsym(h, imp->name);
+	dlclose(h);
+	return (uintptr_t)p;
+}
+
+/* Store v into the GOT entry at slot: the page made writable for the
+ * store, read-only again when it lies in the module's RELRO part. */
+static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1);
+	bool ro = m->relro_end > m->relro_start && page >= (m->relro_start & ~(pg - 1)) &&
+	    page + pg <= (m->relro_end & ~(pg - 1));
+
+	if (ro && mprotect((void *)page, pg, PROT_READ | PROT_WRITE) != 0)
+		return -1;
+	__atomic_store_n((uintptr_t *)slot, v, __ATOMIC_RELEASE);
+	if (ro && mprotect((void *)page, pg, PROT_READ) != 0)
+		return -1;
+	return 0;
+}
+
+/* See hook_int.h. */
+void hook_got_prepare(struct hook_engine *g, int mi)
+{
+	const struct hook_mod *m = &g->mods->m[mi];
+	struct hook_got_imp *imps;
+	struct hook_region r;
+	int fd, n, done = 0;
+	Elf *e;
+
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
+		if (n > 0)
+			agent_log("hook: %s: no room for the import stubs", m->path);
+		goto out;
+	}
+	hook_engine_grow(g, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		uintptr_t cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+		struct hook_x86_plan p = { .n = 0, .len = 14 };
+		struct hook_site *s;
+		char name[512];
+		int owner;
+
+		if (cur == 0 || hook_got_denied(imps[i].name))
+			continue;
+		if (cur >= m->lo && cur < m->hi)        /* lazy: still the PLT */
+			cur = hook_got_resolve(m, mi == 0, &imps[i]);
+		owner = cur != 0 ? hook_got_owner(g->mods, cur) : -1;
+		if (owner < 0 || g->mods->m[owner].own || g->mods->m[owner].agent)
+			continue;               /* own code has its own sites */
+		p.out[0] = 0xff;                /* jmp *0(%rip); .quad cur */
+		p.out[1] = 0x25;
+		memcpy(p.out + 6, &cur, sizeof cur);
+		s = xcalloc(1, sizeof *s);
+		snprintf(name, sizeof name, "%s@%s", imps[i].name,
+		    hook_got_base(g->mods->m[owner].path));
+		s->name = xstrdup(name);
+		s->fn = cur;
+		s->global = true;       /* level 3 and up */
+		s->mod = mi;
+		s->got = true;
+		s->got_slot = (uintptr_t *)imps[i].slot;
+		s->got_orig = cur;
+		g->sites[g->nsites++] = s;
+		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
+	}
+	if (hook_tramp_seal(&r) < 0) {
+		agent_warn("hook: cannot make the import stubs of %s executable: %s", m->path,
+		    strerror(errno));
+		goto out;
+	}
+	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+
+		if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
+			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
+			s->dead = true;
+			continue;
+		}
+		s->patched = true;
+	}
+	agent_log("hook: %s: %d library imports redirected", m->path, done);
+out:
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+}
