@@ -82,6 +82,22 @@ static int tm_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The medians of TM_CAL_RUNS runs: store the part of a hooked call inside
+ * the function's measured interval (never more than the whole) and the part
+ * outside it; return the whole. */
+static double tm_cal_split(double *full, double *in, uint64_t *o_in, uint64_t *o_out)
+{
+	double f, i;
+
+	qsort(full, TM_CAL_RUNS, sizeof full[0], tm_cmp_double);
+	qsort(in, TM_CAL_RUNS, sizeof in[0], tm_cmp_double);
+	f = full[TM_CAL_RUNS / 2];
+	i = in[TM_CAL_RUNS / 2] < f ? in[TM_CAL_RUNS / 2] : f;
+	STORE(o_in, (uint64_t)(i + 0.5));
+	STORE(o_out, (uint64_t)(f - i + 0.5));
+	return f;
+}
+
 /* Measure O_full and O_in (see the top of the file) by calling the real hooks
  * through pointers, as instrumented code does, on a private block. */
 static void tm_calibrate(void)
@@ -118,13 +134,7 @@ static void tm_calibrate(void)
 	tm_tls_swap(saved);
 	STORE(&tm_params.enabled, was);
 	tm_block_free(cb);
-	qsort(full, TM_CAL_RUNS, sizeof full[0], tm_cmp_double);
-	qsort(in, TM_CAL_RUNS, sizeof in[0], tm_cmp_double);
-	tm_o_full = full[TM_CAL_RUNS / 2];
-	if (in[TM_CAL_RUNS / 2] > tm_o_full)
-		in[TM_CAL_RUNS / 2] = tm_o_full;
-	STORE(&tm_params.o_in, (uint64_t)(in[TM_CAL_RUNS / 2] + 0.5));
-	STORE(&tm_params.o_out, (uint64_t)(tm_o_full - in[TM_CAL_RUNS / 2] + 0.5));
+	tm_o_full = tm_cal_split(full, in, &tm_params.o_in, &tm_params.o_out);
 	/* Until the engine calibrates its own path (if it ever runs). */
 	STORE(&tm_params.o_in_site, tm_params.o_in);
 	STORE(&tm_params.o_out_site, tm_params.o_out);
@@ -146,7 +156,7 @@ static double tm_ticks_per_call(void (*fn)(void))
  * function (so an empty function then shows 0). */
 void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 {
-	double full[TM_CAL_RUNS], in[TM_CAL_RUNS];
+	double full[TM_CAL_RUNS], in[TM_CAL_RUNS], med;
 	struct tm_block *cb = tm_block_new(), *saved;
 	uint32_t was = tm_params.enabled;
 	uint64_t t0 = tm_ticks();
@@ -172,14 +182,9 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 	tm_tls_swap(saved);
 	STORE(&tm_params.enabled, was);
 	tm_block_free(cb);
-	qsort(full, TM_CAL_RUNS, sizeof full[0], tm_cmp_double);
-	qsort(in, TM_CAL_RUNS, sizeof in[0], tm_cmp_double);
-	if (in[TM_CAL_RUNS / 2] > full[TM_CAL_RUNS / 2])
-		in[TM_CAL_RUNS / 2] = full[TM_CAL_RUNS / 2];
-	STORE(&tm_params.o_in_site, (uint64_t)(in[TM_CAL_RUNS / 2] + 0.5));
-	STORE(&tm_params.o_out_site, (uint64_t)(full[TM_CAL_RUNS / 2] - in[TM_CAL_RUNS / 2] + 0.5));
+	med = tm_cal_split(full, in, &tm_params.o_in_site, &tm_params.o_out_site);
 	agent_log("calibration (engine sites): %.1f ticks per call (%llu inside, %llu outside), "
-	    "took %.2f ms", full[TM_CAL_RUNS / 2], (unsigned long long)tm_params.o_in_site,
+	    "took %.2f ms", med, (unsigned long long)tm_params.o_in_site,
 	    (unsigned long long)tm_params.o_out_site,
 	    (double)(tm_ticks() - t0) * tm_ns_per_tick / 1e6);
 }
