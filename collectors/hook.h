@@ -8,18 +8,32 @@
  * site's out-of-line block in a trampoline region mapped within +/-2 GB:
  *
  *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
- *   blk+6   push $index                  enabled: the site's index
- *   blk+11  jmp *common(%rip)            to hook_entry_common
- *   blk+17  relocated prologue           (hook_x86.c)
+ *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
+ *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
+ *   blk+17  call blk+32                  the relocated prologue, as a call
+ *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
+ *   blk+28  .long index                  the site's index (data)
+ *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
  *
- * The switch holds blk+6 (enabled) or blk+17 (disabled), so a level change
+ * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
  * is one relaxed 8-byte store per site and a disabled site costs one
  * predicted indirect jump; no register is touched on either path.
- * hook_entry_common (hook_tramp.c) saves every call-clobbered register,
- * calls hook_site_enter(index, slot) which opens a timing frame and swaps the
- * return address in *slot for hook_return_tramp, then continues at the
- * relocated prologue.
+ *
+ * Enabled, hook_enter_common (hook_tramp.c) calls hook_site_enter, which
+ * opens a timing frame holding the caller's return address.  The block then
+ * pops that address and calls the function, so the call's own return
+ * address (blk+22) lands in the same stack slot: the function sees the
+ * stack it would have seen, and both returns -- the function's to blk+22
+ * and hook_exit_common's to the caller -- are predicted by the return stack
+ * buffer (a jmp through a shared trampoline would not be).  A call not
+ * timed (no frame) goes straight on at blk+32 with the address in place.
+ *
+ * The stubs save only the general registers: their C half (hook_hot.c,
+ * timing_hot.c) is built with -mgeneral-regs-only and reaches code that
+ * may touch vector registers only through tm_vec_call, which saves the whole
+ * extended state (see timing_hot.c).  Sanitizer builds, whose runtime calls
+ * are everywhere, save every xmm register as well.
  */
 #ifndef HOOKSCOPE_HOOK_H
 #define HOOKSCOPE_HOOK_H
@@ -30,7 +44,11 @@
 
 #define HOOK_PATCH_LEN  5           /* jmp rel32 */
 #define HOOK_BLK_SIZE   64          /* out-of-line block per site */
-#define HOOK_BLK_HEAD   17          /* jmp *switch, push $index, jmp *common */
+#define HOOK_BLK_ON     6           /* the enabled path (see above) */
+#define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */
+#define HOOK_BLK_RET    22          /* the function's return address */
+#define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   32          /* the relocated prologue */
 #define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
 
 /* Why a function was not patched (counted per reason). */
@@ -69,7 +87,7 @@ struct hook_site {
 	uintptr_t  fn;              /* runtime address */
 	uint8_t   *blk;             /* out-of-line block */
 	uintptr_t *sw;              /* its switch */
-	uintptr_t  on_addr;         /* blk + 6: the switch when enabled */
+	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
 	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
@@ -108,10 +126,12 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 /* Make the code part read+exec once every block is written. */
 int  hook_tramp_seal(const struct hook_region *r);
 /* The stubs (asm, hook_tramp.c). */
-void hook_entry_common(void);
-void hook_return_tramp(void);
-/* Called by the stubs (hook_site.c). */
-uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot);   /* -> where to go on */
+void hook_enter_common(void);
+void hook_exit_common(void);
+/* Called by the stubs (hook_hot.c): open a frame for the call whose return
+ * address is in *slot (false: not timed, go on untouched); close it and
+ * return the real return address. */
+bool      hook_site_enter(uint32_t index, uintptr_t *slot);
 uintptr_t hook_site_exit(uintptr_t *slot);
 
 /* hook_stop.c: stop every other thread of the process. */

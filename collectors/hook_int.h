@@ -45,6 +45,9 @@ struct hook_engine {
 	uint64_t          stop_ns;        /* the stopped part */
 };
 
+/* The engine (hook_site.c); hook_hot.c reads its sites table. */
+extern struct hook_engine hook_g;
+
 /* Make room for n more site pointers. */
 void hook_engine_grow(struct hook_engine *g, size_t n);
 

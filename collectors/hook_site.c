@@ -37,7 +37,7 @@
 #include "protocol.h"
 #include "timing.h"
 
-static struct hook_engine hook_g;
+struct hook_engine hook_g;                /* hook_hot.c reads its sites */
 static bool hook_patched;
 static bool hook_on;                      /* init succeeded */
 static int hook_level;                    /* the last level set */
@@ -66,24 +66,6 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 	}
 	__atomic_store_n(&g->sites, p, __ATOMIC_RELEASE);
 	g->cap = cap;
-}
-
-/* Called by hook_entry_common on every entry of an enabled site; returns
- * the site's relocated prologue, where the call goes on.  The table does
- * not move once a site can be enabled (it grows only while patching). */
-uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot)
-{
-	struct hook_site *s = __atomic_load_n(&hook_g.sites, __ATOMIC_ACQUIRE)[index];
-
-	tm_site_enter(s->fn, slot, (uintptr_t)hook_return_tramp);
-	return s->reloc;
-}
-
-/* Called by hook_return_tramp: the real return address of the call whose
- * return-address slot was slot. */
-uintptr_t hook_site_exit(uintptr_t *slot)
-{
-	return tm_site_exit(slot);
 }
 
 /* Does name match one of the HOOKSCOPE_FUNCS globs? */
