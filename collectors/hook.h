@@ -99,10 +99,10 @@ struct hook_site {
 	bool       on;
 	bool       nop;             /* compiler-assisted site (hook_nop.c) */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
-	uint8_t    orig[HOOK_PATCH_LEN];   /* nop site: the compiler's NOP */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
 	bool       got;             /* import site (hook_got.c): fn is the library's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
-	uintptr_t  got_orig;        /* import site: the entry's bound value */
+	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
 };
 
 
@@ -134,6 +134,14 @@ void hook_exit_common(void);
 bool      hook_site_enter(uint32_t index, uintptr_t *slot);
 uintptr_t hook_site_exit(uintptr_t *slot);
 
+/* Take the engine out of the process for good (detach; hook_detach.c):
+ * every patched byte and GOT entry restored, every timed call in flight
+ * given its real return address back, no thread left in a stub or a block,
+ * the engine's signal handlers given back; later level changes and dlopens
+ * patch nothing.  The trampoline regions stay mapped (anonymous, a few
+ * pages per module; see hook_detach.c).  0, or -1 with err. */
+int  hook_engine_detach(char *err, size_t errlen);
+
 /* hook_stop.c: stop every other thread of the process. */
 struct hook_stopped {
 	int        n;               /* threads stopped */
@@ -143,6 +151,8 @@ struct hook_stopped {
  * (a thread did not answer within the time limit: all are released). */
 int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
 void hook_stop_resume(struct hook_stopped *st);
+/* Give the stop signal its previous action back (detach). */
+void hook_stop_uninstall(void);
 /* The calling thread runs agent code only and blocks every signal (the
  * reporter): never stopped, so a dlopen on another thread can patch. */
 void hook_stop_exempt(void);

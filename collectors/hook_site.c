@@ -41,6 +41,7 @@ struct hook_engine hook_g;                /* hook_hot.c reads its sites */
 static bool hook_patched;
 static bool hook_on;                      /* init succeeded */
 static int hook_level;                    /* the last level set */
+static bool hook_detached;                /* hook_engine_detach succeeded: for good */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
 static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
 static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
@@ -168,6 +169,11 @@ static void hook_set_level(int level)
 	hook_in_loaded = true;          /* the engine's own dlopens (hook_got.c) */
 	pthread_mutex_lock(&hook_lock);
 	hook_level = level;
+	if (hook_detached) {
+		pthread_mutex_unlock(&hook_lock);
+		hook_in_loaded = false;
+		return;
+	}
 	if (level >= 1 && !hook_patched) {
 		hook_patched = true;
 		hook_cal_run(&hook_g);  /* before any site exists (hook_cal.c) */
@@ -187,12 +193,31 @@ void hook_engine_loaded(void)
 		return;
 	hook_in_loaded = true;
 	pthread_mutex_lock(&hook_lock);
-	if (hook_patched) {
+	if (hook_patched && !hook_detached) {
 		hook_engine_rescan(&hook_g);
 		hook_apply(hook_level);
 	}
 	pthread_mutex_unlock(&hook_lock);
 	hook_in_loaded = false;
+}
+
+/* See hook.h.  Switches off and NOPs back first, with the threads running
+ * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
+int hook_engine_detach(char *err, size_t errlen)
+{
+	int r = 0;
+
+	hook_in_loaded = true;
+	pthread_mutex_lock(&hook_lock);
+	if (!hook_detached) {
+		if (hook_patched)
+			hook_apply(0);
+		r = hook_detach_run(&hook_g, err, errlen);
+		hook_detached = r == 0;
+	}
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+	return r;
 }
 
 /* See hook_int.h: counts for the "sites" record (reporter thread). */

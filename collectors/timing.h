@@ -138,6 +138,9 @@ uintptr_t tm_site_exit(uintptr_t *slot);
  * shows they have returned, or when a frame below them returns. */
 #define TM_DETACHED ((uintptr_t)1)
 size_t tm_site_unhook(bool detach, uint32_t *done, size_t max);
+/* The same, detaching, for every live thread's frames: only while every
+ * other thread is stopped (the engine's detach).  How many were put back. */
+size_t tm_site_unhook_all(void);
 void tm_site_rehook(const uint32_t *done, size_t n);
 
 /* timing_hot.c */

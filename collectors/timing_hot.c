@@ -443,13 +443,10 @@ HOT uintptr_t tm_site_exit(uintptr_t *slot)
 /* See timing.h.  Top down, so of two frames sharing a slot (a tail call)
  * the upper one writes first (its "real" address is the lower one's tramp)
  * and the lower one's real address stays. */
-size_t tm_site_unhook(bool detach, uint32_t *done, size_t max)
+static size_t tm_unhook_block(struct tm_block *b, bool detach, uint32_t *done, size_t max)
 {
-	struct tm_block *b = tm_tls;
 	size_t n = 0;
 
-	if (!TM_REAL(b))
-		return 0;
 	for (uint32_t i = b->depth; i-- > 0;) {
 		struct tm_frame *f = &b->stack[i];
 		uintptr_t s = (uintptr_t)f->slot;
@@ -464,6 +461,25 @@ size_t tm_site_unhook(bool detach, uint32_t *done, size_t max)
 		if (detach)
 			f->slot = (uintptr_t *)(s | TM_DETACHED);
 	}
+	return n;
+}
+
+/* See timing.h. */
+size_t tm_site_unhook(bool detach, uint32_t *done, size_t max)
+{
+	struct tm_block *b = tm_tls;
+
+	return TM_REAL(b) ? tm_unhook_block(b, detach, done, max) : 0;
+}
+
+/* See timing.h. */
+size_t tm_site_unhook_all(void)
+{
+	size_t n = 0;
+
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next)
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_LIVE)
+			n += tm_unhook_block(b, true, NULL, 0);
 	return n;
 }
 
