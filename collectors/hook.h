@@ -1,7 +1,7 @@
 /*
  * hook.h - the hook engine (internal): patching of unmodified x86-64 code.
  *
- * EXPERIMENTAL (issue 3 in progress), enabled with HOOKSCOPE_ENGINE=1.
+ * On by default; HOOKSCOPE_ENGINE=0 in the target's environment turns it off.
  *
  * A site is one function of an "own" module.  Patching (once, all other
  * threads stopped) writes a 5-byte jmp rel32 at the function's start to the

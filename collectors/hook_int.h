@@ -24,6 +24,8 @@ struct hook_mod {
 	int       nsegs;
 	uintptr_t relro_start, relro_end;   /* PT_GNU_RELRO, runtime addresses */
 	bool      own;                /* patched (hook_patch.c's rule) */
+	bool      finstr;             /* own, but built with -finstrument-functions:
+	                               * only its import sites (hook_got.c) */
 	bool      agent;              /* the agent itself */
 };
 
@@ -57,6 +59,7 @@ struct hook_stats {
 	size_t active;                    /* relocated prologue, switched on */
 	size_t disabled;                  /* relocated prologue, switched off */
 	size_t nop_active, nop_disabled;  /* the same for compiler-assisted sites */
+	size_t got_active, got_disabled;  /* and for import sites (GOT entries) */
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
 };
 void hook_engine_stats(struct hook_stats *st);

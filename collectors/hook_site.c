@@ -1,20 +1,15 @@
 /*
  * hook_site.c - the hook engine as a collector: the sites table, the level
- * selection and the per-site switches, and the C side of the stubs.
+ * selection and the per-site switches, detach.
  *
- * EXPERIMENTAL (issue 3 in progress): only with HOOKSCOPE_ENGINE=1; without
- * it init fails and the engine stays out of the way.
+ * On by default on x86-64; HOOKSCOPE_ENGINE=0 keeps it out of the way.
  *
  * Patching happens once, the first time the level is 1 or more (in the
  * agent's constructor when the target starts at such a level, else on the
  * reporter thread, with the other threads stopped).  Every candidate of
  * level 4 is patched then; a level change afterwards only flips switches.
- * Selection per level (design.md):
- *   1  main and the functions named by HOOKSCOPE_FUNCS (globs, ':' or ',')
- *   2  + global/weak functions with default visibility
- *   3  + every global/weak function, and the own modules' calls into system
- *        libraries (import sites, hook_got.c)
- *   4  + every function with a symbol
+ * Selection per level: select.h, plus at level 3 and up the own modules'
+ * calls into system libraries (import sites, hook_got.c).
  * A dlopen after the first patch patches the new own modules at the
  * current level (hook_engine_loaded, on the loading thread, under the same
  * lock as level changes).
@@ -22,7 +17,6 @@
  * timing_hot.c): same per-thread table, same figures.
  */
 #include <assert.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,6 +29,7 @@
 #include "hook.h"
 #include "hook_int.h"
 #include "protocol.h"
+#include "select.h"
 #include "timing.h"
 
 struct hook_engine hook_g;                /* hook_hot.c reads its sites */
@@ -44,7 +39,6 @@ static int hook_level;                    /* the last level set */
 static bool hook_detached;                /* hook_engine_detach succeeded: for good */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
 static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
-static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
 
 /* See hook_int.h.  Threads may be reading the table (hook_site_enter)
  * while a dlopen adds sites: the old table is kept (retired), the new one
@@ -69,42 +63,10 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 	g->cap = cap;
 }
 
-/* Does name match one of the HOOKSCOPE_FUNCS globs? */
-static bool hook_named(const char *name)
-{
-	const char *p = hook_funcs;
-
-	while (p != NULL && *p) {
-		size_t len = strcspn(p, ":,");
-		char glob[256];
-
-		if (len > 0 && len < sizeof glob) {
-			memcpy(glob, p, len);
-			glob[len] = '\0';
-			if (fnmatch(glob, name, 0) == 0)
-				return true;
-		}
-		p += len;
-		p += *p != '\0';
-	}
-	return false;
-}
-
 /* Is site s timed at this level? */
 static bool hook_selected(const struct hook_site *s, int level)
 {
-	switch (level) {
-	case 0:
-		return false;
-	case 1:
-		return strcmp(s->name, "main") == 0 || hook_named(s->name);
-	case 2:
-		return s->exported || hook_selected(s, 1);
-	case 3:
-		return s->global || hook_selected(s, 1);
-	default:
-		return true;
-	}
+	return select_level(level, s->name, s->global, s->exported);
 }
 
 /* Log the outcome of the patching, once. */
@@ -125,19 +87,19 @@ static void hook_report_patch(const struct hook_engine *g)
 	    off ? why : "none");
 }
 
-/* Collector init: only with HOOKSCOPE_ENGINE=1. */
+/* Collector init: on unless HOOKSCOPE_ENGINE=0 (x86-64 only). */
 static int hook_init(void)
 {
-	const char *e = getenv("HOOKSCOPE_ENGINE"), *f = getenv("HOOKSCOPE_FUNCS");
+	const char *e = getenv("HOOKSCOPE_ENGINE");
 
-	if (e == NULL || strcmp(e, "1") != 0)
+	if (e != NULL && strcmp(e, "0") == 0) {
+		agent_log("hook: the engine is off (HOOKSCOPE_ENGINE=0)");
 		return -1;
+	}
 #if !defined(__x86_64__)
-	agent_warn("HOOKSCOPE_ENGINE: the hook engine supports x86-64 only; ignored");
+	agent_log("hook: the engine supports x86-64 only; unmodified code is not timed");
 	return -1;
 #endif
-	if (f != NULL && *f)
-		hook_funcs = xstrdup(f);
 	hook_on = true;
 	return 0;
 }
@@ -233,6 +195,8 @@ void hook_engine_stats(struct hook_stats *st)
 			continue;
 		if (s->nop)
 			*(s->on ? &st->nop_active : &st->nop_disabled) += 1;
+		else if (s->got)
+			*(s->on ? &st->got_active : &st->got_disabled) += 1;
 		else
 			*(s->on ? &st->active : &st->disabled) += 1;
 	}

@@ -23,7 +23,7 @@ readelf -SW "$HS_TMP/nop" | grep -q __patchable_function_entries ||
 mkdir -p "$HS_TMP/run"
 log=$HS_TMP/daemon.log
 
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
+export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
 start_daemon run -- "$HS_TMP/nop" "$HS_TMP/run"
 wait_for 20 jq_once '.funcs[] | select(.name == "st_a" and .calls > 1000)' --top 100
 

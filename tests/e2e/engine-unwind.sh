@@ -1,8 +1,7 @@
 # engine-unwind.sh - C++ exceptions (throw and rethrow) and backtrace()
-# through functions timed by the hook engine (HOOKSCOPE_ENGINE=1,
-# experimental), in a program built with plain `c++ -O2 -g`
-# (tests/e2e/data/throw.cc, built here).  Their return addresses point at the
-# engine's trampoline, so the agent's wrappers of _Unwind_RaiseException,
+# through functions timed by the hook engine, in a program built with plain
+# `c++ -O2 -g` (tests/e2e/data/throw.cc, built here).  Their return addresses
+# point at the engine's site blocks, so the agent's wrappers of _Unwind_RaiseException,
 # _Unwind_Resume_or_Rethrow and backtrace must put the real ones back first.
 #   1. run alone: every exception is caught and backtrace() sees as many
 #      frames as without the agent;
@@ -18,14 +17,14 @@ c++ -O2 -g -o "$HS_TMP/throw" tests/e2e/data/throw.cc ||
 # backtrace interceptor adds a frame).
 base=$(echo "$HS_PRELOAD" | sed 's|[^:]*libhookscope\.so$||; s|:$||')
 plain=$(LD_PRELOAD="$base" "$HS_TMP/throw" 1000 0) || fail "throw fails without the agent"
-hooked=$(HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 HOOKSCOPE_SOCKET="$HS_TMP/none.sock" \
+hooked=$(HOOKSCOPE_LEVEL=4 HOOKSCOPE_SOCKET="$HS_TMP/none.sock" \
 	LD_PRELOAD="$HS_PRELOAD" "$HS_TMP/throw" 1000 0) ||
 	fail "throw fails with the hook engine at level 4 (exit $?): $hooked"
 [ "$hooked" = "$plain" ] || fail "with the engine: '$hooked', without: '$plain'"
 case $plain in *"caught=2000 "*) ;; *) fail "unexpected output: $plain" ;; esac
 
 # 2. Counted through the daemon.
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/throw" 1000 30
 # (static C++ functions: the catalogue shows their mangled names)
 counts='[.funcs[] | {(.name): .calls}] | add'
