@@ -98,6 +98,8 @@ struct hook_site {
 	bool       dead;            /* could not be patched (busy) */
 	bool       on;
 	bool       nop;             /* compiler-assisted site (hook_nop.c) */
+	bool       wrap;            /* an unwinder entry wrapped for good (hook_unwind.c):
+	                             * its switch holds the wrapper, never flipped */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
 	bool       got;             /* import site (hook_got.c): fn is the library's */

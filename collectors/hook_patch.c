@@ -136,7 +136,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 {
 	struct symtab *t = NULL;
 	struct hook_region r;
-	size_t ncand = 0, k = 0;
+	size_t ncand = 0, k = 0, first;
 	char err[256];
 
 	if (symtab_load_module(m->path, &t, err, sizeof err) < 0) {
@@ -159,6 +159,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		return;
 	}
 	hook_engine_grow(g, ncand);
+	first = g->nsites;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		struct hook_site *s;
@@ -190,9 +191,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		s->mod = (int)(m - g->mods->m);
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
-	if (hook_tramp_seal(&r) < 0)
-		agent_warn("hook: cannot make the trampolines of %s executable: %s", m->path,
-		    strerror(errno));
+	hook_engine_seal(g, &r, first, m->path);
 }
 
 /* Is any stopped thread inside site s's patched bytes (past the first)? */
@@ -346,7 +345,9 @@ void hook_engine_patch(struct hook_engine *g)
 
 	g->mods = xcalloc(1, sizeof *g->mods);
 	g->tabs = xcalloc(HOOK_MAX_MODS, sizeof *g->tabs);
+	hook_unwind_load();
 	hook_engine_scan(g);
+	hook_unwind_prepare(g);
 	t1 = proto_now_ns();
 	hook_engine_write(g);
 	g->stop_ns = proto_now_ns() - t1;

@@ -17,6 +17,7 @@
  * timing_hot.c): same per-thread table, same figures.
  */
 #include <assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -63,6 +64,18 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 	g->cap = cap;
 }
 
+/* See hook_int.h. */
+void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
+    const char *what)
+{
+	if (hook_tramp_seal(r) == 0)
+		return;
+	agent_warn("hook: cannot make the blocks of %s executable: %s; not patched", what,
+	    strerror(errno));
+	for (size_t i = first; i < g->nsites; i++)
+		g->sites[i]->dead = true;
+}
+
 /* Is site s timed at this level? */
 static bool hook_selected(const struct hook_site *s, int level)
 {
@@ -73,18 +86,24 @@ static bool hook_selected(const struct hook_site *s, int level)
 static void hook_report_patch(const struct hook_engine *g)
 {
 	char why[512];
-	size_t off = 0, patched = 0;
+	size_t off = 0, nop = 0, imp = 0, reloc = 0, wrap = 0;
 
-	for (size_t i = 0; i < g->nsites; i++)
-		patched += g->sites[i]->patched;
+	for (size_t i = 0; i < g->nsites; i++) {
+		const struct hook_site *s = g->sites[i];
+
+		if (s->patched)
+			*(s->nop ? &nop : s->got ? &imp : s->wrap ? &wrap : &reloc) += 1;
+	}
 	why[0] = '\0';
 	for (int r = 1; r < HOOK_R_COUNT; r++)
 		if (g->refused[r] && off < sizeof why)
 			off += (size_t)snprintf(why + off, sizeof why - off, "%s%zu %s",
 			    off ? ", " : "", g->refused[r], hook_why_name(r));
-	agent_log("hook: %zu functions patched in %.2f ms (threads stopped %.2f ms); refused: %s",
-	    patched, (double)(g->prep_ns + g->stop_ns) / 1e6, (double)g->stop_ns / 1e6,
-	    off ? why : "none");
+	agent_log("hook: %zu functions patched in %.2f ms: %zu relocated prologues, %zu NOP "
+	    "sites, %zu import sites, %zu unwinder wrappers (threads stopped %.2f ms for the "
+	    "relocated and the wrappers); refused: %s", nop + imp + reloc + wrap,
+	    (double)(g->prep_ns + g->stop_ns) / 1e6, reloc, nop, imp, wrap,
+	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
 
 /* Collector init: on unless HOOKSCOPE_ENGINE=0 (x86-64 only). */
@@ -107,12 +126,15 @@ static int hook_init(void)
 /* Flip each site's switch for the level (hook_lock held). */
 static void hook_apply(int level)
 {
-	size_t on = 0;
+	size_t on = 0, all = 0;
 
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
 
+		if (s->wrap)
+			continue;
+		all++;
 		on += want;
 		if (want == s->on)
 			continue;
@@ -122,7 +144,7 @@ static void hook_apply(int level)
 	}
 	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or jmp */
 	if (hook_patched)
-		agent_log("hook: level %d: %zu of %zu sites on", level, on, hook_g.nsites);
+		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
 
 /* Patch on first use, then flip each site's switch for the level. */
@@ -191,7 +213,7 @@ void hook_engine_stats(struct hook_stats *st)
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		const struct hook_site *s = hook_g.sites[i];
 
-		if (!s->patched)
+		if (!s->patched || s->wrap)
 			continue;
 		if (s->nop)
 			*(s->on ? &st->nop_active : &st->nop_disabled) += 1;
