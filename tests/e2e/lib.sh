@@ -58,13 +58,24 @@ spawn() {
 }
 
 # start_daemon [OPTIONS] [run -- PROG ARGS]: a real hookscoped on 127.0.0.1:$HS_PORT.
+# The port is free when chosen, but another program (a test suite running in
+# parallel) may bind it first: then hookscoped exits with "address in use"
+# and a new port is tried.  Ours is listening when its log says so.
 start_daemon() {
+	local try n
 	mkdir -p "$HS_TMP/reports"
-	spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" \
-		--report-dir "$HS_TMP/reports" "$@" >>"$HS_TMP/daemon.log" 2>&1
-	DAEMON_PID=$SPAWNED
-	wait_for 10 port_listening "$HS_PORT"
-	kill -0 "$DAEMON_PID" 2>/dev/null || fail "hookscoped exited at start"
+	for try in 1 2 3; do
+		n=$(grep -c "listening on ws://127.0.0.1:$HS_PORT," "$HS_TMP/daemon.log" 2>/dev/null)
+		spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" \
+			--report-dir "$HS_TMP/reports" "$@" >>"$HS_TMP/daemon.log" 2>&1
+		DAEMON_PID=$SPAWNED
+		wait_for 10 sh -c "! kill -0 $DAEMON_PID 2>/dev/null ||
+			[ \$(grep -c 'listening on ws://127.0.0.1:$HS_PORT,' '$HS_TMP/daemon.log') -gt ${n:-0} ]"
+		kill -0 "$DAEMON_PID" 2>/dev/null && return 0
+		tail -1 "$HS_TMP/daemon.log" | grep -q "address in use" || break
+		HS_PORT=$(free_port)
+	done
+	fail "hookscoped exited at start"
 }
 
 # stop_daemon: SIGTERM, then wait (bounded) for it to go.
