@@ -140,6 +140,10 @@ void daemon_session_free(struct daemon_session *s);
 void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
     uint64_t now_ns);
 void daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r);
+
+/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
+ * when name is not mangled or cannot be demangled. */
+char *daemon_demangle(const char *name);
 void daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
 /* The agent connection closed; process_gone picks exited over lost. */
