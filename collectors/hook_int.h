@@ -83,6 +83,11 @@ void hook_engine_patch(struct hook_engine *g);
 void hook_engine_rescan(struct hook_engine *g);
 /* hook_site.c: a dlopen succeeded: patch new modules at the current level. */
 void hook_engine_loaded(void);
+/* hook_site.c: run real(h) (dlclose) so that no level change or patching
+ * runs meanwhile, then forget the modules it unloaded.  Its result. */
+int  hook_engine_unloading(int (*real)(void *), void *h);
+/* hook_patch.c: kill the sites of modules no longer loaded. */
+void hook_engine_forget(struct hook_engine *g);
 /* hook_got.c: redirect own module mi's GOT entries for functions of system
  * libraries to per-import sites (patched at once, switched off). */
 void hook_got_prepare(struct hook_engine *g, int mi);

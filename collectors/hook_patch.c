@@ -259,6 +259,44 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 	return busy;
 }
 
+/* Modules of g no longer in now were dlclosed: their sites die (never
+ * written again: the addresses may belong to another module by now), and a
+ * reload of the same file is a new module. */
+static void hook_engine_gone(struct hook_engine *g, const struct hook_mods *now)
+{
+	for (int k = 0; k < g->mods->n; k++) {
+		bool there = g->mods->m[k].path[0] == '\0';
+
+		for (int i = 0; i < now->n && !there; i++)
+			there = g->mods->m[k].bias == now->m[i].bias &&
+			    strcmp(g->mods->m[k].path, now->m[i].path) == 0;
+		if (there)
+			continue;
+		g->mods->m[k].path[0] = '\0';
+		for (size_t i = 0; i < g->nsites; i++) {
+			struct hook_site *s = g->sites[i];
+
+			if (s->mod == k) {
+				s->dead = true;
+				s->patched = s->on = s->code_on = false;
+			}
+		}
+	}
+}
+
+/* See hook_int.h. */
+void hook_engine_forget(struct hook_engine *g)
+{
+	struct hook_mods *now;
+
+	if (g->mods == NULL)
+		return;
+	now = xcalloc(1, sizeof *now);
+	dl_iterate_phdr(hook_mods_cb, now);
+	hook_engine_gone(g, now);
+	free(now);
+}
+
 /* Add the modules loaded since the last scan to the engine's list, decide
  * which are own, then prepare their sites (all flags first: the import
  * sites need to know which targets are own).  How many were added. */
@@ -269,15 +307,7 @@ static int hook_engine_scan(struct hook_engine *g)
 	int first = g->mods->n;
 
 	dl_iterate_phdr(hook_mods_cb, now);
-	for (int k = 0; k < g->mods->n; k++) {  /* dlclosed: a reload is new */
-		bool there = false;
-
-		for (int i = 0; i < now->n && !there; i++)
-			there = g->mods->m[k].bias == now->m[i].bias &&
-			    strcmp(g->mods->m[k].path, now->m[i].path) == 0;
-		if (!there)
-			g->mods->m[k].path[0] = '\0';
-	}
+	hook_engine_gone(g, now);
 	for (int i = 0; i < now->n && g->mods->n < HOOK_MAX_MODS; i++) {
 		struct hook_mod *m = &now->m[i];
 		bool known = false;
@@ -391,4 +421,18 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
 		hook_engine_loaded();
 	return h;
+}
+
+/* dlclose, exported by the agent (libhookscope.map): a module unloaded is
+ * forgotten by the engine before a level change can write to its old
+ * addresses (hook_engine_unloading serializes the two). */
+__attribute__((visibility("default"))) int dlclose(void *h)
+{
+	static int (*real)(void *);
+
+	if (real == NULL)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (real == NULL)
+		return -1;
+	return hook_engine_unloading(real, h);
 }

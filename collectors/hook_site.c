@@ -185,6 +185,24 @@ void hook_engine_loaded(void)
 	hook_in_loaded = false;
 }
 
+/* See hook_int.h.  The engine's own dlcloses (hook_in_loaded: the lock is
+ * held already) only forward. */
+int hook_engine_unloading(int (*real)(void *), void *h)
+{
+	int r;
+
+	if (!hook_on || hook_in_loaded)
+		return real(h);
+	hook_in_loaded = true;
+	pthread_mutex_lock(&hook_lock);
+	r = real(h);
+	if (r == 0 && hook_patched)
+		hook_engine_forget(&hook_g);
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+	return r;
+}
+
 /* See hook.h.  Switches off and NOPs back first, with the threads running
  * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
 int hook_engine_detach(char *err, size_t errlen)
