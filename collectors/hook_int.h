@@ -41,7 +41,7 @@ struct hook_engine {
 	struct hook_site **retired[32];   /* old tables, read by threads maybe still */
 	int               nretired;
 	struct symtab   **tabs;           /* kept: the sites name their strings */
-	size_t            ntabs;
+	size_t            ntabs, captabs;
 	size_t            refused[HOOK_R_COUNT];
 	uint64_t          prep_ns;        /* symbols, capstone, blocks */
 	uint64_t          stop_ns;        /* the stopped part */
@@ -69,6 +69,9 @@ struct hook_stats {
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
 };
 void hook_engine_stats(struct hook_stats *st);
+/* The name of the newest site at fn, patched or dead (its module may be
+ * unloaded: the name outlives it), or NULL. */
+const char *hook_engine_name(uintptr_t fn);
 /* Is fn the address of a patched site?  (Sites do not move once patched.) */
 bool hook_engine_has(uintptr_t fn);
 

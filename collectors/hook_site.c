@@ -123,16 +123,20 @@ static int hook_init(void)
 	return 0;
 }
 
-/* Flip each site's switch for the level (hook_lock held). */
+/* Flip each site's switch for the level (hook_lock held).  Modules
+ * unloaded behind the dlclose wrapper's back (an attached agent interposes
+ * nothing) are forgotten first, so no code is written where they were. */
 static void hook_apply(int level)
 {
 	size_t on = 0, all = 0;
 
+	if (hook_patched)
+		hook_engine_forget(&hook_g);
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
 
-		if (s->wrap)
+		if (s->wrap || s->dead)
 			continue;
 		all++;
 		on += want;
@@ -242,6 +246,19 @@ void hook_engine_stats(struct hook_stats *st)
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
 	pthread_mutex_unlock(&hook_lock);
+}
+
+/* See hook_int.h: linear, only for addresses the catalogue cannot name. */
+const char *hook_engine_name(uintptr_t fn)
+{
+	const char *name = NULL;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = hook_g.nsites; i-- > 0 && name == NULL;)
+		if (hook_g.sites[i]->fn == fn && !hook_g.sites[i]->wrap)
+			name = hook_g.sites[i]->name;
+	pthread_mutex_unlock(&hook_lock);
+	return name;
 }
 
 /* See hook_int.h: linear, but only called for new timing functions. */

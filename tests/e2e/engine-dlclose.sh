@@ -21,19 +21,19 @@ cc -O2 -shared -fPIC -o "$HS_TMP/pb.so" "$HS_TMP/pb.c" || fail "cannot build the
 
 plain=$("$HS_TMP/dlcycle" 300 "$HS_TMP/pa.so" "$HS_TMP/pb.so") || fail "dlcycle fails without the agent"
 
-export HOOKSCOPE_LEVEL=4
-start_daemon run -- sh -c 'sleep 0.5; "$1" 300 "$2" "$3" >"$4"; echo $? >"$4.rc"' \
-	sh "$HS_TMP/dlcycle" "$HS_TMP/pa.so" "$HS_TMP/pb.so" "$HS_TMP/out"
+export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=${HOOKSCOPE_DEBUG:-}
+start_daemon run -- "$HS_TMP/dlcycle" 300 "$HS_TMP/pa.so" "$HS_TMP/pb.so"
 toggles=0
-until [ -e "$HS_TMP/out.rc" ]; do
+until grep -q "ended: " "$HS_TMP/daemon.log"; do
 	"$O/hookscope" --cmd "level 0" "ws://127.0.0.1:$HS_PORT" >/dev/null 2>&1
 	"$O/hookscope" --cmd "level 4" "ws://127.0.0.1:$HS_PORT" >/dev/null 2>&1
 	toggles=$((toggles + 2))
 	[ $toggles -lt 2000 ] || fail "dlcycle did not finish"
 done
-rc=$(cat "$HS_TMP/out.rc")
-[ "$rc" = 0 ] || fail "dlcycle under the agent exited with $rc: $(cat "$HS_TMP/out")"
-[ "$(cat "$HS_TMP/out")" = "$plain" ] || fail "output '$(cat "$HS_TMP/out")', without the agent '$plain'"
+grep -q "ended: exit status 0" "$HS_TMP/daemon.log" ||
+	fail "dlcycle under the agent failed: $(grep -v listening "$HS_TMP/daemon.log" | tail -3)"
+grep -qx "$plain" "$HS_TMP/daemon.log" ||
+	fail "output differs from '$plain': $(grep -v listening "$HS_TMP/daemon.log" | tail -3)"
 wait_for 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add > 0' --top 500 ||
 	fail "the plugins' calls were not timed"
 echo "ok: 300 rounds of dlopen/dlclose of a NOP and a plain plugin with $toggles level changes: $plain"
