@@ -4,7 +4,7 @@
  * exactly (tests/e2e/fps-pattern.sh).
  *
  * Usage: frames [--hz N] [--slow-every K] [--slow-ms MS] [--frames N]
- *               [--threads T] [--budget-us US]
+ *               [--threads T] [--budget-ns NS]
  *   Each of T threads presents N frames on its own stream "t0", "t1", ...:
  *   frame i comes 1000/N ms after frame i-1, except every K-th one, which
  *   comes MS ms after it (a slow frame).  Deadlines are absolute, so a late
@@ -12,7 +12,7 @@
  *   20th frame 60 ms, 401 frames, 1 thread: a 250 ms cycle of 20 frames,
  *   i.e. 80 frames in every second, 20 janks of 2 dropped frames each.
  * At the end each thread prints what it measured itself with the same
- * definitions as hookscope (budget --budget-us, default 16667):
+ * definitions as hookscope (budget --budget-ns, default 16666667):
  *   "frames: t0 frames 401 jank 20 dropped 40 max_us 60123"
  * then the program waits 300 ms (so the last frames are in a complete
  * 100 ms history bin) and exits.
@@ -31,7 +31,7 @@
 #define FRAMES_MAX_THREADS 8
 
 struct frames_cfg {
-	long hz, slow_every, slow_ms, frames, threads, budget_us;
+	long hz, slow_every, slow_ms, frames, threads, budget_ns;
 };
 
 struct frames_thread {
@@ -65,7 +65,7 @@ static void *frames_main(void *arg)
 {
 	struct frames_thread *t = arg;
 	const struct frames_cfg *c = t->cfg;
-	uint64_t budget = (uint64_t)c->budget_us * 1000u, next = frames_now_ns(), prev = 0;
+	uint64_t budget = (uint64_t)c->budget_ns, next = frames_now_ns(), prev = 0;
 
 	for (long i = 0; i < c->frames; i++) {
 		uint64_t now;
@@ -107,10 +107,10 @@ static long frames_number(const char *opt, const char *s, long max)
 int main(int argc, char **argv)
 {
 	static const char *const opts[] = { "--hz", "--slow-every", "--slow-ms", "--frames",
-	    "--threads", "--budget-us" };
+	    "--threads", "--budget-ns" };
 	struct frames_cfg c = { .hz = 100, .slow_every = 20, .slow_ms = 60, .frames = 401,
-	    .threads = 1, .budget_us = 16667 };
-	long *vals[] = { &c.hz, &c.slow_every, &c.slow_ms, &c.frames, &c.threads, &c.budget_us };
+	    .threads = 1, .budget_ns = 16666667 };
+	long *vals[] = { &c.hz, &c.slow_every, &c.slow_ms, &c.frames, &c.threads, &c.budget_ns };
 	struct frames_thread th[FRAMES_MAX_THREADS];
 
 	for (int i = 1; i < argc; i += 2) {
@@ -121,13 +121,13 @@ int main(int argc, char **argv)
 		if (k == sizeof opts / sizeof opts[0]) {
 			fprintf(stderr, "frames: unknown option %s\nusage: frames [--hz N] "
 			    "[--slow-every K] [--slow-ms MS] [--frames N] [--threads T] "
-			    "[--budget-us US]\n", argv[i]);
+			    "[--budget-ns NS]\n", argv[i]);
 			return 2;
 		}
-		*vals[k] = frames_number(opts[k], argv[i + 1], 1000000);
+		*vals[k] = frames_number(opts[k], argv[i + 1], 1000000000);
 	}
-	if (c.hz < 1 || c.threads < 1 || c.threads > FRAMES_MAX_THREADS || c.budget_us < 1) {
-		fprintf(stderr, "frames: --hz, --budget-us and --threads (at most %d) must "
+	if (c.hz < 1 || c.threads < 1 || c.threads > FRAMES_MAX_THREADS || c.budget_ns < 1) {
+		fprintf(stderr, "frames: --hz, --budget-ns and --threads (at most %d) must "
 		    "be at least 1\n", FRAMES_MAX_THREADS);
 		return 2;
 	}
