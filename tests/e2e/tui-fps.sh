@@ -9,29 +9,11 @@
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 
 TM_SOCK="hookscope-tui-fps-$$"
-tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
-
-screen() { tm capture-pane -p -t "$1"; }
-
-# wait_screen SECONDS WINDOW CMD...: poll until CMD (screen on stdin) succeeds.
-wait_screen() {
-	local limit=$1 win=$2 end
-	shift 2
-	end=$(( $(date +%s%N) + limit * 1000000000 ))
-	while ! screen "$win" | "$@" >/dev/null 2>&1; do
-		if [ "$(date +%s%N)" -ge "$end" ]; then
-			echo "--- screen of $win ---" >&2
-			screen "$win" >&2
-			fail "timed out after ${limit}s waiting on the $win screen for: $*"
-		fi
-		sleep 0.1
-	done
-}
 
 # The panel: "FPS <n>" with n > 0 in the title, and a sparkline: a run of
 # at least 20 cells of the given character class (a second each; the big
-# digits never make such a run), with frames in its last cells (a step
+# digits never make such a run) ending in 3 seconds with frames (a step
 # above the lowest, $2).
 panel_ok() {
 	local scr

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "hookscope.h"
+#include "../apptime.h"
 
 #define DEMO_FAST_CALLS    1000   /* fast_hash calls from main per cycle */
 #define DEMO_RECORDS       10     /* parse_record calls per cycle */
@@ -57,25 +58,6 @@
 
 volatile uint64_t demo_sink;      /* keeps results alive */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
-
-/* Monotonic clock in ns (not timed: called in busy loops). */
-static HOOKSCOPE_NO_INSTRUMENT uint64_t demo_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Sleep until an absolute monotonic time (idle time is not timed). */
-static HOOKSCOPE_NO_INSTRUMENT void demo_sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
-	    .tv_nsec = (long)(t % 1000000000u) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -113,9 +95,9 @@ __attribute__((noinline)) uint64_t parse_record(int i)
 /* The expensive function: busy for about 1 ms of wall time. */
 __attribute__((noinline)) void slow_work(void)
 {
-	uint64_t end = demo_now_ns() + DEMO_SLOW_NS, x = 1;
+	uint64_t end = app_now_ns() + DEMO_SLOW_NS, x = 1;
 
-	while (demo_now_ns() < end)
+	while (app_now_ns() < end)
 		for (int i = 0; i < 64; i++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 	demo_sink += x;
@@ -154,14 +136,14 @@ __attribute__((noinline)) uint64_t render_frame(long i)
 __attribute__((noinline)) void *render_main(void *arg)
 {
 	long hz = *(long *)arg;
-	uint64_t next = demo_now_ns();
+	uint64_t next = app_now_ns();
 
 	for (long i = 1;; i++) {
 		demo_sink += render_frame(i);
 		hookscope_note_frame_named("demo");
 		next += i % DEMO_SLOW_EVERY == 0 ? DEMO_SLOW_FRAME_MS * 1000000ull :
 		    1000000000ull / (uint64_t)hz;
-		demo_sleep_until(next);
+		app_sleep_until(next);
 	}
 	return NULL;
 }
@@ -185,7 +167,7 @@ static HOOKSCOPE_NO_INSTRUMENT long demo_number(const char *opt, const char *s)
  * all this function's own and no timed callee is called meanwhile). */
 __attribute__((noinline)) void stuck_work(long ms)
 {
-	demo_sleep_until(demo_now_ns() + (uint64_t)ms * 1000000u);
+	app_sleep_until(app_now_ns() + (uint64_t)ms * 1000000u);
 }
 
 /* Command line: --cycles K, --period-ms P, --exit, --stall-ms MS. */
@@ -240,7 +222,7 @@ int main(int argc, char **argv)
 		printf(", rendering at %ld Hz", render_hz);
 	printf("\n");
 	fflush(stdout);
-	next = demo_now_ns();
+	next = app_now_ns();
 	for (long c = 0; cycles < 0 || c < cycles; c++) {
 		slow_work();
 		for (int i = 0; i < DEMO_FAST_CALLS; i++)
@@ -250,10 +232,10 @@ int main(int argc, char **argv)
 		sem_post(&demo_go);
 		demo_wait(&demo_done);
 		next += (uint64_t)period_ms * 1000000u;
-		demo_sleep_until(next);
+		app_sleep_until(next);
 		if (c == 0 && stall_ms > 0) {
 			stuck_work(stall_ms);
-			next = demo_now_ns();   /* no burst of catch-up cycles */
+			next = app_now_ns();   /* no burst of catch-up cycles */
 		}
 	}
 	printf("demo: done\n");

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "hookscope.h"
+#include "../apptime.h"
 
 #define FRAMES_MAX_THREADS 8
 
@@ -37,35 +38,16 @@ struct frames_cfg {
 struct frames_thread {
 	const struct frames_cfg *cfg;
 	pthread_t thread;
-	char      name[16];
+	char      name[24];
 	uint64_t  jank, dropped, max_ns;
 };
-
-/* Monotonic clock in ns. */
-static HOOKSCOPE_NO_INSTRUMENT uint64_t frames_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Sleep until an absolute monotonic time. */
-static HOOKSCOPE_NO_INSTRUMENT void frames_sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
-	    .tv_nsec = (long)(t % 1000000000u) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 /* One thread's frames; its own measurement of each frame time. */
 static void *frames_main(void *arg)
 {
 	struct frames_thread *t = arg;
 	const struct frames_cfg *c = t->cfg;
-	uint64_t budget = (uint64_t)c->budget_ns, next = frames_now_ns(), prev = 0;
+	uint64_t budget = (uint64_t)c->budget_ns, next = app_now_ns(), prev = 0;
 
 	for (long i = 0; i < c->frames; i++) {
 		uint64_t now;
@@ -73,10 +55,10 @@ static void *frames_main(void *arg)
 		if (i > 0) {
 			next += (c->slow_every > 0 && i % c->slow_every == 0) ?
 			    (uint64_t)c->slow_ms * 1000000u : 1000000000u / (uint64_t)c->hz;
-			frames_sleep_until(next);
+			app_sleep_until(next);
 		}
 		hookscope_note_frame_named(t->name);
-		now = frames_now_ns();
+		now = app_now_ns();
 		if (prev != 0 && now - prev > budget) {
 			t->jank++;
 			t->dropped += (now - prev - budget) / budget;
@@ -150,6 +132,6 @@ int main(int argc, char **argv)
 		    (unsigned long long)(th[i].max_ns / 1000));
 	}
 	fflush(stdout);
-	frames_sleep_until(frames_now_ns() + 300000000u);
+	app_sleep_until(app_now_ns() + 300000000u);
 	return 0;
 }
