@@ -30,12 +30,17 @@ port_listening() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# A TCP port nobody listens on.
+# Is TCP port $1 used by any socket (a client's ephemeral port, TIME_WAIT)?
+port_used() {
+	ss -Htan "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# A TCP port no socket uses (the range overlaps the ephemeral ports).
 free_port() {
 	local p i
 	for i in $(seq 1 50); do
 		p=$(( 20000 + ( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ) ))
-		port_listening "$p" || { echo "$p"; return 0; }
+		port_used "$p" || { echo "$p"; return 0; }
 	done
 	fail "no free TCP port found"
 }
