@@ -3,7 +3,8 @@
 # Every test starts the real programs it needs on loopback, polls for the
 # state it expects with a bound, and stops everything it started at exit.
 # Provided: $O, $HS_PORT, $HS_TMP, start_daemon, stop_daemon, wait_for, fail,
-# once_json, free_port, spawn (start a background process that is killed at exit).
+# once_json, free_port, spawn (start a background process that is killed at exit),
+# tm, screen, wait_screen (a TUI in tmux).
 
 set -u
 O=${O:-build}
@@ -29,12 +30,17 @@ port_listening() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# A TCP port nobody listens on.
+# Is TCP port $1 used by any socket (a client's ephemeral port, TIME_WAIT)?
+port_used() {
+	ss -Htan "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# A TCP port no socket uses (the range overlaps the ephemeral ports).
 free_port() {
 	local p i
 	for i in $(seq 1 50); do
 		p=$(( 20000 + ( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ) ))
-		port_listening "$p" || { echo "$p"; return 0; }
+		port_used "$p" || { echo "$p"; return 0; }
 	done
 	fail "no free TCP port found"
 }
@@ -96,6 +102,25 @@ once_json() {
 jq_once() {
 	local filter=$1; shift
 	once_json "$@" | jq -e "$filter"
+}
+
+# tmux on a private server: tm ARGS...; screen WINDOW prints its text;
+# wait_screen SECONDS WINDOW CMD... polls until CMD (given the screen on
+# stdin) succeeds, else shows the screen and fails.  Set TM_SOCK first.
+tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t "$1"; }
+wait_screen() {
+	local limit=$1 win=$2 end
+	shift 2
+	end=$(( $(date +%s%N) + limit * 1000000000 ))
+	while ! screen "$win" | "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s%N)" -ge "$end" ]; then
+			echo "--- screen of $win ---" >&2
+			screen "$win" >&2
+			fail "timed out after ${limit}s waiting on the $win screen for: $*"
+		fi
+		sleep 0.1
+	done
 }
 
 hs_cleanup() {
