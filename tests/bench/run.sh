@@ -73,10 +73,11 @@ row plain  "uninstrumented (gcc -O2)"            "$N" $RUNS "$B/engine-loop"
 row clang  "uninstrumented (clang -O2)"          "$N" $RUNS "$B/clang-loop"
 row fistub "-finstrument-functions, glibc stubs" "$N" $RUNS "$B/fi-loop"
 row floor  "floor (rdtsc x2, TLS counters)"      "$N" $RUNS env LD_PRELOAD="$B/floor-hooks.so" "$B/fi-loop"
-row fi     "hookscope finstrument, enabled"      "$N" $RUNS $E "$B/fi-loop"
+row fi     "hookscope finstrument, enabled (4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/fi-loop"
 row patch  "hookscope patch, enabled (level 4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/engine-loop"
 row nop    "hookscope nop, enabled (level 4)"    "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/nop-loop"
 row fi0    "hookscope finstrument, level 0"      "$N" $RUNS $E HOOKSCOPE_LEVEL=0 "$B/fi-loop"
+row fioff  "hookscope finstrument, leaf off (2)" "$N" $RUNS $E HOOKSCOPE_LEVEL=2 "$B/fi-loop"
 row patch0 "hookscope patch, site disabled (1)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=1 "$B/engine-loop"
 row nop0   "hookscope nop, site disabled (1)"    "$N" $RUNS $E HOOKSCOPE_LEVEL=1 "$B/nop-loop"
 row nopraw "clang NOP build, no agent"           "$N" $RUNS "$B/nop-loop"
@@ -88,7 +89,8 @@ echo
 awk -v plain="$v_plain_1" -v clang="$v_clang_1" -v floor="$v_floor_1" -v floor2="$v_floor_2" \
     -v fi="$v_fi_1" -v fi2="$v_fi_2" -v patch="$v_patch_1" -v patch2="$v_patch_2" \
     -v nop="$v_nop_1" -v nop2="$v_nop_2" -v fi0="$v_fi0_1" -v patch0="$v_patch0_1" \
-    -v nop0="$v_nop0_1" -v uf="$v_uf_1" -v uf2="$v_uf_2" -v fistub="$v_fistub_1" '
+    -v nop0="$v_nop0_1" -v uf="$v_uf_1" -v uf2="$v_uf_2" -v fistub="$v_fistub_1" \
+    -v fioff="$v_fioff_1" '
 function goal(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
 	printf "enabled / floor (goal <= 1.3x; floor %.2f ns, %.2f ns over uninstrumented):\n", floor, floor - plain
@@ -104,6 +106,9 @@ BEGIN {
 	    fi0 - plain, fistub - plain
 	printf "    %s against uninstrumented; %+.2f ns against the same build without the agent: %s\n",
 	    goal(fi0 - plain <= 1), fi0 - fistub, goal(fi0 - fistub <= 1)
+	printf "  finstrument, leaf switched off by the level (static, level 2) %+.2f ns against the same build\n",
+	    fioff - fistub
+	printf "    without the agent (the per-function switch: lookup, generation check)\n"
 	printf "2 threads / 1 thread per call (goal: same, within 10%%):\n"
 	printf "  floor %.2f  finstrument %.2f  patch %.2f  nop %.2f  uftrace %.2f   goal: %s\n",
 	    floor2 / floor, fi2 / fi, patch2 / patch, nop2 / nop, uf2 / uf,
