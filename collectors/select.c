@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol.h"
 #include "select.h"
 
 /* Length of the glob at p: up to a ',' or a ':' that is not part of "::". */
@@ -23,27 +24,13 @@ static size_t select_glob_len(const char *p)
 	return n;
 }
 
-typedef char *(*select_demangle_fn)(const char *, char *, size_t *, int *);
-
 /* The demangled form of a C++ name (malloc'd), when the target has the C++
  * runtime loaded (a C++ program: the agent never loads it); else NULL. */
 static char *select_demangle(const char *name)
 {
-	select_demangle_fn fn;
-	int status = -1;
-	char *out;
-
 	if (strncmp(name, "_Z", 2) != 0)
 		return NULL;
-	fn = (select_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-	if (fn == NULL)
-		return NULL;
-	out = fn(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
+	return proto_demangle(dlsym(RTLD_DEFAULT, "__cxa_demangle"), name);
 }
 
 /* Does name (or its demangled form: "ns::f(int)") match one of the

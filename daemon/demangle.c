@@ -7,17 +7,14 @@
  */
 #include <dlfcn.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "daemon.h"
 
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
 /* __cxa_demangle, looked up once; NULL if libstdc++ is missing. */
-static demangle_fn demangle_lookup(void)
+static void *demangle_lookup(void)
 {
-	static demangle_fn fn;
+	static void *fn;
 	static bool tried;
 	void *h;
 
@@ -26,7 +23,7 @@ static demangle_fn demangle_lookup(void)
 	tried = true;
 	h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
 	if (h != NULL)
-		fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+		fn = dlsym(h, "__cxa_demangle");
 	if (fn == NULL)
 		daemon_log(DLOG_NOTICE, "C++ names are shown mangled: cannot load __cxa_demangle "
 		    "from libstdc++.so.6 (install libstdc++6)");
@@ -36,16 +33,7 @@ static demangle_fn demangle_lookup(void)
 /* See daemon.h. */
 char *daemon_demangle(const char *name)
 {
-	demangle_fn fn;
-	int status = -1;
-	char *out;
-
-	if (name == NULL || strncmp(name, "_Z", 2) != 0 || (fn = demangle_lookup()) == NULL)
+	if (name == NULL || strncmp(name, "_Z", 2) != 0)
 		return NULL;
-	out = fn(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
+	return proto_demangle(demangle_lookup(), name);
 }

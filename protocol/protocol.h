@@ -14,7 +14,7 @@
  * ignored, so a newer peer can add fields.
  *
  * The protocol library also hosts the few helpers all three programs share
- * (xmalloc and friends, the clocks, the socket path rule).
+ * (xmalloc and friends, the clocks, the socket path rule, demangling).
  */
 #ifndef HOOKSCOPE_PROTOCOL_H
 #define HOOKSCOPE_PROTOCOL_H
@@ -41,6 +41,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 uint64_t proto_now_ns(void);            /* CLOCK_MONOTONIC in ns */
 uint64_t proto_wall_ms(void);           /* CLOCK_REALTIME in ms */
+/* The demangled form (malloc'd) of a C++ symbol name through cxa_demangle
+ * (libstdc++'s __cxa_demangle), or NULL: not mangled, cannot be demangled,
+ * or cxa_demangle NULL (demangle.c). */
+char *proto_demangle(void *cxa_demangle, const char *name);
 /* The daemon's unix socket: $HOOKSCOPE_SOCKET, else $XDG_RUNTIME_DIR/hookscope.sock,
  * else /tmp/hookscope-<uid>.sock.  0, or -1 with errno ENAMETOOLONG when the
  * path does not fit len or a sockaddr_un. */
