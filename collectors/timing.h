@@ -177,6 +177,11 @@ static inline bool tm_sel_find(const struct tm_sel *s, uintptr_t fn)
 	return false;
 }
 
+/* timing_vec.c: call fn with the whole vector state saved around it
+ * (x86-64; see the file), after tm_vec_init (from tm_hot_init). */
+void  tm_vec_init(void);
+void *tm_vec_call(void *(*fn)(void));
+
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */
 struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
