@@ -45,6 +45,7 @@ static const uint8_t hook_nop1x5[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
  * whole with a release store; a replaced table is never freed (a handler
  * may be reading it; one per dlopen or dlclose of such a module). */
 struct hook_nop_tab {
+	struct hook_nop_tab *prev;      /* the replaced one, kept (and reachable) */
 	size_t    n;
 	uintptr_t sum;          /* of the addresses: with n, tells a changed set */
 	uintptr_t fns[];
@@ -272,6 +273,7 @@ static void hook_nop_trap_install(const struct hook_engine *g)
 		struct hook_nop_tab *t = xcalloc(1, sizeof *t + (live + 1) * sizeof t->fns[0]);
 
 		t->sum = sum;
+		t->prev = (struct hook_nop_tab *)cur_tab;
 		for (size_t i = 0; i < g->nsites; i++)
 			if (g->sites[i]->nop && !g->sites[i]->dead)
 				t->fns[t->n++] = g->sites[i]->fn;
