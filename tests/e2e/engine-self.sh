@@ -14,7 +14,7 @@ DAEMON_PID=$SPAWNED
 wait_for 20 port_listening "$HS_PORT"
 wait_for 20 jq_once '.funcs[] | select(.name == "slow_work" and .calls > 3)'
 for i in 1 2 3 4 5; do
-	$E "$O/hookscope" --once --json --top 5 "ws://127.0.0.1:$HS_PORT" >"$HS_TMP/o.json" ||
+	$E "$O/hookscope" --once --json --top 50 "ws://127.0.0.1:$HS_PORT" >"$HS_TMP/o.json" ||
 		fail "hookscope --once under the engine failed"
 	jq -e '[.funcs[].name] | index("slow_work") != null' "$HS_TMP/o.json" >/dev/null ||
 		fail "hookscope under the engine read a bad frame: $(cat "$HS_TMP/o.json")"
