@@ -8,18 +8,32 @@
  * site's out-of-line block in a trampoline region mapped within +/-2 GB:
  *
  *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
- *   blk+6   push $index                  enabled: the site's index
- *   blk+11  jmp *common(%rip)            to hook_entry_common
- *   blk+17  relocated prologue           (hook_x86.c)
+ *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
+ *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
+ *   blk+17  call blk+32                  the relocated prologue, as a call
+ *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
+ *   blk+28  .long index                  the site's index (data)
+ *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
  *
- * The switch holds blk+6 (enabled) or blk+17 (disabled), so a level change
+ * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
  * is one relaxed 8-byte store per site and a disabled site costs one
  * predicted indirect jump; no register is touched on either path.
- * hook_entry_common (hook_tramp.c) saves every call-clobbered register,
- * calls hook_site_enter(index, slot) which opens a timing frame and swaps the
- * return address in *slot for hook_return_tramp, then continues at the
- * relocated prologue.
+ *
+ * Enabled, hook_enter_common (hook_tramp.c) calls hook_site_enter, which
+ * opens a timing frame holding the caller's return address.  The block then
+ * pops that address and calls the function, so the call's own return
+ * address (blk+22) lands in the same stack slot: the function sees the
+ * stack it would have seen, and both returns -- the function's to blk+22
+ * and hook_exit_common's to the caller -- are predicted by the return stack
+ * buffer (a jmp through a shared trampoline would not be).  A call not
+ * timed (no frame) goes straight on at blk+32 with the address in place.
+ *
+ * The stubs save only the general registers: their C half (hook_hot.c,
+ * timing_hot.c) is built with -mgeneral-regs-only and reaches code that
+ * may touch vector registers only through tm_vec_call, which saves the whole
+ * extended state (see timing_hot.c).  Sanitizer builds, whose runtime calls
+ * are everywhere, save every xmm register as well.
  */
 #ifndef HOOKSCOPE_HOOK_H
 #define HOOKSCOPE_HOOK_H
@@ -30,7 +44,11 @@
 
 #define HOOK_PATCH_LEN  5           /* jmp rel32 */
 #define HOOK_BLK_SIZE   64          /* out-of-line block per site */
-#define HOOK_BLK_HEAD   17          /* jmp *switch, push $index, jmp *common */
+#define HOOK_BLK_ON     6           /* the enabled path (see above) */
+#define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */
+#define HOOK_BLK_RET    22          /* the function's return address */
+#define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   32          /* the relocated prologue */
 #define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
 
 /* Why a function was not patched (counted per reason). */
@@ -69,7 +87,7 @@ struct hook_site {
 	uintptr_t  fn;              /* runtime address */
 	uint8_t   *blk;             /* out-of-line block */
 	uintptr_t *sw;              /* its switch */
-	uintptr_t  on_addr;         /* blk + 6: the switch when enabled */
+	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
 	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
@@ -81,10 +99,10 @@ struct hook_site {
 	bool       on;
 	bool       nop;             /* compiler-assisted site (hook_nop.c) */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
-	uint8_t    orig[HOOK_PATCH_LEN];   /* nop site: the compiler's NOP */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
 	bool       got;             /* import site (hook_got.c): fn is the library's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
-	uintptr_t  got_orig;        /* import site: the entry's bound value */
+	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
 };
 
 
@@ -108,11 +126,21 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 /* Make the code part read+exec once every block is written. */
 int  hook_tramp_seal(const struct hook_region *r);
 /* The stubs (asm, hook_tramp.c). */
-void hook_entry_common(void);
-void hook_return_tramp(void);
-/* Called by the stubs (hook_site.c). */
-uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot);   /* -> where to go on */
+void hook_enter_common(void);
+void hook_exit_common(void);
+/* Called by the stubs (hook_hot.c): open a frame for the call whose return
+ * address is in *slot (false: not timed, go on untouched); close it and
+ * return the real return address. */
+bool      hook_site_enter(uint32_t index, uintptr_t *slot);
 uintptr_t hook_site_exit(uintptr_t *slot);
+
+/* Take the engine out of the process for good (detach; hook_detach.c):
+ * every patched byte and GOT entry restored, every timed call in flight
+ * given its real return address back, no thread left in a stub or a block,
+ * the engine's signal handlers given back; later level changes and dlopens
+ * patch nothing.  The trampoline regions stay mapped (anonymous, a few
+ * pages per module; see hook_detach.c).  0, or -1 with err. */
+int  hook_engine_detach(char *err, size_t errlen);
 
 /* hook_stop.c: stop every other thread of the process. */
 struct hook_stopped {
@@ -123,6 +151,8 @@ struct hook_stopped {
  * (a thread did not answer within the time limit: all are released). */
 int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
 void hook_stop_resume(struct hook_stopped *st);
+/* Give the stop signal its previous action back (detach). */
+void hook_stop_uninstall(void);
 /* The calling thread runs agent code only and blocks every signal (the
  * reporter): never stopped, so a dlopen on another thread can patch. */
 void hook_stop_exempt(void);

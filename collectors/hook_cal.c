@@ -5,9 +5,10 @@
  * (timing.c, tm_calibrate_site) rather than the -finstrument-functions ones.
  *
  * The measured call is a real one through the real stubs: hook_cal_stub is
- * a block head (jmp through a switch, push the index, jmp to
- * hook_entry_common) whose "relocated prologue" is hook_cal_body, a bare
- * ret; the call returns through hook_return_tramp like any timed site.  It
+ * a block laid out byte for byte as hook.h's (jmp through a switch, call
+ * hook_enter_common, pop the slot, call the "relocated prologue", jmp to
+ * hook_exit_common, the index) whose relocated prologue is hook_cal_body, a
+ * bare ret; the call returns through hook_exit_common like any timed site.  It
  * runs once, before the first patching, while the engine has no site yet,
  * so the sites table can be borrowed for the calibration site (index 0).
  */
@@ -20,8 +21,10 @@
 void hook_cal_stub(void);
 void hook_cal_body(void);
 
-/* The switch the stub jumps through, as a block's (always "on"). */
+/* The switch the stub jumps through, as a block's (always "on"), and the
+ * region data's addresses of the common stubs. */
 __attribute__((used, visibility("hidden"))) uintptr_t hook_cal_sw;
+__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_common[2];
 
 __asm__(
 	".text\n"
@@ -29,13 +32,19 @@ __asm__(
 	"hook_cal_stub:\n"
 	"	jmp *hook_cal_sw(%rip)\n"
 	"hook_cal_on:\n"
-	"	pushq $0\n"
-	"	jmp hook_entry_common\n"
+	"	call *hook_cal_common(%rip)\n"
+	"	leaq 8(%rsp), %rsp\n"
+	"	call hook_cal_body\n"
+	"	jmp *hook_cal_common+8(%rip)\n"
+	"	.long 0\n"
 	".size hook_cal_stub, .-hook_cal_stub\n"
 	".type hook_cal_body, @function\n"
 	"hook_cal_body:\n"
 	"	ret\n"
 	".size hook_cal_body, .-hook_cal_body\n"
+	".if hook_cal_on - hook_cal_stub - 6 || hook_cal_body - hook_cal_stub - 32\n"
+	".error \"hook_cal_stub is not laid out as a block (hook.h)\"\n"
+	".endif\n"
 );
 
 /* The address of the stub's "enabled" continuation (after its jmp). */
@@ -53,6 +62,7 @@ void hook_cal_run(struct hook_engine *g)
 	struct hook_site site = {
 		.fn = (uintptr_t)hook_cal_body,
 		.reloc = (uintptr_t)hook_cal_body,
+		.blk = (uint8_t *)hook_cal_stub,
 		.name = "hookscope-calibration",
 	};
 	struct hook_site *one[1] = { &site }, **saved = g->sites;
@@ -60,6 +70,8 @@ void hook_cal_run(struct hook_engine *g)
 	if (g->nsites != 0)
 		return;                 /* too late: sites may be running */
 	hook_cal_sw = hook_cal_on_addr();
+	hook_cal_common[0] = (uintptr_t)hook_enter_common;
+	hook_cal_common[1] = (uintptr_t)hook_exit_common;
 	__atomic_store_n(&g->sites, one, __ATOMIC_RELEASE);   /* as hook_engine_grow */
 	tm_calibrate_site(hook_cal_stub, hook_cal_body, site.fn);
 	__atomic_store_n(&g->sites, saved, __ATOMIC_RELEASE);

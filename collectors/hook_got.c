@@ -220,6 +220,23 @@ static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 	return 0;
 }
 
+/* See hook_int.h.  An entry the program rewrote since is left alone. */
+void hook_got_restore(struct hook_engine *g)
+{
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+		const struct hook_mod *m = &g->mods->m[s->mod];
+
+		if (!s->got || !s->patched || *s->got_slot != (uintptr_t)s->blk)
+			continue;
+		if (hook_got_store(m, (uintptr_t)s->got_slot, s->got_orig) < 0)
+			agent_warn("hook: cannot restore the GOT of %s: %s", m->path,
+			    strerror(errno));
+		else
+			s->patched = false;
+	}
+}
+
 /* See hook_int.h. */
 void hook_got_prepare(struct hook_engine *g, int mi)
 {
@@ -268,7 +285,6 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		s->mod = mi;
 		s->got = true;
 		s->got_slot = (uintptr_t *)imps[i].slot;
-		s->got_orig = cur;
 		g->sites[g->nsites++] = s;
 		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
 	}
@@ -280,6 +296,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
+		s->got_orig = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
 		if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
 			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
 			s->dead = true;

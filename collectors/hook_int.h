@@ -45,6 +45,9 @@ struct hook_engine {
 	uint64_t          stop_ns;        /* the stopped part */
 };
 
+/* The engine (hook_site.c); hook_hot.c reads its sites table. */
+extern struct hook_engine hook_g;
+
 /* Make room for n more site pointers. */
 void hook_engine_grow(struct hook_engine *g, size_t n);
 
@@ -87,5 +90,15 @@ int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const str
 /* Bring the code of every nop site in line with its 'on' (after the
  * switches were set): jmp to the block or the NOP, with the int3 protocol. */
 void hook_nop_sync(struct hook_engine *g);
+/* Give SIGTRAP its previous action back if ours is installed (detach: no
+ * int3 of ours is left). */
+void hook_nop_untrap(void);
+/* hook_got.c: put every redirected GOT entry back to its bound value. */
+void hook_got_restore(struct hook_engine *g);
+/* hook_detach.c: with the switches off, restore every patched byte and GOT
+ * entry and give in-flight timed calls their real return addresses, with
+ * the other threads stopped outside the agent and the trampolines.  0, or
+ * -1 with err. */
+int  hook_detach_run(struct hook_engine *g, char *err, size_t errlen);
 
 #endif

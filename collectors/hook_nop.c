@@ -271,6 +271,16 @@ static void hook_nop_trap_install(const struct hook_engine *g)
 		agent_warn("hook: cannot install the SIGTRAP handler: %s", strerror(errno));
 }
 
+/* See hook_int.h. */
+void hook_nop_untrap(void)
+{
+	struct sigaction cur;
+
+	if (sigaction(SIGTRAP, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+	    cur.sa_sigaction == hook_nop_trap)
+		sigaction(SIGTRAP, &hook_nop_old, NULL);
+}
+
 /* The 5 bytes site s should hold: jmp rel32 to its block's push, or the NOP. */
 static void hook_nop_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN])
 {

@@ -37,10 +37,11 @@
 #include "protocol.h"
 #include "timing.h"
 
-static struct hook_engine hook_g;
+struct hook_engine hook_g;                /* hook_hot.c reads its sites */
 static bool hook_patched;
 static bool hook_on;                      /* init succeeded */
 static int hook_level;                    /* the last level set */
+static bool hook_detached;                /* hook_engine_detach succeeded: for good */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
 static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
 static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
@@ -66,24 +67,6 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 	}
 	__atomic_store_n(&g->sites, p, __ATOMIC_RELEASE);
 	g->cap = cap;
-}
-
-/* Called by hook_entry_common on every entry of an enabled site; returns
- * the site's relocated prologue, where the call goes on.  The table does
- * not move once a site can be enabled (it grows only while patching). */
-uintptr_t hook_site_enter(uint64_t index, uintptr_t *slot)
-{
-	struct hook_site *s = __atomic_load_n(&hook_g.sites, __ATOMIC_ACQUIRE)[index];
-
-	tm_site_enter(s->fn, slot, (uintptr_t)hook_return_tramp);
-	return s->reloc;
-}
-
-/* Called by hook_return_tramp: the real return address of the call whose
- * return-address slot was slot. */
-uintptr_t hook_site_exit(uintptr_t *slot)
-{
-	return tm_site_exit(slot);
 }
 
 /* Does name match one of the HOOKSCOPE_FUNCS globs? */
@@ -186,6 +169,11 @@ static void hook_set_level(int level)
 	hook_in_loaded = true;          /* the engine's own dlopens (hook_got.c) */
 	pthread_mutex_lock(&hook_lock);
 	hook_level = level;
+	if (hook_detached) {
+		pthread_mutex_unlock(&hook_lock);
+		hook_in_loaded = false;
+		return;
+	}
 	if (level >= 1 && !hook_patched) {
 		hook_patched = true;
 		hook_cal_run(&hook_g);  /* before any site exists (hook_cal.c) */
@@ -205,12 +193,31 @@ void hook_engine_loaded(void)
 		return;
 	hook_in_loaded = true;
 	pthread_mutex_lock(&hook_lock);
-	if (hook_patched) {
+	if (hook_patched && !hook_detached) {
 		hook_engine_rescan(&hook_g);
 		hook_apply(hook_level);
 	}
 	pthread_mutex_unlock(&hook_lock);
 	hook_in_loaded = false;
+}
+
+/* See hook.h.  Switches off and NOPs back first, with the threads running
+ * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
+int hook_engine_detach(char *err, size_t errlen)
+{
+	int r = 0;
+
+	hook_in_loaded = true;
+	pthread_mutex_lock(&hook_lock);
+	if (!hook_detached) {
+		if (hook_patched)
+			hook_apply(0);
+		r = hook_detach_run(&hook_g, err, errlen);
+		hook_detached = r == 0;
+	}
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+	return r;
 }
 
 /* See hook_int.h: counts for the "sites" record (reporter thread). */

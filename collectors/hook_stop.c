@@ -48,6 +48,7 @@ static uint32_t hook_stop_arrived;        /* slots claimed */
 static uint32_t hook_stop_left;           /* handlers that returned */
 static uint32_t hook_stop_active;         /* futex word: 1 while stopped */
 static int hook_stop_installed;
+static struct sigaction hook_stop_old;    /* put back by hook_stop_uninstall */
 
 /* The futex system call (glibc has no wrapper). */
 static long hook_futex(uint32_t *w, int op, uint32_t val)
@@ -177,7 +178,7 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 		sa.sa_sigaction = hook_stop_handler;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART;
 		sigfillset(&sa.sa_mask);
-		if (sigaction(HOOK_STOP_SIG, &sa, NULL) != 0) {
+		if (sigaction(HOOK_STOP_SIG, &sa, &hook_stop_old) != 0) {
 			snprintf(err, errlen, "sigaction: %s", strerror(errno));
 			free(sent);
 			return -1;
@@ -205,6 +206,21 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	for (int i = 0; i < st->n; i++)
 		st->rips[i] = hook_stop_slots[i].rip;
 	return 0;
+}
+
+/* See hook.h.  A late signal of a failed stop may still be pending: it
+ * meets the previous action, which for a signal nobody else used is
+ * "ignore" rather than the default (terminate). */
+void hook_stop_uninstall(void)
+{
+	struct sigaction sa = hook_stop_old;
+
+	if (!hook_stop_installed)
+		return;
+	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
+		sa.sa_handler = SIG_IGN;
+	sigaction(HOOK_STOP_SIG, &sa, NULL);
+	hook_stop_installed = 0;
 }
 
 /* See hook.h: release the parked threads and wait until they left the

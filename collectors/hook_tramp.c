@@ -9,11 +9,11 @@
  * stepping away from the module, below it first (above a PIE executable is
  * where the brk heap grows).
  *
- * hook_entry_common runs between the function's caller and its relocated
- * prologue, hook_return_tramp between the function's return and its caller.
- * Both keep every register (see HOOK_SAVE; x87 and the upper halves of ymm
- * are untouched by the C code they call) and align the stack for the C
- * call.
+ * hook_enter_common is called by an enabled block before the function runs,
+ * hook_exit_common is jumped to by the block when the function returned
+ * (hook.h has the block and why calls are made that way).  Both keep every
+ * general register and align the stack for the C call; vector registers
+ * are left alone by the C half, except in sanitizer builds (HOOK_VEC).
  */
 #include <errno.h>
 #include <string.h>
@@ -29,13 +29,29 @@
 #define HOOK_REACH   ((uintptr_t)0x7ff00000)   /* a little under 2 GB */
 #define HOOK_STEP    ((uintptr_t)0x100000)     /* 1 MB between hints */
 
-/* Save/restore every call-clobbered register: gcc's -fipa-ra lets a caller
- * keep values in the scratch registers a local callee is known not to
- * touch, so the stubs must leave all of them as they found them. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HOOK_SAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HOOK_SAN 1
+#endif
+#endif
+
+/* Every call-clobbered general register: gcc's -fipa-ra lets a caller keep
+ * values in the scratch registers a local callee is known not to touch, so
+ * the stubs leave all of them as they found them (9 pushes, 72 bytes). */
 #define HOOK_SAVE \
 	"	pushq %rax\n pushq %rcx\n pushq %rdx\n pushq %rsi\n pushq %rdi\n" \
-	"	pushq %r8\n pushq %r9\n pushq %r10\n pushq %r11\n" \
-	"	subq $264, %rsp\n" \
+	"	pushq %r8\n pushq %r9\n pushq %r10\n pushq %r11\n"
+#define HOOK_RESTORE \
+	"	popq %r11\n popq %r10\n popq %r9\n popq %r8\n popq %rdi\n" \
+	"	popq %rsi\n popq %rdx\n popq %rcx\n popq %rax\n"
+
+#ifdef HOOK_SAN
+/* The sanitizer runtimes the C half calls into use vector registers. */
+#define HOOK_VEC "256"
+#define HOOK_VEC_SAVE \
+	"	subq $256, %rsp\n" \
 	"	movdqu %xmm0, 0(%rsp)\n movdqu %xmm1, 16(%rsp)\n" \
 	"	movdqu %xmm2, 32(%rsp)\n movdqu %xmm3, 48(%rsp)\n" \
 	"	movdqu %xmm4, 64(%rsp)\n movdqu %xmm5, 80(%rsp)\n" \
@@ -44,7 +60,7 @@
 	"	movdqu %xmm10, 160(%rsp)\n movdqu %xmm11, 176(%rsp)\n" \
 	"	movdqu %xmm12, 192(%rsp)\n movdqu %xmm13, 208(%rsp)\n" \
 	"	movdqu %xmm14, 224(%rsp)\n movdqu %xmm15, 240(%rsp)\n"
-#define HOOK_RESTORE \
+#define HOOK_VEC_RESTORE \
 	"	movdqu 0(%rsp), %xmm0\n movdqu 16(%rsp), %xmm1\n" \
 	"	movdqu 32(%rsp), %xmm2\n movdqu 48(%rsp), %xmm3\n" \
 	"	movdqu 64(%rsp), %xmm4\n movdqu 80(%rsp), %xmm5\n" \
@@ -53,49 +69,59 @@
 	"	movdqu 160(%rsp), %xmm10\n movdqu 176(%rsp), %xmm11\n" \
 	"	movdqu 192(%rsp), %xmm12\n movdqu 208(%rsp), %xmm13\n" \
 	"	movdqu 224(%rsp), %xmm14\n movdqu 240(%rsp), %xmm15\n" \
-	"	addq $264, %rsp\n" \
-	"	popq %r11\n popq %r10\n popq %r9\n popq %r8\n popq %rdi\n" \
-	"	popq %rsi\n popq %rdx\n popq %rcx\n popq %rax\n"
+	"	addq $256, %rsp\n"
+#else
+#define HOOK_VEC "0"
+#define HOOK_VEC_SAVE ""
+#define HOOK_VEC_RESTORE ""
+#endif
 
-/* hook_entry_common: [rsp] = site index (pushed by the block), [rsp+8] =
- * the return address.  9 pushes + 264 keep rsp 16-byte aligned for the
- * call (entry rsp = 8 mod 16, + the index = 0).  The continuation replaces
- * the index and is jumped to through the red zone, which signal frames
- * never touch, so no register carries it. */
+/* hook_enter_common: [rsp] = blk + HOOK_BLK_ENTERED (its return address),
+ * [rsp+8] = the caller's return address (the slot); rsp is 16-byte aligned
+ * (the function's entry alignment, 8 mod 16, plus the block's call).  9
+ * pushes + 8 + HOOK_VEC realign it for the C call.  A call not timed
+ * returns to blk + HOOK_BLK_HEAD instead (add to the return address: a
+ * mispredicted return, on a rare path). */
 __asm__(
 	".text\n"
-	".globl hook_entry_common\n"
-	".hidden hook_entry_common\n"
-	".type hook_entry_common, @function\n"
-	"hook_entry_common:\n"
+	".globl hook_enter_common\n"
+	".hidden hook_enter_common\n"
+	".type hook_enter_common, @function\n"
+	"hook_enter_common:\n"
 	HOOK_SAVE
-	"	movq 336(%rsp), %rdi\n"          /* 264 + 9 * 8: the index */
-	"	leaq 344(%rsp), %rsi\n"          /* the return address slot */
+	"	leaq -8(%rsp), %rsp\n"
+	HOOK_VEC_SAVE
+	"	movq " HOOK_VEC "+80(%rsp), %rdi\n"            /* blk + 12 */
+	"	movl 16(%rdi), %edi\n"                          /* blk + 28: the index */
+	"	leaq " HOOK_VEC "+88(%rsp), %rsi\n"            /* the slot */
 	"	call hook_site_enter\n"
-	"	movq %rax, 336(%rsp)\n"          /* the relocated prologue */
-	HOOK_RESTORE
+	"	testb %al, %al\n"
+	"	jnz 1f\n"
+	"	addq $20, " HOOK_VEC "+80(%rsp)\n"             /* to blk + 32 */
+	"1:\n"
+	HOOK_VEC_RESTORE
 	"	leaq 8(%rsp), %rsp\n"
-	"	jmp *-8(%rsp)\n"
-	".size hook_entry_common, .-hook_entry_common\n"
+	HOOK_RESTORE
+	"	ret\n"
+	".size hook_enter_common, .-hook_enter_common\n"
 	"\n"
-	/* hook_return_tramp: rsp = slot + 8 (16-byte aligned by the ABI).  The
-	 * real return address goes back into the slot, then the same jump
-	 * through the red zone. */
-	".globl hook_return_tramp\n"
-	".hidden hook_return_tramp\n"
-	".type hook_return_tramp, @function\n"
-	"hook_return_tramp:\n"
-	"	leaq -8(%rsp), %rsp\n"           /* keep the slot out of the saves */
+	/* hook_exit_common: rsp = slot + 8, 16-byte aligned (the caller's
+	 * alignment after the return).  The real return address goes back
+	 * into the slot and is returned to. */
+	".globl hook_exit_common\n"
+	".hidden hook_exit_common\n"
+	".type hook_exit_common, @function\n"
+	"hook_exit_common:\n"
+	"	leaq -8(%rsp), %rsp\n"                         /* rsp = the slot */
 	HOOK_SAVE
-	"	leaq -8(%rsp), %rsp\n"           /* 16-byte alignment for the call */
-	"	leaq 344(%rsp), %rdi\n"          /* 8 + 264 + 9 * 8: the slot */
+	HOOK_VEC_SAVE
+	"	leaq " HOOK_VEC "+72(%rsp), %rdi\n"
 	"	call hook_site_exit\n"
-	"	movq %rax, 344(%rsp)\n"
-	"	leaq 8(%rsp), %rsp\n"
+	"	movq %rax, " HOOK_VEC "+72(%rsp)\n"
+	HOOK_VEC_RESTORE
 	HOOK_RESTORE
-	"	leaq 8(%rsp), %rsp\n"
-	"	jmp *-8(%rsp)\n"
-	".size hook_return_tramp, .-hook_return_tramp\n"
+	"	ret\n"
+	".size hook_exit_common, .-hook_exit_common\n"
 );
 
 /* Round up to a multiple of the page size. */
@@ -126,7 +152,7 @@ static bool hook_tramp_try(uintptr_t hint, size_t len, uint8_t **out)
 int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
 {
 	size_t code = hook_tramp_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_tramp_pages((nblk + 1) * sizeof(uintptr_t));
+	size_t len = code + hook_tramp_pages((nblk + 2) * sizeof(uintptr_t));
 	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
 
 	memset(r, 0, sizeof *r);
@@ -158,39 +184,46 @@ uint8_t *hook_tramp_blk(const struct hook_region *r, size_t i)
 	return r->base + i * HOOK_BLK_SIZE;
 }
 
-/* See hook.h.  The data part starts with the address of the common stub
- * (for the blocks' jmp *), then one switch per block. */
+/* See hook.h.  The data part starts with the addresses of the two common
+ * stubs (for the blocks' indirect call and jmp), then one switch per
+ * block. */
 uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i)
 {
-	return (uintptr_t *)(r->base + r->code_len) + 1 + i;
+	return (uintptr_t *)(r->base + r->code_len) + 2 + i;
 }
 
-/* Emit jmp *target(%rip) at p (6 bytes), target an address in the region. */
-static void hook_tramp_jmp_ind(uint8_t *p, const void *target)
+/* Emit op *target(%rip) at p (6 bytes: ff 15 call, ff 25 jmp). */
+static void hook_tramp_ind(uint8_t *p, uint8_t op, const void *target)
 {
 	int32_t rel = (int32_t)((intptr_t)target - (intptr_t)(p + 6));
 
 	p[0] = 0xff;
-	p[1] = 0x25;
+	p[1] = op;
 	memcpy(p + 2, &rel, 4);
 }
 
-/* See hook.h. */
+/* See hook.h (the block layout). */
 void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
     const struct hook_x86_plan *p)
 {
+	static const uint8_t pop_slot[] = { 0x48, 0x8d, 0x64, 0x24, 0x08 };   /* leaq 8(%rsp), %rsp */
 	uint8_t *b = hook_tramp_blk(r, i);
 	uintptr_t *common = (uintptr_t *)(r->base + r->code_len);
+	int32_t rel = HOOK_BLK_HEAD - HOOK_BLK_RET;
 
-	*common = (uintptr_t)hook_entry_common;
-	hook_tramp_jmp_ind(b, hook_tramp_switch(r, i));        /* jmp *switch */
-	b[6] = 0x68;                                            /* push $index */
-	memcpy(b + 7, &index, 4);
-	hook_tramp_jmp_ind(b + 11, common);                     /* jmp *common */
+	common[0] = (uintptr_t)hook_enter_common;
+	common[1] = (uintptr_t)hook_exit_common;
+	hook_tramp_ind(b, 0x25, hook_tramp_switch(r, i));             /* jmp *switch */
+	hook_tramp_ind(b + HOOK_BLK_ON, 0x15, &common[0]);            /* call *enter */
+	memcpy(b + HOOK_BLK_ENTERED, pop_slot, sizeof pop_slot);
+	b[HOOK_BLK_ENTERED + 5] = 0xe8;                                /* call blk+32 */
+	memcpy(b + HOOK_BLK_ENTERED + 6, &rel, 4);
+	hook_tramp_ind(b + HOOK_BLK_RET, 0x25, &common[1]);           /* jmp *exit */
+	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
 	s->blk = b;
 	s->sw = hook_tramp_switch(r, i);
-	s->on_addr = (uintptr_t)(b + 6);
+	s->on_addr = (uintptr_t)(b + HOOK_BLK_ON);
 	s->reloc = (uintptr_t)(b + HOOK_BLK_HEAD);
 	__atomic_store_n(s->sw, s->reloc, __ATOMIC_RELAXED);
 }

@@ -1,8 +1,8 @@
 /*
  * hook_unwind.c - keep unwinders working through timed calls.
  *
- * A timed call's return address is hook_return_tramp, which has no unwind
- * information, so an unwinder walking the stack stops there: a C++ exception
+ * A timed call's return address is its site block's return point, which
+ * has no unwind information, so an unwinder walking the stack stops there: a C++ exception
  * thrown through it would terminate the program, backtrace() would end
  * there.  These wrappers put the real return addresses back first
  * (tm_site_unhook, timing_hot.c):
@@ -57,7 +57,7 @@ API _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *e)
 	static void *next;
 	hook_raise_fn f = (hook_raise_fn)hook_next(&next, "_Unwind_RaiseException");
 
-	tm_site_unhook((uintptr_t)hook_return_tramp, true, NULL, 0);
+	tm_site_unhook(true, NULL, 0);
 	return f(e);
 }
 
@@ -67,7 +67,7 @@ API _Unwind_Reason_Code _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	static void *next;
 	hook_raise_fn f = (hook_raise_fn)hook_next(&next, "_Unwind_Resume_or_Rethrow");
 
-	tm_site_unhook((uintptr_t)hook_return_tramp, true, NULL, 0);
+	tm_site_unhook(true, NULL, 0);
 	return f(e);
 }
 
@@ -84,7 +84,7 @@ API int backtrace(void **buf, int size)
 
 	if (size <= 0)
 		return 0;
-	n = tm_site_unhook((uintptr_t)hook_return_tramp, false, done, TM_STACK);
+	n = tm_site_unhook(false, done, TM_STACK);
 	if (size <= HOOK_BT_MAX) {
 		r = f(tmp, size + 1);
 		r = r > 0 ? r - 1 : 0;
@@ -94,6 +94,6 @@ API int backtrace(void **buf, int size)
 		if (r > 0)
 			memmove(buf, buf + 1, (size_t)--r * sizeof *buf);
 	}
-	tm_site_rehook((uintptr_t)hook_return_tramp, done, n);
+	tm_site_rehook(done, n);
 	return r;
 }

@@ -53,10 +53,12 @@ struct tm_frame {
 	uint64_t  child_corr;     /* sum of the children's corrected inclusive time */
 	uint64_t  child_out;      /* hook ticks of the children outside their intervals */
 	/* Hook-engine sites only (NULL/0 for -finstrument-functions frames):
-	 * where the call's return address lives and what it was, so the
-	 * return trampoline can close this frame and return there. */
+	 * where the call's return address lives, what it was (so the exit
+	 * stub can close this frame and return there) and what the stub put
+	 * there instead (the site block's return point, for unwinders). */
 	uintptr_t *slot;
 	uintptr_t ret;
+	uintptr_t tramp;
 };
 
 enum { TM_LIVE = 0, TM_DEAD = 1 };
@@ -117,24 +119,29 @@ uint64_t tm_ticks(void)
 void __cyg_profile_func_enter(void *fn, void *site);
 void __cyg_profile_func_exit(void *fn, void *site);
 
-/* The hook engine's site path (hook_site.c calls these from its stubs): the
+/* The hook engine's site path (hook_hot.c calls these from its stubs): the
  * same table, stack and figures as the hooks above.  enter opens a frame for
- * fn whose return address is at *slot and replaces it with tramp (unless the
- * call is not timed: level 0, stack full, agent thread); exit is called by
- * tramp with the slot it returned from, closes that frame (and any above
- * it, skipped by a longjmp) and returns the real return address. */
-void tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp);
+ * fn whose return address is at *slot, which the stub then replaces with
+ * tramp, and returns true; false when the call is not timed (level 0, stack
+ * full, agent thread).  exit is called from tramp with the slot it returned
+ * from, closes that frame (and any above it, skipped by a longjmp) and
+ * returns the real return address.  Both run under the stubs' register
+ * rules (hook.h): general registers only. */
+bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp);
 uintptr_t tm_site_exit(uintptr_t *slot);
 /* Before an unwinder walks this thread's stack: put the real return address
- * back into every slot that holds tramp; the indexes of those frames go to
+ * back into every slot that holds its frame's tramp; the indexes of those frames go to
  * done (up to max), for tm_site_rehook after a walk that returns
  * (backtrace).  With detach (an exception: the walk does not come back) the
  * frames are marked TM_DETACHED in their slot pointer: no trampoline return
  * will match them; they are closed when a later call at or above their slot
  * shows they have returned, or when a frame below them returns. */
 #define TM_DETACHED ((uintptr_t)1)
-size_t tm_site_unhook(uintptr_t tramp, bool detach, uint32_t *done, size_t max);
-void tm_site_rehook(uintptr_t tramp, const uint32_t *done, size_t n);
+size_t tm_site_unhook(bool detach, uint32_t *done, size_t max);
+/* The same, detaching, for every live thread's frames: only while every
+ * other thread is stopped (the engine's detach).  How many were put back. */
+size_t tm_site_unhook_all(void);
+void tm_site_rehook(const uint32_t *done, size_t n);
 
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */

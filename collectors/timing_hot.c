@@ -17,6 +17,9 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,9 +66,69 @@ static HOT void tm_thread_exit(void *p)
 	__atomic_store_n(&b->state, TM_DEAD, __ATOMIC_RELEASE);
 }
 
+#if defined(__x86_64__)
+/* This file is built with -mgeneral-regs-only because the hook engine's
+ * stubs save only the general registers (hook.h).  Its rare calls into
+ * code that may use vector registers (libc, on a thread's first call) go
+ * through tm_vec_call(fn), which saves the whole extended state around
+ * fn() -- as glibc's lazy-binding trampoline does -- with XSAVE into an
+ * area of tm_vec_size bytes on the stack, or FXSAVE when the CPU or the
+ * kernel has no XSAVE (tm_vec_size 0).  The mask leaves out AMX tiles,
+ * which a process must request and we never touch. */
+unsigned tm_vec_size __attribute__((visibility("hidden")));
+void *tm_vec_call(void *(*fn)(void));
+__asm__(
+	".text\n"
+	".globl tm_vec_call\n"
+	".hidden tm_vec_call\n"
+	".type tm_vec_call, @function\n"
+	"tm_vec_call:\n"
+	"	pushq %rbp\n movq %rsp, %rbp\n pushq %rbx\n pushq %r12\n"
+	"	movq %rdi, %r12\n"
+	"	movl tm_vec_size(%rip), %eax\n"
+	"	testl %eax, %eax\n"
+	"	jz 1f\n"
+	"	subq %rax, %rsp\n andq $-64, %rsp\n"
+	"	xorl %ecx, %ecx\n"                  /* the XSAVE header must be zero */
+	"	movq %rcx, 512(%rsp)\n movq %rcx, 520(%rsp)\n movq %rcx, 528(%rsp)\n"
+	"	movq %rcx, 536(%rsp)\n movq %rcx, 544(%rsp)\n movq %rcx, 552(%rsp)\n"
+	"	movq %rcx, 560(%rsp)\n movq %rcx, 568(%rsp)\n"
+	"	movl $0xe7, %eax\n xorl %edx, %edx\n xsave64 (%rsp)\n"
+	"	call *%r12\n movq %rax, %rbx\n"
+	"	movl $0xe7, %eax\n xorl %edx, %edx\n xrstor64 (%rsp)\n"
+	"	jmp 2f\n"
+	"1:	subq $512, %rsp\n andq $-64, %rsp\n fxsave64 (%rsp)\n"
+	"	call *%r12\n movq %rax, %rbx\n"
+	"	fxrstor64 (%rsp)\n"
+	"2:	movq %rbx, %rax\n"
+	"	leaq -16(%rbp), %rsp\n popq %r12\n popq %rbx\n popq %rbp\n"
+	"	ret\n"
+	".size tm_vec_call, .-tm_vec_call\n"
+);
+
+/* The XSAVE area size of the state components the kernel enabled, with
+ * room to align it, or 0 for FXSAVE. */
+static unsigned tm_vec_probe(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE))
+		return 0;
+	if (!__get_cpuid_count(0xd, 0, &a, &b, &c, &d) || b < 576)
+		return 0;
+	return b + 64;
+}
+#define TM_VEC_CALL(fn) ((struct tm_block *)tm_vec_call((void *(*)(void))(fn)))
+#else
+#define TM_VEC_CALL(fn) ((fn)())
+#endif
+
 /* Create the key whose destructor retires a dying thread's block. */
 int tm_hot_init(void)
 {
+#if defined(__x86_64__)
+	tm_vec_size = tm_vec_probe();
+#endif
 	if (!tm_key_ok && pthread_key_create(&tm_key, tm_thread_exit) != 0)
 		return -1;
 	tm_key_ok = true;
@@ -209,9 +272,10 @@ static HOT bool tm_unwind(struct tm_block *b, uintptr_t fn, uint64_t now)
 }
 
 /* Open frame d (known free) for fn: look its entry up, fill the frame, mark
- * the activation.  slot and ret are the hook engine's (NULL, 0 otherwise). */
+ * the activation.  slot, ret and tramp are the hook engine's (NULL, 0, 0
+ * otherwise). */
 static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
-    uintptr_t *slot, uintptr_t ret)
+    uintptr_t *slot, uintptr_t ret, uintptr_t tramp)
 {
 	struct tm_entry *e;
 	struct tm_frame *f;
@@ -235,6 +299,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	f->child_out = 0;
 	f->slot = slot;
 	f->ret = ret;
+	f->tramp = tramp;
 	f->start = now = tm_ticks();
 	/* The outermost activation's start before active (release), so the
 	 * reporter never pairs active > 0 with an older start (timing.h).  A
@@ -258,7 +323,7 @@ static inline HOT struct tm_block *tm_enter_block(void)
 		return NULL;
 	if (LIKELY(TM_REAL(b)))
 		return b;
-	return b == NULL ? tm_thread_start() : NULL;
+	return b == NULL ? TM_VEC_CALL(tm_thread_start) : NULL;
 }
 
 /* Called by -finstrument-functions code on entry to every function. */
@@ -276,7 +341,7 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 		STORE(&b->dropped, b->dropped + 1);
 		return;
 	}
-	tm_push(b, d, (uintptr_t)fn, NULL, 0);
+	tm_push(b, d, (uintptr_t)fn, NULL, 0, 0);
 }
 
 /* Called by -finstrument-functions code on return from every function. */
@@ -319,24 +384,24 @@ static HOT uint32_t tm_site_prune(struct tm_block *b, uintptr_t *slot)
 }
 
 /* See timing.h.  A call not timed keeps its return address: no frame, no
- * exit. */
-HOT void tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
+ * exit.  The frame is complete before the stub replaces the address. */
+HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
 {
 	struct tm_block *b = tm_enter_block();
 	uint32_t d;
 
 	if (b == NULL)
-		return;
+		return false;
 	d = b->depth;
 	if (UNLIKELY(d > 0 && ((uintptr_t)b->stack[d - 1].slot & TM_DETACHED)))
 		d = tm_site_prune(b, slot);
 	if (UNLIKELY(d >= TM_STACK)) {
 		STORE(&b->dropped, b->dropped + 1);
-		return;
+		return false;
 	}
-	tm_push(b, d, fn, slot, *slot);
-	SIGNAL_FENCE();           /* the frame holds the address before it is replaced */
-	*slot = tramp;
+	tm_push(b, d, fn, slot, *slot, tramp);
+	SIGNAL_FENCE();
+	return true;
 }
 
 /* A site return with no frame for its slot: the real return address is
@@ -376,21 +441,19 @@ HOT uintptr_t tm_site_exit(uintptr_t *slot)
 }
 
 /* See timing.h.  Top down, so of two frames sharing a slot (a tail call)
- * the upper one writes first and the lower one's real address stays. */
-size_t tm_site_unhook(uintptr_t tramp, bool detach, uint32_t *done, size_t max)
+ * the upper one writes first (its "real" address is the lower one's tramp)
+ * and the lower one's real address stays. */
+static size_t tm_unhook_block(struct tm_block *b, bool detach, uint32_t *done, size_t max)
 {
-	struct tm_block *b = tm_tls;
 	size_t n = 0;
 
-	if (!TM_REAL(b))
-		return 0;
 	for (uint32_t i = b->depth; i-- > 0;) {
 		struct tm_frame *f = &b->stack[i];
 		uintptr_t s = (uintptr_t)f->slot;
 
 		if (s == 0 || (s & TM_DETACHED))
 			continue;
-		if (*f->slot == tramp) {
+		if (*f->slot == f->tramp) {
 			*f->slot = f->ret;
 			if (n < max)
 				done[n++] = i;
@@ -402,14 +465,33 @@ size_t tm_site_unhook(uintptr_t tramp, bool detach, uint32_t *done, size_t max)
 }
 
 /* See timing.h. */
-void tm_site_rehook(uintptr_t tramp, const uint32_t *done, size_t n)
+size_t tm_site_unhook(bool detach, uint32_t *done, size_t max)
+{
+	struct tm_block *b = tm_tls;
+
+	return TM_REAL(b) ? tm_unhook_block(b, detach, done, max) : 0;
+}
+
+/* See timing.h. */
+size_t tm_site_unhook_all(void)
+{
+	size_t n = 0;
+
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next)
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_LIVE)
+			n += tm_unhook_block(b, true, NULL, 0);
+	return n;
+}
+
+/* See timing.h. */
+void tm_site_rehook(const uint32_t *done, size_t n)
 {
 	struct tm_block *b = tm_tls;
 
 	if (!TM_REAL(b))
 		return;
 	for (size_t k = n; k-- > 0;)
-		*b->stack[done[k]].slot = tramp;
+		*b->stack[done[k]].slot = b->stack[done[k]].tramp;
 }
 
 /* See timing.h. */

@@ -12,7 +12,9 @@
 #   uftrace record on the -finstrument-functions build (the same binary as
 #     the floor and the finstrument rows), and with dynamic patching (-P) on
 #     the plain build.
-# Each row: median ns per call of one thread over $RUNS runs, with 1 and with
+# Each row: median CPU ns per call of one thread (its own CPU clock, so
+# other processes sharing the CPUs do not count; uftrace's recorder process
+# is not counted either) over $RUNS runs, with 1 and with
 # 2 threads, and the command that reproduces it.  Then the ratios and the
 # goals (enabled <= 1.3x the floor; a disabled site <= 1 ns over
 # uninstrumented; 2 threads cost what 1 does).  Goals are reported, not
@@ -47,7 +49,7 @@ clang -O2 -g -pthread -o "$B/clang-loop" $src || die "cannot build $B/clang-loop
 median() {   # runs, command... -> median ns_per_call
 	r=$1; shift
 	for _ in $(seq "$r"); do
-		"$@" 2>/dev/null | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
+		"$@" 2>/dev/null | sed -n 's/.* ns_per_call=\([0-9.]*\).*/\1/p'
 	done | sort -n | sed -n "$(( (r + 1) / 2 ))p"
 }
 
@@ -64,7 +66,7 @@ row() {
 E="env HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent"
 EN="$E HOOKSCOPE_ENGINE=1"
 
-echo "hookscope: cost of one timed call; ns per call of one thread, median of $RUNS runs,"
+echo "hookscope: cost of one timed call; CPU ns per call of one thread, median of $RUNS runs,"
 echo "$N calls per thread (uftrace: $UN), $(nproc) CPUs; reproduce with the command shown (1 thread;"
 echo "the last argument is the thread count)"
 printf '%-36s %8s %8s   %s\n' "row" "1 thread" "2 thr." "reproduce"
