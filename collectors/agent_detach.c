@@ -33,13 +33,9 @@
 #include "agent.h"
 #include "collector.h"
 #include "hook.h"
-#include "hook_int.h"
 #include "timing.h"
 
 #define DETACH_MAX_KEYS 16
-
-/* The engine's undo (the lead's hook_site.c); weak until it exists. */
-int hook_engine_detach(char *err, size_t errlen) __attribute__((weak));
 
 static pthread_mutex_t detach_keys_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t detach_keys[DETACH_MAX_KEYS];
@@ -75,23 +71,13 @@ int __wrap_pthread_key_create(pthread_key_t *key, void (*dtor)(void *))
 /* See agent.h: step 1.  0, or -1 with err (the agent stays, at level 0). */
 int agent_detach_begin(char *err, size_t errlen)
 {
-	struct hook_stats st;
-
 	if (!agent_attached() || agent_attach_handle() == NULL) {
 		snprintf(err, errlen, "this agent was preloaded at start, not attached: it cannot "
 		    "be unloaded (use level 0 to stop timing)");
 		return -1;
 	}
 	agent_set_level(0);
-	if (hook_engine_detach != NULL)
-		return hook_engine_detach(err, errlen);
-	hook_engine_stats(&st);
-	if (st.patched) {
-		snprintf(err, errlen, "this build's hook engine cannot remove its patches "
-		    "(no hook_engine_detach); staying loaded at level 0");
-		return -1;
-	}
-	return 0;
+	return hook_engine_detach(err, errlen);
 }
 
 /* Delete every key agent code created. */
