@@ -37,7 +37,11 @@ elf_open(const char *path, Elf64_Ehdr *eh, off_t *fsize, char *err, size_t errle
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || elf_read(fd, st.st_size, 0, eh, sizeof *eh) < 0 ||
+	/* e_ident, e_type and e_machine are where they are in both classes; a
+	 * 32-bit header is shorter than ours (the rest stays zero). */
+	memset(eh, 0, sizeof *eh);
+	if (fstat(fd, &st) < 0 || elf_read(fd, st.st_size, 0, eh,
+	    st.st_size < (off_t)sizeof *eh ? sizeof(Elf32_Ehdr) : sizeof *eh) < 0 ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) {
 		snprintf(err, errlen, "%s is not an ELF file", path);
 		close(fd);
@@ -62,7 +66,7 @@ inject_elf_check(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s is a %s ELF file for machine %u, not an x86-64 "
 		    "one (hookscope attaches to x86-64 programs only)", path,
 		    eh.e_ident[EI_CLASS] == ELFCLASS32 ? "32-bit" : "64-bit",
-		    (unsigned)eh.e_machine);   /* same offset in both classes */
+		    (unsigned)eh.e_machine);
 		return -1;
 	}
 	return 0;
@@ -143,6 +147,11 @@ inject_elf_symbol(const char *path, const char *name, uint64_t *value,
 
 	if (fd < 0)
 		return -1;
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		snprintf(err, errlen, "%s is not a 64-bit ELF file", path);
+		close(fd);
+		return -1;
+	}
 	if (elf_first_load(fd, size, &eh, first_vaddr) < 0) {
 		snprintf(err, errlen, "%s has no loadable segment", path);
 		close(fd);
