@@ -7,7 +7,8 @@
  */
 #include "daemon.h"
 
-/* See daemon.h: refuse code injection for a remote client (msg set). */
+/* See daemon.h: refuse code injection (and the process list that goes
+ * with it) for a remote client (msg set). */
 int
 cmd_attach_allowed(struct daemon_cmdctx *x, const char *what)
 {

@@ -10,8 +10,11 @@ static int
 cmd_ps_exec(struct daemon_cmdctx *x)
 {
 	size_t n;
-	char *list = attach_ps_list(x->argc ? x->argv[0] : NULL, &n);
+	char *list;
 
+	if (cmd_attach_allowed(x, "ps") < 0)     /* the process list is for attach */
+		return -1;
+	list = attach_ps_list(x->argc ? x->argv[0] : NULL, &n);
 	if (n == 0) {
 		free(list);
 		return daemon_cmd_error(x, "no process matches '%s'", x->argc ? x->argv[0] : "");

@@ -7,7 +7,7 @@
 #      agent, its tracer and its code unchanged;
 #   3. an agent library its user cannot read (target run as nobody);
 #   4. detach from a process without an agent;
-#   5. attach/detach/ps are refused from a client that is not on loopback
+#   5. attach, detach and ps are refused from a client that is not on loopback
 #      (the daemon on 0.0.0.0, the client on this host's other address).
 . tests/e2e/lib.sh
 
@@ -68,6 +68,7 @@ if [ -n "$other" ]; then
 	start_daemon --address 0.0.0.0
 	expect_fail "not on loopback" "$O/hookscope" --cmd "attach $nobody" "ws://$other:$HS_PORT"
 	expect_fail "not on loopback" "$O/hookscope" --cmd "detach" "ws://$other:$HS_PORT"
+	expect_fail "not on loopback" "$O/hookscope" --cmd "ps" "ws://$other:$HS_PORT"
 	untouched "$nobody"
 else
 	echo "  (no non-loopback address: remote refusal not checked)"

@@ -12,7 +12,8 @@
 #   6. a third run is attached with no daemon on the agent's socket: at
 #      --grace 1 the agent detaches itself; then it is attached again through
 #      the daemon (:attach), set to level 1 and detached from the command
-#      line (hookscoped detach); code and output are checked again.
+#      line (hookscoped detach); code and output are checked again; last,
+#      a daemon started with --detach-on-exit detaches it as it stops.
 . tests/e2e/lib.sh
 
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
@@ -120,7 +121,13 @@ wait_for 10 still at_fib
 no_agent "$TPID" || fail "agent still mapped after hookscoped detach"
 code "$TPID" >"$HS_TMP/code.after2"
 cmp "$HS_TMP/code.before" "$HS_TMP/code.after2" >/dev/null || fail "code bytes differ after the second detach"
+# ... and a daemon with --detach-on-exit takes its attached agents out as it stops
+stop_daemon
+start_daemon --detach-on-exit
+cmd attach "$TPID" 3 >/dev/null || fail ":attach (--detach-on-exit daemon) failed"
+wait_for 20 moving at_fib
+stop_daemon
+no_agent "$TPID" || fail "agent still mapped after the --detach-on-exit daemon stopped"
 finish "$HS_TMP/stop2"
 cmp "$HS_TMP/ref.txt" "$HS_TMP/out2.txt" >/dev/null || fail "output of the third run differs"
-stop_daemon
 echo "attach: ok"
