@@ -38,16 +38,8 @@ code() {
 		echo
 	done
 }
-# A sanitized agent loads only into a process that has its runtime; the
-# agent's heap is not freed at detach (doc/architecture.md), so no leak check.
-SAN_RT=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {print $3}')
 target() {   # target STOPFILE OUT: start attachee, $TPID
-	if [ -n "$SAN_RT" ]; then
-		spawn env LD_PRELOAD="$SAN_RT" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
-			"$HS_TMP/attachee" "$1" 4 >"$2"
-	else
-		spawn "$HS_TMP/attachee" "$1" 4 >"$2"
-	fi
+	spawn_attachable "$HS_TMP/attachee" "$1" 4 >"$2"
 	TPID=$SPAWNED
 	wait_for 10 sh -c "grep -q attachee /proc/$TPID/maps && [ \$(ls /proc/$TPID/task | wc -l) -eq 5 ]"
 }
