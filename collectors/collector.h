@@ -58,7 +58,7 @@ void collector_atfork_child_all(void);
 void collector_fini_all(void);
 
 extern const struct collector_ops timing_collector;
-extern const struct collector_ops hook_collector;   /* hook_site.c, HOOKSCOPE_ENGINE=1 */
+extern const struct collector_ops hook_collector;   /* hook_site.c, the hook engine */
 extern const struct collector_ops sites_collector;  /* sites_report.c */
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * hook.h - the hook engine (internal): patching of unmodified x86-64 code.
  *
- * EXPERIMENTAL (issue 3 in progress), enabled with HOOKSCOPE_ENGINE=1.
+ * On by default; HOOKSCOPE_ENGINE=0 in the target's environment turns it off.
  *
  * A site is one function of an "own" module.  Patching (once, all other
  * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
@@ -98,6 +98,8 @@ struct hook_site {
 	bool       dead;            /* could not be patched (busy) */
 	bool       on;
 	bool       nop;             /* compiler-assisted site (hook_nop.c) */
+	bool       wrap;            /* an unwinder entry wrapped for good (hook_unwind.c):
+	                             * its switch holds the wrapper, never flipped */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
 	bool       got;             /* import site (hook_got.c): fn is the library's */

@@ -12,11 +12,10 @@
  *   - every timed call in flight, on any thread, gets its real return
  *     address back in its stack slot (tm_site_unhook_all), so no return
  *     goes through a block or a stub any more.
- * The trampoline regions stay mapped: a relocated prologue that ends with a
- * call leaves return addresses into its block on the stacks of calls still
- * running, and a copied GOT value may point at an import block.  With the
- * switches off, those blocks only jump back into the original code; they
- * reference nothing in the agent, which can then be unloaded.
+ * The trampoline regions stay mapped: a copied GOT value (a function
+ * pointer the program took through its GOT) may point at an import block.
+ * With the switches off, the blocks only jump back into the original code;
+ * they reference nothing in the agent, which can then be unloaded.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -24,6 +24,8 @@ struct hook_mod {
 	int       nsegs;
 	uintptr_t relro_start, relro_end;   /* PT_GNU_RELRO, runtime addresses */
 	bool      own;                /* patched (hook_patch.c's rule) */
+	bool      finstr;             /* own, but built with -finstrument-functions:
+	                               * only its import sites (hook_got.c) */
 	bool      agent;              /* the agent itself */
 };
 
@@ -48,6 +50,12 @@ struct hook_engine {
 /* The engine (hook_site.c); hook_hot.c reads its sites table. */
 extern struct hook_engine hook_g;
 
+/* Seal region r, whose blocks belong to sites first.. (what: for the
+ * message); if it cannot be made executable, those sites are dead. */
+struct hook_region;
+void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
+    const char *what);
+
 /* Make room for n more site pointers. */
 void hook_engine_grow(struct hook_engine *g, size_t n);
 
@@ -57,6 +65,7 @@ struct hook_stats {
 	size_t active;                    /* relocated prologue, switched on */
 	size_t disabled;                  /* relocated prologue, switched off */
 	size_t nop_active, nop_disabled;  /* the same for compiler-assisted sites */
+	size_t got_active, got_disabled;  /* and for import sites (GOT entries) */
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
 };
 void hook_engine_stats(struct hook_stats *st);
@@ -93,6 +102,10 @@ void hook_nop_sync(struct hook_engine *g);
 /* Give SIGTRAP its previous action back if ours is installed (detach: no
  * int3 of ours is left). */
 void hook_nop_untrap(void);
+/* hook_unwind.c: load libgcc_s (before the modules are scanned), then give
+ * its unwinder entry points wrap sites (after). */
+void hook_unwind_load(void);
+void hook_unwind_prepare(struct hook_engine *g);
 /* hook_got.c: put every redirected GOT entry back to its bound value. */
 void hook_got_restore(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT

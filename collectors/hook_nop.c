@@ -149,7 +149,7 @@ out:
 int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t)
 {
 	const char *what = "";
-	size_t n, nsite = 0, k = 0, ones = 0;
+	size_t n, nsite = 0, k = 0, ones = 0, first;
 	uintptr_t *tab = hook_nop_table(m, &n, &what);
 	struct hook_region r;
 
@@ -187,6 +187,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		return 0;
 	}
 	hook_engine_grow(g, nsite);
+	first = g->nsites;
 	for (size_t i = 0; i < t->n && k < nsite; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		uintptr_t fn = m->bias + y->offset;
@@ -215,9 +216,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		memcpy(s->orig, (const void *)fn, HOOK_PATCH_LEN);
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
-	if (hook_tramp_seal(&r) < 0)
-		agent_warn("hook: cannot make the trampolines of %s executable: %s", m->path,
-		    strerror(errno));
+	hook_engine_seal(g, &r, first, m->path);
 	free(tab);
 	return 0;
 }

@@ -3,9 +3,10 @@
  * them, once, with every other thread stopped.
  *
  * Own modules: the executable and every library outside the system library
- * directories, but not the agent itself and not a module that imports
- * __cyg_profile_func_enter (built with -finstrument-functions: the timing
- * hooks already see it).  Candidates: the function symbols of the module's
+ * directories, but not the agent itself.  A module that imports
+ * __cyg_profile_func_enter (built with -finstrument-functions) is own but
+ * not patched: the timing hooks already see its functions; it gets import
+ * sites only.  Candidates: the function symbols of the module's
  * symbol table (symbols.h) that lie in an executable segment.  The slow part
  * (symbols, capstone, writing the blocks) runs while the target runs; only
  * the 5-byte writes happen with the threads stopped.  A module whose
@@ -85,48 +86,10 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Does the ELF file import sym (an undefined .dynsym entry)? */
-static bool hook_imports(const char *path, const char *sym)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	bool found = false;
-
-	if (fd < 0)
-		return false;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e != NULL && !found && (scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d != NULL && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *name;
-
-			if (gelf_getsym(d, (int)i, &s) == NULL)
-				break;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (s.st_shndx == SHN_UNDEF && name != NULL && strcmp(name, sym) == 0) {
-				found = true;
-				break;
-			}
-		}
-	}
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
-	return found;
-}
-
 /* Is the module one of the program's own (see the top of the file)?  The
  * executable (idx 0) always is, wherever it lives (/usr/bin/sqlite3, or a
  * program under /usr/lib/...). */
-static bool hook_mod_own(const struct hook_mod *m, int idx)
+static bool hook_mod_own(struct hook_mod *m, int idx)
 {
 	static const char *const sys[] = { "/lib/", "/usr/lib/", "/lib64/", "/usr/lib64/" };
 
@@ -137,9 +100,10 @@ static bool hook_mod_own(const struct hook_mod *m, int idx)
 	for (size_t i = 0; i < sizeof sys / sizeof sys[0] && idx != 0; i++)
 		if (strncmp(m->path, sys[i], strlen(sys[i])) == 0)
 			return false;
-	if (hook_imports(m->path, "__cyg_profile_func_enter")) {
-		agent_log("hook: %s is built with -finstrument-functions; not patched", m->path);
-		return false;
+	if (symtab_file_imports(m->path, "__cyg_profile_func_enter")) {
+		agent_log("hook: %s is built with -finstrument-functions: timed by its own "
+		    "hooks, not patched (its library calls get import sites)", m->path);
+		m->finstr = true;
 	}
 	return true;
 }
@@ -172,10 +136,10 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 {
 	struct symtab *t = NULL;
 	struct hook_region r;
-	size_t ncand = 0, k = 0;
+	size_t ncand = 0, k = 0, first;
 	char err[256];
 
-	if (symtab_load(m->path, &t, err, sizeof err) < 0) {
+	if (symtab_load_module(m->path, &t, err, sizeof err) < 0) {
 		agent_log("hook: %s: %s", m->path, err);
 		return;
 	}
@@ -195,6 +159,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		return;
 	}
 	hook_engine_grow(g, ncand);
+	first = g->nsites;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		struct hook_site *s;
@@ -226,9 +191,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		s->mod = (int)(m - g->mods->m);
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
-	if (hook_tramp_seal(&r) < 0)
-		agent_warn("hook: cannot make the trampolines of %s executable: %s", m->path,
-		    strerror(errno));
+	hook_engine_seal(g, &r, first, m->path);
 }
 
 /* Is any stopped thread inside site s's patched bytes (past the first)? */
@@ -331,7 +294,8 @@ static int hook_engine_scan(struct hook_engine *g)
 	free(now);
 	for (int i = first; i < g->mods->n; i++)
 		if (g->mods->m[i].own) {
-			hook_mod_prepare(&g->mods->m[i], g);
+			if (!g->mods->m[i].finstr)
+				hook_mod_prepare(&g->mods->m[i], g);
 			hook_got_prepare(g, i);
 		}
 	return g->mods->n - first;
@@ -381,7 +345,9 @@ void hook_engine_patch(struct hook_engine *g)
 
 	g->mods = xcalloc(1, sizeof *g->mods);
 	g->tabs = xcalloc(HOOK_MAX_MODS, sizeof *g->tabs);
+	hook_unwind_load();
 	hook_engine_scan(g);
+	hook_unwind_prepare(g);
 	t1 = proto_now_ns();
 	hook_engine_write(g);
 	g->stop_ns = proto_now_ns() - t1;

@@ -1,20 +1,15 @@
 /*
  * hook_site.c - the hook engine as a collector: the sites table, the level
- * selection and the per-site switches, and the C side of the stubs.
+ * selection and the per-site switches, detach.
  *
- * EXPERIMENTAL (issue 3 in progress): only with HOOKSCOPE_ENGINE=1; without
- * it init fails and the engine stays out of the way.
+ * On by default on x86-64; HOOKSCOPE_ENGINE=0 keeps it out of the way.
  *
  * Patching happens once, the first time the level is 1 or more (in the
  * agent's constructor when the target starts at such a level, else on the
  * reporter thread, with the other threads stopped).  Every candidate of
  * level 4 is patched then; a level change afterwards only flips switches.
- * Selection per level (design.md):
- *   1  main and the functions named by HOOKSCOPE_FUNCS (globs, ':' or ',')
- *   2  + global/weak functions with default visibility
- *   3  + every global/weak function, and the own modules' calls into system
- *        libraries (import sites, hook_got.c)
- *   4  + every function with a symbol
+ * Selection per level: select.h, plus at level 3 and up the own modules'
+ * calls into system libraries (import sites, hook_got.c).
  * A dlopen after the first patch patches the new own modules at the
  * current level (hook_engine_loaded, on the loading thread, under the same
  * lock as level changes).
@@ -22,7 +17,7 @@
  * timing_hot.c): same per-thread table, same figures.
  */
 #include <assert.h>
-#include <fnmatch.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -35,6 +30,7 @@
 #include "hook.h"
 #include "hook_int.h"
 #include "protocol.h"
+#include "select.h"
 #include "timing.h"
 
 struct hook_engine hook_g;                /* hook_hot.c reads its sites */
@@ -44,7 +40,6 @@ static int hook_level;                    /* the last level set */
 static bool hook_detached;                /* hook_engine_detach succeeded: for good */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
 static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
-static char *hook_funcs;                  /* HOOKSCOPE_FUNCS, or NULL */
 
 /* See hook_int.h.  Threads may be reading the table (hook_site_enter)
  * while a dlopen adds sites: the old table is kept (retired), the new one
@@ -69,75 +64,61 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 	g->cap = cap;
 }
 
-/* Does name match one of the HOOKSCOPE_FUNCS globs? */
-static bool hook_named(const char *name)
+/* See hook_int.h. */
+void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
+    const char *what)
 {
-	const char *p = hook_funcs;
-
-	while (p != NULL && *p) {
-		size_t len = strcspn(p, ":,");
-		char glob[256];
-
-		if (len > 0 && len < sizeof glob) {
-			memcpy(glob, p, len);
-			glob[len] = '\0';
-			if (fnmatch(glob, name, 0) == 0)
-				return true;
-		}
-		p += len;
-		p += *p != '\0';
-	}
-	return false;
+	if (hook_tramp_seal(r) == 0)
+		return;
+	agent_warn("hook: cannot make the blocks of %s executable: %s; not patched", what,
+	    strerror(errno));
+	for (size_t i = first; i < g->nsites; i++)
+		g->sites[i]->dead = true;
 }
 
 /* Is site s timed at this level? */
 static bool hook_selected(const struct hook_site *s, int level)
 {
-	switch (level) {
-	case 0:
-		return false;
-	case 1:
-		return strcmp(s->name, "main") == 0 || hook_named(s->name);
-	case 2:
-		return s->exported || hook_selected(s, 1);
-	case 3:
-		return s->global || hook_selected(s, 1);
-	default:
-		return true;
-	}
+	return select_level(level, s->name, s->global, s->exported);
 }
 
 /* Log the outcome of the patching, once. */
 static void hook_report_patch(const struct hook_engine *g)
 {
 	char why[512];
-	size_t off = 0, patched = 0;
+	size_t off = 0, nop = 0, imp = 0, reloc = 0, wrap = 0;
 
-	for (size_t i = 0; i < g->nsites; i++)
-		patched += g->sites[i]->patched;
+	for (size_t i = 0; i < g->nsites; i++) {
+		const struct hook_site *s = g->sites[i];
+
+		if (s->patched)
+			*(s->nop ? &nop : s->got ? &imp : s->wrap ? &wrap : &reloc) += 1;
+	}
 	why[0] = '\0';
 	for (int r = 1; r < HOOK_R_COUNT; r++)
 		if (g->refused[r] && off < sizeof why)
 			off += (size_t)snprintf(why + off, sizeof why - off, "%s%zu %s",
 			    off ? ", " : "", g->refused[r], hook_why_name(r));
-	agent_log("hook: %zu functions patched in %.2f ms (threads stopped %.2f ms); refused: %s",
-	    patched, (double)(g->prep_ns + g->stop_ns) / 1e6, (double)g->stop_ns / 1e6,
-	    off ? why : "none");
+	agent_log("hook: %zu functions patched in %.2f ms: %zu relocated prologues, %zu NOP "
+	    "sites, %zu import sites, %zu unwinder wrappers (threads stopped %.2f ms for the "
+	    "relocated and the wrappers); refused: %s", nop + imp + reloc + wrap,
+	    (double)(g->prep_ns + g->stop_ns) / 1e6, reloc, nop, imp, wrap,
+	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
 
-/* Collector init: only with HOOKSCOPE_ENGINE=1. */
+/* Collector init: on unless HOOKSCOPE_ENGINE=0 (x86-64 only). */
 static int hook_init(void)
 {
-	const char *e = getenv("HOOKSCOPE_ENGINE"), *f = getenv("HOOKSCOPE_FUNCS");
+	const char *e = getenv("HOOKSCOPE_ENGINE");
 
-	if (e == NULL || strcmp(e, "1") != 0)
+	if (e != NULL && strcmp(e, "0") == 0) {
+		agent_log("hook: the engine is off (HOOKSCOPE_ENGINE=0)");
 		return -1;
+	}
 #if !defined(__x86_64__)
-	agent_warn("HOOKSCOPE_ENGINE: the hook engine supports x86-64 only; ignored");
+	agent_log("hook: the engine supports x86-64 only; unmodified code is not timed");
 	return -1;
 #endif
-	if (f != NULL && *f)
-		hook_funcs = xstrdup(f);
 	hook_on = true;
 	return 0;
 }
@@ -145,12 +126,15 @@ static int hook_init(void)
 /* Flip each site's switch for the level (hook_lock held). */
 static void hook_apply(int level)
 {
-	size_t on = 0;
+	size_t on = 0, all = 0;
 
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
 
+		if (s->wrap)
+			continue;
+		all++;
 		on += want;
 		if (want == s->on)
 			continue;
@@ -160,7 +144,7 @@ static void hook_apply(int level)
 	}
 	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or jmp */
 	if (hook_patched)
-		agent_log("hook: level %d: %zu of %zu sites on", level, on, hook_g.nsites);
+		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
 
 /* Patch on first use, then flip each site's switch for the level. */
@@ -229,10 +213,12 @@ void hook_engine_stats(struct hook_stats *st)
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		const struct hook_site *s = hook_g.sites[i];
 
-		if (!s->patched)
+		if (!s->patched || s->wrap)
 			continue;
 		if (s->nop)
 			*(s->on ? &st->nop_active : &st->nop_disabled) += 1;
+		else if (s->got)
+			*(s->on ? &st->got_active : &st->got_disabled) += 1;
 		else
 			*(s->on ? &st->active : &st->disabled) += 1;
 	}

@@ -4,11 +4,15 @@
  * and why.  Sent when the counts change, and on every new connection.
  *
  *   finstrument  functions seen through __cyg_profile_func_enter (the timing
- *                table minus the engine's sites): active at level >= 1,
- *                disabled at level 0; never skipped.
- *   patch        the hook engine (HOOKSCOPE_ENGINE=1), once it patched:
+ *                table minus the engine's sites): active when the level
+ *                selects them (timing_select.c), else disabled; never
+ *                skipped.  (A function switched off before its first call
+ *                is not seen, so not counted.)
+ *   patch        the hook engine, once it patched:
  *                relocated-prologue sites on and off, refusals by reason;
- *   nop          its compiler-assisted sites (5-byte NOP entries), when any.
+ *   nop          its compiler-assisted sites (5-byte NOP entries), when any;
+ *   import       its import sites: the own modules' calls into system
+ *                libraries, through their GOT entries (level 3 and up).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +39,11 @@ static const char *const sites_keys[HOOK_R_COUNT] = {
 static int    sites_level;
 static size_t sites_classified;   /* timing functions looked at so far */
 static size_t sites_finstr;       /* of those, not engine sites */
+static uintptr_t *sites_finstr_fns;   /* their addresses */
+static size_t sites_finstr_cap;
+static size_t sites_finstr_on;    /* of those, selected at the level */
 static struct hook_stats sites_sent;
-static size_t sites_sent_finstr;
+static size_t sites_sent_finstr, sites_sent_on;
 static int    sites_sent_level = -1;
 
 /* Collector init: always on (the counts may be zero). */
@@ -57,29 +64,42 @@ static void sites_count_finstr(void)
 	size_t n = tm_report_count();
 
 	if (n < sites_classified)         /* the table was dropped (fork) */
-		sites_classified = sites_finstr = 0;
-	for (; sites_classified < n; sites_classified++)
-		sites_finstr += !hook_engine_has(tm_report_fn(sites_classified));
+		sites_classified = sites_finstr = sites_finstr_on = 0;
+	for (; sites_classified < n; sites_classified++) {
+		uintptr_t fn = tm_report_fn(sites_classified);
+
+		if (hook_engine_has(fn))
+			continue;
+		if (sites_finstr == sites_finstr_cap) {
+			sites_finstr_cap = sites_finstr_cap ? sites_finstr_cap * 2 : 256;
+			sites_finstr_fns = xrealloc(sites_finstr_fns,
+			    sites_finstr_cap * sizeof *sites_finstr_fns);
+		}
+		sites_finstr_fns[sites_finstr++] = fn;
+	}
+	sites_finstr_on = 0;
+	for (size_t k = 0; sites_level >= 1 && k < sites_finstr; k++)
+		sites_finstr_on += tm_select_on(sites_finstr_fns[k]);
 }
 
 /* Encode a sites record when a count changed, or on a new connection. */
 static void sites_encode(msgpack_sbuffer *sb, bool resend_all)
 {
 	struct proto_site_reason why[HOOK_R_COUNT];
-	struct proto_sites v[3];
+	struct proto_sites v[4];
 	struct hook_stats st;
 	size_t n = 0, nwhy = 0;
 
 	sites_count_finstr();
 	hook_engine_stats(&st);
 	if (!resend_all && sites_finstr == sites_sent_finstr && sites_level == sites_sent_level &&
-	    memcmp(&st, &sites_sent, sizeof st) == 0)
+	    sites_finstr_on == sites_sent_on && memcmp(&st, &sites_sent, sizeof st) == 0)
 		return;
 	if (sites_finstr > 0)
 		v[n++] = (struct proto_sites){
 			.backend = "finstrument",
-			.active = sites_level >= 1 ? sites_finstr : 0,
-			.disabled = sites_level >= 1 ? 0 : sites_finstr,
+			.active = sites_finstr_on,
+			.disabled = sites_finstr - sites_finstr_on,
 		};
 	if (st.patched) {
 		uint64_t skipped = 0;
@@ -92,16 +112,21 @@ static void sites_encode(msgpack_sbuffer *sb, bool resend_all)
 				.count = st.refused[r] };
 			skipped += st.refused[r];
 		}
-		v[n++] = (struct proto_sites){
-			.backend = "patch", .active = st.active, .disabled = st.disabled,
-			.skipped = skipped, .nreasons = nwhy, .reasons = why,
-		};
+		if (st.active + st.disabled + skipped > 0)
+			v[n++] = (struct proto_sites){
+				.backend = "patch", .active = st.active, .disabled = st.disabled,
+				.skipped = skipped, .nreasons = nwhy, .reasons = why,
+			};
 		if (st.nop_active + st.nop_disabled > 0)
 			v[n++] = (struct proto_sites){ .backend = "nop",
 			    .active = st.nop_active, .disabled = st.nop_disabled };
+		if (st.got_active + st.got_disabled > 0)
+			v[n++] = (struct proto_sites){ .backend = "import",
+			    .active = st.got_active, .disabled = st.got_disabled };
 	}
 	sites_sent = st;
 	sites_sent_finstr = sites_finstr;
+	sites_sent_on = sites_finstr_on;
 	sites_sent_level = sites_level;
 	if (n == 0 && !resend_all)
 		return;
@@ -112,7 +137,7 @@ static void sites_encode(msgpack_sbuffer *sb, bool resend_all)
 /* Fork child: the timing table starts over. */
 static void sites_atfork_child(void)
 {
-	sites_classified = sites_finstr = sites_sent_finstr = 0;
+	sites_classified = sites_finstr = sites_sent_finstr = sites_finstr_on = sites_sent_on = 0;
 	sites_sent_level = -1;
 }
 

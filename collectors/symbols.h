@@ -80,6 +80,13 @@ int symtab_load_map(const char *map_path, const struct sym_segment *segs, size_t
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t offset);
 
 void symtab_free(struct symtab *t);
+/* A loaded module's table as the catalogue loads it: its debug file and
+ * the HOOKSCOPE_MAP file configured for path, if any (thread-safe).  0, or
+ * -1 with err. */
+int symtab_load_module(const char *path, struct symtab **out, char *err, size_t errlen);
+/* Does the ELF file at path import sym (an undefined .dynsym entry)?
+ * false when it cannot be read. */
+bool symtab_file_imports(const char *path, const char *sym);
 
 /* What is known about one address of this process. */
 struct sym_info {

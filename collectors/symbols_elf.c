@@ -216,3 +216,41 @@ int sym_elf_describe(Elf *elf, struct sym_elf_info *info, const char *path, char
 	sym_elf_debuglink(elf, info);
 	return 0;
 }
+
+/* See symbols.h. */
+bool symtab_file_imports(const char *path, const char *sym)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e != NULL && !found && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM || sh.sh_entsize == 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d != NULL && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (gelf_getsym(d, (int)i, &s) == NULL)
+				break;
+			name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (s.st_shndx == SHN_UNDEF && name != NULL && strcmp(name, sym) == 0) {
+				found = true;
+				break;
+			}
+		}
+	}
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return found;
+}

@@ -14,6 +14,7 @@
  */
 #include <fnmatch.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,9 @@ static struct sym_str *sym_strs;
 static struct sym_map_cfg *sym_maps;
 static size_t sym_nmaps;
 static bool sym_maps_read;
+/* The map configuration is also read by the hook engine and the timing
+ * selection (symtab_load_module), on other threads. */
+static pthread_mutex_t sym_maps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Print one line on stderr in one write (the agent's own format). */
 static void sym_warn(const char *what, const char *detail)
@@ -122,20 +126,43 @@ static const char *sym_map_for(const char *path)
 	return NULL;
 }
 
+/* Copy the map file configured for path into buf; NULL if none. */
+static const char *sym_map_copy(const char *path, char *buf, size_t len)
+{
+	const char *f;
+
+	pthread_mutex_lock(&sym_maps_lock);
+	if (!sym_maps_read)
+		sym_maps_parse();
+	f = sym_map_for(path);
+	if (f != NULL)
+		snprintf(buf, len, "%s", f);
+	pthread_mutex_unlock(&sym_maps_lock);
+	return f != NULL ? buf : NULL;
+}
+
+/* See symbols.h. */
+int symtab_load_module(const char *path, struct symtab **out, char *err, size_t errlen)
+{
+	struct symtab_opts opts = { .real_path = path };
+	char map[4096];
+
+	opts.map_path = sym_map_copy(path, map, sizeof map);
+	return symtab_load_opts(path, &opts, out, err, errlen);
+}
+
 /* Load a module's table the first time it is needed. */
 static void sym_module_load(struct sym_module *m)
 {
 	struct symtab_opts opts = { .real_path = m->path };
 	const char *dbg = getenv("HOOKSCOPE_DEBUG");
 	bool verbose = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
-	char err[PROTO_ERR_LEN];
+	char err[PROTO_ERR_LEN], map[4096];
 
 	if (m->tried)
 		return;
 	m->tried = true;
-	if (!sym_maps_read)
-		sym_maps_parse();
-	opts.map_path = sym_map_for(m->path);
+	opts.map_path = sym_map_copy(m->path, map, sizeof map);
 	/* The running executable is always /proc/self/exe, even if replaced. */
 	if (symtab_load_opts(m->is_main ? "/proc/self/exe" : m->path, &opts, &m->tab, err,
 	    sizeof err) < 0) {
@@ -326,6 +353,7 @@ void sym_cache_free(void)
 		sym_strs = p->next;
 		free(p);
 	}
+	pthread_mutex_lock(&sym_maps_lock);
 	for (size_t i = 0; i < sym_nmaps; i++) {
 		free(sym_maps[i].glob);
 		free(sym_maps[i].file);
@@ -334,4 +362,5 @@ void sym_cache_free(void)
 	sym_maps = NULL;
 	sym_nmaps = 0;
 	sym_maps_read = false;
+	pthread_mutex_unlock(&sym_maps_lock);
 }

@@ -204,10 +204,19 @@ static int tm_init(void)
 	return 0;
 }
 
-/* Levels 1-4 time calls; 0 turns the hooks into an early return. */
+/* Levels 1-4 time calls (the functions the level selects: timing_select.c);
+ * 0 turns the hooks into an early return. */
 static void tm_set_level(int level)
 {
+	tm_select_level(level);
 	STORE(&tm_params.enabled, level >= 1);
+}
+
+/* Reporter cycle: a module loaded since may change the selection. */
+static void tm_harvest(void)
+{
+	tm_select_sync();
+	tm_report_harvest();
 }
 
 /* The "slow" threshold: calls whose inclusive time exceeds it are counted. */
@@ -245,7 +254,7 @@ const struct collector_ops timing_collector = {
 	.set_level     = tm_set_level,
 	.set_threshold = tm_set_threshold,
 	.reset         = tm_report_reset,
-	.harvest       = tm_report_harvest,
+	.harvest       = tm_harvest,
 	.encode        = tm_report_encode,
 	.hello         = tm_hello,
 	.atfork_child  = tm_atfork_child,

@@ -40,7 +40,8 @@ struct tm_entry {
 	uint64_t  max;            /* longest inclusive call; the reporter may zero it */
 	uint64_t  slow;           /* calls longer than the slow threshold */
 	uint32_t  active;         /* activations on the stack (release store) */
-	uint32_t  pad_;
+	uint32_t  sel;            /* -finstrument path: the selection generation
+	                           * it was decided at, | 1 when off (owner only) */
 	uint64_t  start;          /* ticks at the outermost activation's start */
 };
 
@@ -83,7 +84,7 @@ struct tm_block {
 /* Read-mostly parameters of the hot path, on their own cache line. */
 struct tm_params {
 	uint32_t enabled;         /* level >= 1 */
-	uint32_t pad_;
+	uint32_t sel_gen;         /* selection generation: even, moves by 2 */
 	uint64_t o_in;            /* hook ticks inside a call's own interval */
 	uint64_t o_out;           /* hook ticks outside it, charged to the caller */
 	uint64_t o_in_site;       /* the same two for hook-engine site frames */
@@ -142,6 +143,39 @@ size_t tm_site_unhook(bool detach, uint32_t *done, size_t max);
  * other thread is stopped (the engine's detach).  How many were put back. */
 size_t tm_site_unhook_all(void);
 void tm_site_rehook(const uint32_t *done, size_t n);
+
+/* timing_select.c: the -finstrument-functions path's per-function switch
+ * (the level's selection).  A selection: the sorted addresses of the
+ * functions timed at a level below 4. */
+struct tm_sel {
+	size_t         n;
+	uintptr_t     *fns;
+	struct tm_sel *next;          /* retired list */
+};
+extern const struct tm_sel *tm_sel_now;   /* NULL: every function is on */
+/* The level changed: publish its selection. */
+void tm_select_level(int level);
+/* Reporter cycle: rebuild the selection if modules were loaded since. */
+void tm_select_sync(void);
+/* Is fn timed at the current selection?  (Reporter side.) */
+bool tm_select_on(uintptr_t fn);
+/* Binary search of fn in s (the hot path's too: integer code only). */
+static inline bool tm_sel_find(const struct tm_sel *s, uintptr_t fn)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->fns[mid] == fn)
+			return true;
+		if (s->fns[mid] < fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
 
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */

@@ -210,6 +210,47 @@ static inline HOT struct tm_entry *tm_lookup(struct tm_block *b, uintptr_t fn)
 	}
 }
 
+/* fn's entry without adding one; NULL if absent. */
+static inline HOT struct tm_entry *tm_find(struct tm_block *b, uintptr_t fn)
+{
+	uint32_t i = tm_hash(fn);
+
+	for (;;) {
+		struct tm_entry *e = &b->table[i];
+
+		if (e->fn == fn)
+			return e;
+		if (e->fn == 0)
+			return NULL;
+		i = (i + 1) & (TM_SLOTS - 1);
+	}
+}
+
+/* The selection moved since e was decided: decide again (timing_select.c
+ * publishes the selection before the generation). */
+static HOT __attribute__((noinline)) bool tm_sel_refresh(struct tm_entry *e, uintptr_t fn)
+{
+	uint32_t gen = __atomic_load_n(&tm_params.sel_gen, __ATOMIC_ACQUIRE);
+	const struct tm_sel *s = __atomic_load_n(&tm_sel_now, __ATOMIC_ACQUIRE);
+	bool off = s != NULL && !tm_sel_find(s, fn);
+
+	e->sel = gen | off;
+	return off;
+}
+
+/* Is fn (entry e) switched off at the current level?  The -finstrument
+ * path's per-function switch: one load and compare while nothing moved. */
+static inline HOT bool tm_fn_off(struct tm_entry *e, uintptr_t fn)
+{
+	uint32_t gen = LOAD(&tm_params.sel_gen);
+
+	if (LIKELY(e->sel == gen))
+		return false;
+	if (e->sel == (gen | 1))
+		return true;
+	return tm_sel_refresh(e, fn);
+}
+
 /* Close the top frame at time now: charge its self time, its inclusive time
  * if it is the outermost activation of its function, and tell the parent. */
 static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
@@ -271,18 +312,16 @@ static HOT bool tm_unwind(struct tm_block *b, uintptr_t fn, uint64_t now)
 	return false;
 }
 
-/* Open frame d (known free) for fn: look its entry up, fill the frame, mark
- * the activation.  slot, ret and tramp are the hook engine's (NULL, 0, 0
- * otherwise). */
+/* Open frame d (known free) for fn, whose entry is e (NULL: the table is
+ * full): fill the frame, mark the activation.  slot, ret and tramp are the
+ * hook engine's (NULL, 0, 0 otherwise). */
 static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
-    uintptr_t *slot, uintptr_t ret, uintptr_t tramp)
+    struct tm_entry *e, uintptr_t *slot, uintptr_t ret, uintptr_t tramp)
 {
-	struct tm_entry *e;
 	struct tm_frame *f;
 	uint32_t a = 0;
 	uint64_t now;
 
-	e = tm_lookup(b, fn);
 	if (LIKELY(e != NULL))
 		a = e->active;
 	else
@@ -330,10 +369,14 @@ static inline HOT struct tm_block *tm_enter_block(void)
 HOOK void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct tm_block *b = tm_enter_block();
+	struct tm_entry *e;
 	uint32_t d;
 
 	(void)site;
 	if (b == NULL)
+		return;
+	e = tm_lookup(b, (uintptr_t)fn);
+	if (e != NULL && tm_fn_off(e, (uintptr_t)fn))
 		return;
 	d = b->depth;
 	if (UNLIKELY(d >= TM_STACK)) {
@@ -341,7 +384,7 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 		STORE(&b->dropped, b->dropped + 1);
 		return;
 	}
-	tm_push(b, d, (uintptr_t)fn, NULL, 0, 0);
+	tm_push(b, d, (uintptr_t)fn, e, NULL, 0, 0);
 }
 
 /* Called by -finstrument-functions code on return from every function. */
@@ -354,15 +397,29 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site)
 	if (UNLIKELY(!TM_REAL(b)))
 		return;
 	if (UNLIKELY(b->lost > 0)) {
-		b->lost--;
+		/* This exit's enter was lost to a full stack, unless fn is
+		 * switched off (its enter counted nothing). */
+		struct tm_entry *e = tm_find(b, (uintptr_t)fn);
+
+		if (e == NULL || !tm_fn_off(e, (uintptr_t)fn))
+			b->lost--;
 		return;
 	}
 	if (UNLIKELY(b->depth == 0))
 		return;
-	now = tm_ticks();
-	if (UNLIKELY(b->stack[b->depth - 1].fn != (uintptr_t)fn) &&
-	    !tm_unwind(b, (uintptr_t)fn, now))
-		return;
+	if (UNLIKELY(b->stack[b->depth - 1].fn != (uintptr_t)fn)) {
+		/* A function switched off has no frame; else a longjmp skipped
+		 * some exits. */
+		struct tm_entry *e = tm_find(b, (uintptr_t)fn);
+
+		if (e != NULL && tm_fn_off(e, (uintptr_t)fn))
+			return;
+		now = tm_ticks();
+		if (!tm_unwind(b, (uintptr_t)fn, now))
+			return;
+	} else {
+		now = tm_ticks();
+	}
 	tm_pop(b, now);
 }
 
@@ -399,7 +456,7 @@ HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
 		STORE(&b->dropped, b->dropped + 1);
 		return false;
 	}
-	tm_push(b, d, fn, slot, *slot, tramp);
+	tm_push(b, d, fn, tm_lookup(b, fn), slot, *slot, tramp);
 	SIGNAL_FENCE();
 	return true;
 }

@@ -1,5 +1,5 @@
-# engine-libcalls.sh - the hook engine (HOOKSCOPE_ENGINE=1, experimental,
-# issue 3) at level 3 on calls into system libraries, and on modules loaded
+# engine-libcalls.sh - the hook engine
+# at level 3 on calls into system libraries, and on modules loaded
 # later with dlopen:
 #   1. /usr/bin/sqlite3 (Debian's, stripped, BIND_NOW) runs a scripted
 #      workload of 222 statements at level 3: its calls into libsqlite3, timed
@@ -47,7 +47,7 @@ mkfifo "$HS_TMP/in"
 # does not wait for a reader) so its counts can be read after the workload.
 exec 3<>"$HS_TMP/in"
 # (sh -c: an asynchronous command's own stdin would be /dev/null.)
-spawn sh -c 'exec env HOOKSCOPE_SOCKET="$1" HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=3 LD_PRELOAD="$2" \
+spawn sh -c 'exec env HOOKSCOPE_SOCKET="$1" HOOKSCOPE_LEVEL=3 LD_PRELOAD="$2" \
 	sqlite3 :memory: <"$3" >"$4" 2>"$5" 3<&-' sh "$HS_SOCK" "$HS_PRELOAD" "$HS_TMP/in" \
 	"$HS_TMP/sql.out" "$HS_TMP/sql.err"
 SQL_PID=$SPAWNED
@@ -73,7 +73,7 @@ stop_daemon
 cc -O2 -shared -fPIC -o "$HS_TMP/libdlmod.so" tests/e2e/data/dlmod.c ||
 	fail "cannot build tests/e2e/data/dlmod.c"
 cc -O2 -o "$HS_TMP/dlmain" tests/e2e/data/dlmain.c || fail "cannot build tests/e2e/data/dlmain.c"
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/dlmain" "$HS_TMP/libdlmod.so" "$HS_TMP/go" 60
 # dlopen only once the engine has patched the program (main_wait is timed).
 wait_for 20 jq_once '.funcs[] | select(.name == "main_wait" and .calls > 0)' --top 500

@@ -2,7 +2,8 @@
 # on tests/e2e/data/nop.c built here with `clang -O2
 # -fpatchable-function-entry=5` (one 5-byte NOP per function entry):
 #   1. the module is hooked through its __patchable_function_entries table,
-#      chosen automatically (HOOKSCOPE_DEBUG log), with no thread stopped;
+#      chosen automatically (HOOKSCOPE_DEBUG log), none relocated (the one
+#      stop is for libgcc_s's unwinder entry points);
 #   2. 4 threads call known functions in rounds while the level is toggled
 #      0 <-> 4 1000 times through the daemon (hs-wsclient, one connection),
 #      live NOP <-> jmp rewrites with the int3 protocol: no crash;
@@ -23,7 +24,7 @@ readelf -SW "$HS_TMP/nop" | grep -q __patchable_function_entries ||
 mkdir -p "$HS_TMP/run"
 log=$HS_TMP/daemon.log
 
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
+export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
 start_daemon run -- "$HS_TMP/nop" "$HS_TMP/run"
 wait_for 20 jq_once '.funcs[] | select(.name == "st_a" and .calls > 1000)' --top 100
 
@@ -31,8 +32,9 @@ wait_for 20 jq_once '.funcs[] | select(.name == "st_a" and .calls > 1000)' --top
 grep -q 'nop: compiler-assisted, [1-9][0-9]* of [0-9]* __patchable_function_entries' "$log" ||
 	fail "the compiler-assisted back-end was not chosen: $(grep 'hook:' "$log" | head -5)"
 grep -q 'nop: .*relocating prologues' "$log" && fail "the module fell back to relocation"
-grep -q 'functions patched in .* (threads stopped 0.00 ms)' "$log" ||
-	fail "threads were stopped for compiler-assisted sites: $(grep 'functions patched' "$log")"
+# (the threads are stopped once, for libgcc_s's unwinder entry points only)
+grep -q 'functions patched in .*: 0 relocated prologues, [1-9][0-9]* NOP sites' "$log" ||
+	fail "compiler-assisted sites were relocated: $(grep 'functions patched' "$log")"
 
 # 2. 1000 toggles, one websocket connection, while the threads run.
 set --
@@ -87,5 +89,5 @@ grep -q 'mcount: compiler-assisted, [1-9][0-9]* of [0-9]* __mcount_loc' "$HS_TMP
 side gccpfe -fpatchable-function-entry=5
 grep -q 'gccpfe: __patchable_function_entries lists five 1-byte NOPs .*relocating' "$HS_TMP/gccpfe.log" ||
 	fail "gcc -fpatchable-function-entry=5 was not refused: $(grep hook: "$HS_TMP/gccpfe.log")"
-echo "ok: clang patchable entries hooked through their table (no stop), 1000 live toggles in" \
+echo "ok: clang patchable entries hooked through their table (none relocated), 1000 live toggles in" \
 	"$((t1 - t0)) s with 4 threads calling, exact counts after the last one; gcc __mcount_loc used, gcc 1-byte NOPs refused"

@@ -6,7 +6,7 @@
 #   1. under `perf record -e cpu-clock` (software event: hardware counters
 #      are not available on this machine kind), no hooks: ranked by self
 #      samples (perf report --sort symbol);
-#   2. under hookscoped at level 4 with HOOKSCOPE_ENGINE=1: ranked by self_ns
+#   2. under hookscoped at level 4: ranked by self_ns
 #      (hookscope --once --json --sort self) once the target has exited.
 # The top five must be the same set; whether the order matches is printed.
 # The workload's call counts are checked too (exact counts at level 4).
@@ -30,7 +30,7 @@ perf_top=$(awk '$2 == "[.]" { print $3 }' "$HS_TMP/report.txt" | head -5 | tr '\
 	fail "perf ranked fewer than 5 user functions: $(grep -v '^#' "$HS_TMP/report.txt" | head)"
 
 # 2. hookscope at level 4: the same run, the figures of the exited target.
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/perfwork" $ROUNDS
 wait_for 30 jq_once '.targets[0].state == "exited"'
 once_json --sort self --top 50 >"$HS_TMP/hs.json" || fail "hookscope --once --json failed"

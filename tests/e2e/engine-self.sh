@@ -1,4 +1,4 @@
-# engine-self.sh - the hook engine (HOOKSCOPE_ENGINE=1, experimental) at
+# engine-self.sh - the hook engine (on by default) at
 # level 4 inside our own -O2 programs: hookscoped and hookscope are plain
 # builds with hundreds of functions (lws and msgpack callbacks, static
 # helpers gcc optimizes across with -fipa-ra), so every register the stubs
@@ -6,7 +6,7 @@
 # TUI snapshots (each patched too) must read sane frames from it.
 . tests/e2e/lib.sh
 
-E="env HOOKSCOPE_SOCKET=$HS_TMP/none.sock HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 LD_PRELOAD=$HS_PRELOAD"
+E="env HOOKSCOPE_SOCKET=$HS_TMP/none.sock HOOKSCOPE_LEVEL=4 LD_PRELOAD=$HS_PRELOAD"
 mkdir -p "$HS_TMP/reports"
 spawn $E "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" --report-dir "$HS_TMP/reports" \
 	run -- "$O/apps/demo" --period-ms 10 >>"$HS_TMP/daemon.log" 2>&1

@@ -1,11 +1,13 @@
-# engine-unwind.sh - C++ exceptions (throw and rethrow) and backtrace()
-# through functions timed by the hook engine (HOOKSCOPE_ENGINE=1,
-# experimental), in a program built with plain `c++ -O2 -g`
-# (tests/e2e/data/throw.cc, built here).  Their return addresses point at the
-# engine's trampoline, so the agent's wrappers of _Unwind_RaiseException,
-# _Unwind_Resume_or_Rethrow and backtrace must put the real ones back first.
-#   1. run alone: every exception is caught and backtrace() sees as many
-#      frames as without the agent;
+# engine-unwind.sh - C++ exceptions (throw and rethrow), backtrace(),
+# pthread_exit and pthread_cancel through functions timed by the hook engine,
+# in a program built with plain `c++ -O2 -g` (tests/e2e/data/throw.cc, built
+# here).  Their return addresses point at the engine's site blocks, so the
+# agent's wrappers of libgcc_s's _Unwind_RaiseException,
+# _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind and _Unwind_Backtrace must
+# put the real ones back first.
+#   1. run alone: every exception is caught, backtrace() sees as many frames
+#      as without the agent, the forced unwinds of pthread_exit and of a
+#      cancellation run every destructor on the way;
 #   2. run under hookscoped: the calls that threw are counted exactly.
 . tests/e2e/lib.sh
 
@@ -18,14 +20,14 @@ c++ -O2 -g -o "$HS_TMP/throw" tests/e2e/data/throw.cc ||
 # backtrace interceptor adds a frame).
 base=$(echo "$HS_PRELOAD" | sed 's|[^:]*libhookscope\.so$||; s|:$||')
 plain=$(LD_PRELOAD="$base" "$HS_TMP/throw" 1000 0) || fail "throw fails without the agent"
-hooked=$(HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4 HOOKSCOPE_SOCKET="$HS_TMP/none.sock" \
+hooked=$(HOOKSCOPE_LEVEL=4 HOOKSCOPE_SOCKET="$HS_TMP/none.sock" \
 	LD_PRELOAD="$HS_PRELOAD" "$HS_TMP/throw" 1000 0) ||
 	fail "throw fails with the hook engine at level 4 (exit $?): $hooked"
 [ "$hooked" = "$plain" ] || fail "with the engine: '$hooked', without: '$plain'"
-case $plain in *"caught=2000 "*) ;; *) fail "unexpected output: $plain" ;; esac
+case $plain in *"caught=2000 "*"exit=42 cancelled=1 unwound=6"*) ;; *) fail "unexpected output: $plain" ;; esac
 
 # 2. Counted through the daemon.
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/throw" 1000 30
 # (static C++ functions: the catalogue shows their mangled names)
 counts='[.funcs[] | {(.name): .calls}] | add'
@@ -35,4 +37,5 @@ exact="$counts | ._ZL7throwerl == 2000 and ._ZL3midl == 1000 and ._ZL7catcherl =
 wait_for 20 jq_once "$counts | ._ZL6finishv == 1" --top 500
 once_json --top 500 | jq -e "$exact" >/dev/null ||
 	fail "counts after exceptions: $(once_json --top 500 | jq -c "$counts")"
-echo "ok: exceptions and backtrace() through timed calls work; $(echo "$plain" | head -1); calls exact"
+echo "ok: exceptions, backtrace(), pthread_exit and pthread_cancel through timed calls work;" \
+	"$(echo "$plain" | head -2 | tr '\n' ' ')calls exact"

@@ -1,11 +1,14 @@
-# engine.sh - the hook engine (HOOKSCOPE_ENGINE=1, experimental, issue 3) on
+# engine.sh - the hook engine (on by default) on
 # a program built with plain `cc -O2 -g`, no instrumentation flags
 # (tests/e2e/data/plain.c, built here):
 #   1. started at level 4 (patched in the agent's constructor): static
 #      functions are timed with exact call counts;
 #   2. level 2: only exported functions keep counting;
 #   3. level 0: nothing counts; level 1: only the HOOKSCOPE_FUNCS glob;
+#      level 3: the hidden global too, not the static ones;
 #   4. level 4 again: the static functions count again, counts still exact;
+#   steps 1-4 again on a -finstrument-functions build of the same program:
+#      the engine leaves it to the timing hooks and their per-function switch;
 #   5. a second run started at level 0, patched later by the reporter thread
 #      while a worker spins in a hooked function (stop-the-world): level 3
 #      adds the hidden global, level 4 the spinning static one.
@@ -41,36 +44,50 @@ cc -O2 -g -pthread -o "$HS_TMP/plain" tests/e2e/data/plain.c ||
 	fail "cannot build tests/e2e/data/plain.c with cc -O2 -g"
 if nm "$HS_TMP/plain" | grep -q __cyg_profile; then fail "plain was built instrumented"; fi
 
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_FUNCS='st_t*'
-export HOOKSCOPE_LEVEL=4
-start_daemon run -- "$HS_TMP/plain" 60
+# levels BINARY: steps 1-4 on one build of plain.c.
+levels() {
+	export HOOKSCOPE_FUNCS='st_t*' HOOKSCOPE_LEVEL=4
+	start_daemon run -- "$1" 60
 
-# 1. level 4: static functions with exact counts, the ticker and spinner move.
-wait_for 20 jq_once '.funcs[] | select(.name == "st_tick" and .calls > 3)' --top 500
-wait_for 10 exact || fail "level 4: counts are not exact: $(dump)"
-wait_for 10 moving st_spin
-wait_for 10 moving ex_tick
+	# 1. level 4: static functions with exact counts, the ticker and spinner move.
+	wait_for 20 jq_once '.funcs[] | select(.name == "st_tick" and .calls > 3)' --top 500
+	wait_for 10 exact || fail "$1: level 4: counts are not exact: $(dump)"
+	wait_for 10 moving st_spin
+	wait_for 10 moving ex_tick
 
-# 2. level 2: exported ones only (and the glob's st_tick, named at every level).
-cmd level 2 || fail "level 2 was refused"
-wait_for 10 still st_spin
-wait_for 10 moving ex_tick
+	# 2. level 2: exported ones only (and the glob's st_tick, named at every level).
+	cmd level 2 || fail "level 2 was refused"
+	wait_for 10 still st_spin
+	wait_for 10 moving ex_tick
 
-# 3. level 0: nothing.
-cmd level 0 || fail "level 0 was refused"
-wait_for 10 still st_tick st_spin ex_tick
+	# 3. level 0: nothing.
+	cmd level 0 || fail "level 0 was refused"
+	wait_for 10 still st_tick st_spin ex_tick
 
-# 3b. level 1: main and the HOOKSCOPE_FUNCS globs only (st_t* = st_tick).
-cmd level 1 || fail "level 1 was refused"
-wait_for 10 moving st_tick
-wait_for 10 still ex_tick st_spin
+	# 3b. level 1: main and the HOOKSCOPE_FUNCS globs only (st_t* = st_tick).
+	cmd level 1 || fail "level 1 was refused"
+	wait_for 10 moving st_tick
+	wait_for 10 still ex_tick st_spin
 
-# 4. level 4: the static ones again; the start counts stay exact.
-cmd level 4 || fail "level 4 was refused"
-wait_for 10 moving st_tick
-wait_for 10 moving st_spin
-exact || fail "after the level changes: counts are not exact: $(dump)"
-stop_daemon
+	# 3c. level 3: + the hidden global, not the static spinner.
+	cmd level 3 || fail "level 3 was refused"
+	wait_for 10 moving ex_tick
+	wait_for 10 still st_spin
+
+	# 4. level 4: the static ones again; the start counts stay exact.
+	cmd level 4 || fail "level 4 was refused"
+	wait_for 10 moving st_tick
+	wait_for 10 moving st_spin
+	exact || fail "$1: after the level changes: counts are not exact: $(dump)"
+	stop_daemon
+}
+
+levels "$HS_TMP/plain"
+# The same levels through the -finstrument-functions path's per-function
+# switch (the engine leaves an instrumented module to its hooks).
+cc -O2 -g -pthread -finstrument-functions -o "$HS_TMP/plain-fi" tests/e2e/data/plain.c ||
+	fail "cannot build tests/e2e/data/plain.c with -finstrument-functions"
+levels "$HS_TMP/plain-fi"
 
 # 5. patched late, with a thread spinning in a hooked function.
 unset HOOKSCOPE_FUNCS
@@ -85,5 +102,6 @@ cmd level 4 || fail "level 4 was refused"
 wait_for 10 moving st_spin
 wait_for 10 moving st_tick
 kill -0 "$DAEMON_PID" || fail "hookscoped died"
-echo "ok: plain -O2 target hooked without rebuild: exact static counts at 4, exported only at 2," \
-	"none at 0, back at 4; late patch with a spinning thread"
+echo "ok: plain -O2 target hooked without rebuild, and the same with -finstrument-functions:" \
+	"exact static counts at 4, exported only at 2, none at 0, globals at 3, back at 4;" \
+	"late patch with a spinning thread"

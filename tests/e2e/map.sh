@@ -1,7 +1,8 @@
 # map.sh - a stripped program named by its GNU ld map file (HOOKSCOPE_MAP):
 # PIE without -ffunction-sections (global functions named), non-PIE with it
-# (static functions named too); a malformed map is reported with file:line
-# and ignored while the target runs on.
+# (static functions named too), and an uninstrumented build whose functions
+# the hook engine patches by the map's names; a malformed map is reported
+# with file:line and ignored while the target runs on.
 . tests/e2e/lib.sh
 command -v strip >/dev/null 2>&1 || fail "strip not found: install binutils"
 command -v nm >/dev/null 2>&1 || fail "nm not found: install binutils"
@@ -27,10 +28,11 @@ int main(void)
 }
 C
 
-# build KIND FLAGS...: compile, link with a map, strip; fail if symbols remain.
+# build KIND FLAGS...: compile (with -finstrument-functions unless INSTR is
+# set to something else), link with a map, strip; fail if symbols remain.
 build() {
 	local kind=$1; shift
-	"$CC" -O2 -finstrument-functions "$@" -Wl,-Map="$HS_TMP/m-$kind.map" \
+	"$CC" -O2 ${INSTR--finstrument-functions} "$@" -Wl,-Map="$HS_TMP/m-$kind.map" \
 		"$HS_TMP/m.c" -o "$HS_TMP/m-$kind" || fail "cannot build the $kind test program"
 	strip "$HS_TMP/m-$kind" || fail "strip failed"
 	nm "$HS_TMP/m-$kind" 2>&1 | grep -q "no symbols" || fail "m-$kind still has a symbol table"
@@ -41,11 +43,11 @@ names() {
 	once_json --top 50 | jq -c '[.funcs[].name] | sort'
 }
 
-# check KIND JQ-CONDITION-ON-NAMES
+# check KIND LEVEL JQ-CONDITION-ON-NAMES
 check() {
-	local kind=$1 cond=$2
-	HOOKSCOPE_MAP="*/m-$kind=$HS_TMP/m-$kind.map"
-	export HOOKSCOPE_MAP
+	local kind=$1 cond=$3
+	HOOKSCOPE_MAP="*/m-$kind=$HS_TMP/m-$kind.map" HOOKSCOPE_LEVEL=$2
+	export HOOKSCOPE_MAP HOOKSCOPE_LEVEL
 	start_daemon run -- "$HS_TMP/m-$kind"
 	wait_for 20 jq_once "[.funcs[].name] | $cond" --top 50 ||
 		fail "$kind: functions not named from the map: $(names)"
@@ -54,9 +56,13 @@ check() {
 }
 
 build pie
-check pie 'index("map_work") != null and index("map_step") != null and index("main") != null'
+check pie 2 'index("map_work") != null and index("map_step") != null and index("main") != null'
 build nopie -no-pie -ffunction-sections
-check nopie 'index("map_work") != null and index("map_step") != null and index("main") != null and index("map_leaf") != null'
+# level 4: map_leaf is static (named by its section), timed from level 4 only
+check nopie 4 'index("map_work") != null and index("map_step") != null and index("main") != null and index("map_leaf") != null'
+# Not instrumented: the hook engine patches the functions the map names.
+INSTR= build plain -no-pie -ffunction-sections
+check plain 4 'index("map_work") != null and index("map_step") != null and index("main") != null and index("map_leaf") != null'
 
 # A malformed map: a clear file:line error from the agent, the program runs on.
 printf 'Linker script and memory map\n\n.text 0x1000 0x10\n .text 0x1000 0x10 a.o\n   0xzz foo\n' \

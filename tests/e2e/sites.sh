@@ -19,7 +19,7 @@ sites() { once_json | jq -c '.sites'; }
 cc -O2 -g -pthread -o "$HS_TMP/plain" tests/e2e/data/plain.c ||
 	fail "cannot build tests/e2e/data/plain.c with cc -O2 -g"
 
-export HOOKSCOPE_ENGINE=1 HOOKSCOPE_LEVEL=4
+export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/plain" 60
 
 # 1. level 4: active patch sites, skipped ones with reasons that add up.
@@ -29,6 +29,7 @@ jq -e '.sites.patch | .skipped > 0 and .reasons.short > 0
 	and ([.reasons[]] | add) == .skipped and .disabled == 0' "$HS_TMP/f4.json" >/dev/null ||
 	fail "level 4: bad patch sites: $(jq -c .sites "$HS_TMP/f4.json")"
 on4=$(jq '.sites.patch.active' "$HS_TMP/f4.json")
+all4=$(jq '[.sites[].active] | add' "$HS_TMP/f4.json")   # the status bar sums back-ends
 echo "ok: level 4: $(jq -c .sites "$HS_TMP/f4.json")"
 
 # 2. level 1: only main (no HOOKSCOPE_FUNCS): disabled grows, the sum stays.
@@ -52,7 +53,7 @@ tm new-session -d -s hs -x 160 -y 40 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$O/hookscope' \
 	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
 end=$(( $(date +%s) + 15 ))
-until screen hs | head -1 | grep -q "sites $on4 on/0 off/[1-9][0-9]* skipped"; do
+until screen hs | head -1 | grep -q "sites $all4 on/0 off/[1-9][0-9]* skipped"; do
 	[ "$(date +%s)" -lt "$end" ] || fail "status bar shows no sites figure: $(screen hs | head -2)"
 	sleep 0.1
 done
@@ -67,11 +68,16 @@ echo "ok: TUI: $(screen hs | head -1 | grep -o 'sites [^│|]*')"
 tm kill-server 2>/dev/null
 stop_daemon
 
-# 5. the -finstrument-functions path: its functions are "finstrument" sites.
-unset HOOKSCOPE_ENGINE
+# 5. the -finstrument-functions path: its functions are "finstrument" sites
+# (the engine leaves an instrumented module to the timing hooks), its calls
+# into libc "import" sites, on from level 3.  Level 1 keeps main only.
 export HOOKSCOPE_LEVEL=2
 start_daemon run -- "$O/apps/demo"
-wait_for 20 jq_once '.sites.finstrument.active > 0 and .sites.patch == null'
+wait_for 20 jq_once '.sites.finstrument.active > 0 and .sites.patch == null and .sites.import.active == 0 and .sites.import.disabled > 0'
+cmd level 3 >/dev/null || fail "level 3 was refused"
+wait_for 10 jq_once '.sites.import.active > 0'
+cmd level 1 >/dev/null || fail "level 1 was refused"
+wait_for 10 jq_once '.sites.finstrument.active == 1 and .sites.finstrument.disabled > 0 and .sites.import.active == 0'
 cmd level 0 >/dev/null || fail "level 0 was refused"
 wait_for 10 jq_once '.sites.finstrument.active == 0 and .sites.finstrument.disabled > 0'
 echo "ok: finstrument: $(sites)"
