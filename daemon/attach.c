@@ -130,6 +130,11 @@ attach_check(pid_t pid, const char *agent, char *err, size_t errlen)
 		snprintf(err, errlen, "the process is exiting (zombie)");
 		return -1;
 	}
+	if (state[0] == 'T' || state[0] == 't') {   /* the injected call would resume it */
+		snprintf(err, errlen, "the process is stopped (%s); continue it first "
+		    "(kill -CONT %d) and attach again", state, (int)pid);
+		return -1;
+	}
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	if (access(path, F_OK) < 0) {
 		snprintf(err, errlen, "it is a kernel thread or its program is not accessible "

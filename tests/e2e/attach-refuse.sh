@@ -5,7 +5,8 @@
 #      strace -p): refused from the command line and through the daemon,
 #      the message names the tracer; the target keeps running, with no
 #      agent, its tracer and its code unchanged;
-#   3. an agent library its user cannot read (target run as nobody);
+#   3. an agent library its user cannot read (target run as nobody), and a
+#      stopped process (it must not be resumed);
 #   4. detach from a process without an agent;
 #   5. attach, detach and ps are refused from a client that is not on loopback
 #      (the daemon on 0.0.0.0, the client on this host's other address).
@@ -54,6 +55,14 @@ nobody=$SPAWNED
 wait_for 10 sh -c "grep -q '^Uid:[[:space:]]*65534' /proc/$nobody/status && grep -q /sleep /proc/$nobody/maps"
 expect_fail "not readable by uid 65534" "$O/hookscoped" --socket "$HS_SOCK" \
 	--agent "$HS_TMP/private-agent.so" attach "$nobody"
+untouched "$nobody"
+
+# 3b. a stopped process (SIGSTOP) is refused, and stays stopped
+kill -STOP "$nobody"
+wait_for 10 grep -q '^State:[[:space:]]*T' "/proc/$nobody/status"
+expect_fail "is stopped" attach_cli "$nobody"
+grep -q '^State:[[:space:]]*T' "/proc/$nobody/status" || fail "the stopped process was resumed"
+kill -CONT "$nobody"
 untouched "$nobody"
 
 # 4. detach without an agent
