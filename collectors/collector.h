@@ -60,5 +60,6 @@ void collector_fini_all(void);
 extern const struct collector_ops timing_collector;
 extern const struct collector_ops hook_collector;   /* hook_site.c, the hook engine */
 extern const struct collector_ops sites_collector;  /* sites_report.c */
+extern const struct collector_ops fps_collector;    /* fps.c */
 
 #endif

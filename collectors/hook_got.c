@@ -53,7 +53,7 @@ static const char *const hook_got_deny[] = {
 	"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
 	"__longjmp_chk", "vfork", "clone", "clone3", "__libc_start_main", "exit", "_exit", "_Exit",
 	"abort", "pthread_exit", "__cxa_throw", "__cxa_rethrow", "__cxa_finalize", "getcontext",
-	"setcontext", "swapcontext", "makecontext", "dlopen", "dlmopen", "dlsym", "dlvsym",
+	"setcontext", "swapcontext", "makecontext", "dlopen", "dlmopen", "dlclose", "dlsym", "dlvsym",
 	"__tls_get_addr", "__stack_chk_fail", "__assert_fail", "__fortify_fail", "__gmon_start__",
 	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 };

@@ -41,7 +41,7 @@ struct hook_engine {
 	struct hook_site **retired[32];   /* old tables, read by threads maybe still */
 	int               nretired;
 	struct symtab   **tabs;           /* kept: the sites name their strings */
-	size_t            ntabs;
+	size_t            ntabs, captabs;
 	size_t            refused[HOOK_R_COUNT];
 	uint64_t          prep_ns;        /* symbols, capstone, blocks */
 	uint64_t          stop_ns;        /* the stopped part */
@@ -69,6 +69,9 @@ struct hook_stats {
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
 };
 void hook_engine_stats(struct hook_stats *st);
+/* The name of the newest site at fn, patched or dead (its module may be
+ * unloaded: the name outlives it), or NULL. */
+const char *hook_engine_name(uintptr_t fn);
 /* Is fn the address of a patched site?  (Sites do not move once patched.) */
 bool hook_engine_has(uintptr_t fn);
 
@@ -83,6 +86,11 @@ void hook_engine_patch(struct hook_engine *g);
 void hook_engine_rescan(struct hook_engine *g);
 /* hook_site.c: a dlopen succeeded: patch new modules at the current level. */
 void hook_engine_loaded(void);
+/* hook_site.c: run real(h) (dlclose) so that no level change or patching
+ * runs meanwhile, then forget the modules it unloaded.  Its result. */
+int  hook_engine_unloading(int (*real)(void *), void *h);
+/* hook_patch.c: kill the sites of modules no longer loaded. */
+void hook_engine_forget(struct hook_engine *g);
 /* hook_got.c: redirect own module mi's GOT entries for functions of system
  * libraries to per-import sites (patched at once, switched off). */
 void hook_got_prepare(struct hook_engine *g, int mi);

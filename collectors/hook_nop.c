@@ -41,8 +41,15 @@
 static const uint8_t hook_nop5[4] = { 0x0f, 0x1f, 0x44, 0x00 };   /* + any disp8 */
 static const uint8_t hook_nop1x5[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
 
-static uintptr_t *hook_nop_fns;         /* sorted site addresses, for the trap handler */
-static size_t     hook_nop_nfns;
+/* The live nop sites' addresses, sorted, for the trap handler: published
+ * whole with a release store; a replaced table is never freed (a handler
+ * may be reading it; one per dlopen or dlclose of such a module). */
+struct hook_nop_tab {
+	size_t    n;
+	uintptr_t sum;          /* of the addresses: with n, tells a changed set */
+	uintptr_t fns[];
+};
+static struct hook_nop_tab *hook_nop_tab;
 static struct sigaction hook_nop_old;   /* the SIGTRAP action we chain to */
 
 /* membarrier(2) wrapper. */
@@ -224,13 +231,14 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 /* SIGTRAP: a thread ran into the int3 of a site being rewritten.  The site
  * is a NOP or a jmp to its block: continue after it (rip = fn + 5), which is
  * the NOP's effect, so such a call is not timed.  Any other trap goes to the
- * previous action.  Async-signal-safe: the table is read-only once set. */
+ * previous action.  Async-signal-safe: a table is read-only once published. */
 static void hook_nop_trap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
 	uintptr_t at = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	const struct hook_nop_tab *t = __atomic_load_n(&hook_nop_tab, __ATOMIC_ACQUIRE);
 
-	if (bsearch(&at, hook_nop_fns, hook_nop_nfns, sizeof at, hook_nop_cmp) != NULL) {
+	if (t != NULL && bsearch(&at, t->fns, t->n, sizeof at, hook_nop_cmp) != NULL) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(at + HOOK_PATCH_LEN);
 		return;
 	}
@@ -247,17 +255,28 @@ static void hook_nop_trap(int sig, siginfo_t *si, void *ctx)
 
 /* Install the trap handler before an int3 is written, again if the program
  * replaced it since (then its handler is the one we chain to).  The site
- * table is built the first time (sites do not change after patching). */
+ * table is rebuilt when the live nop sites changed (a dlopen or dlclose). */
 static void hook_nop_trap_install(const struct hook_engine *g)
 {
+	const struct hook_nop_tab *cur_tab = __atomic_load_n(&hook_nop_tab, __ATOMIC_ACQUIRE);
 	struct sigaction sa, cur;
+	size_t live = 0;
+	uintptr_t sum = 0;
 
-	if (hook_nop_fns == NULL) {
-		hook_nop_fns = xcalloc(g->nsites + 1, sizeof *hook_nop_fns);
+	for (size_t i = 0; i < g->nsites; i++)
+		if (g->sites[i]->nop && !g->sites[i]->dead) {
+			live++;
+			sum += g->sites[i]->fn;
+		}
+	if (cur_tab == NULL || cur_tab->n != live || cur_tab->sum != sum) {
+		struct hook_nop_tab *t = xcalloc(1, sizeof *t + (live + 1) * sizeof t->fns[0]);
+
+		t->sum = sum;
 		for (size_t i = 0; i < g->nsites; i++)
-			if (g->sites[i]->nop)
-				hook_nop_fns[hook_nop_nfns++] = g->sites[i]->fn;
-		qsort(hook_nop_fns, hook_nop_nfns, sizeof *hook_nop_fns, hook_nop_cmp);
+			if (g->sites[i]->nop && !g->sites[i]->dead)
+				t->fns[t->n++] = g->sites[i]->fn;
+		qsort(t->fns, t->n, sizeof t->fns[0], hook_nop_cmp);
+		__atomic_store_n(&hook_nop_tab, t, __ATOMIC_RELEASE);
 	}
 	if (sigaction(SIGTRAP, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
 	    cur.sa_sigaction == hook_nop_trap)

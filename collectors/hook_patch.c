@@ -143,6 +143,10 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		agent_log("hook: %s: %s", m->path, err);
 		return;
 	}
+	if (g->ntabs == g->captabs) {
+		g->captabs = g->captabs ? g->captabs * 2 : HOOK_MAX_MODS;
+		g->tabs = xrealloc(g->tabs, g->captabs * sizeof *g->tabs);
+	}
 	g->tabs[g->ntabs++] = t;
 	if (hook_nop_prepare(g, m, t) == 0)
 		return;         /* compiler-assisted sites (hook_nop.c) */
@@ -259,6 +263,44 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 	return busy;
 }
 
+/* Modules of g no longer in now were dlclosed: their sites die (never
+ * written again: the addresses may belong to another module by now), and a
+ * reload of the same file is a new module. */
+static void hook_engine_gone(struct hook_engine *g, const struct hook_mods *now)
+{
+	for (int k = 0; k < g->mods->n; k++) {
+		bool there = g->mods->m[k].path[0] == '\0';
+
+		for (int i = 0; i < now->n && !there; i++)
+			there = g->mods->m[k].bias == now->m[i].bias &&
+			    strcmp(g->mods->m[k].path, now->m[i].path) == 0;
+		if (there)
+			continue;
+		g->mods->m[k].path[0] = '\0';
+		for (size_t i = 0; i < g->nsites; i++) {
+			struct hook_site *s = g->sites[i];
+
+			if (s->mod == k) {
+				s->dead = true;
+				s->patched = s->on = s->code_on = false;
+			}
+		}
+	}
+}
+
+/* See hook_int.h. */
+void hook_engine_forget(struct hook_engine *g)
+{
+	struct hook_mods *now;
+
+	if (g->mods == NULL)
+		return;
+	now = xcalloc(1, sizeof *now);
+	dl_iterate_phdr(hook_mods_cb, now);
+	hook_engine_gone(g, now);
+	free(now);
+}
+
 /* Add the modules loaded since the last scan to the engine's list, decide
  * which are own, then prepare their sites (all flags first: the import
  * sites need to know which targets are own).  How many were added. */
@@ -266,39 +308,44 @@ static int hook_engine_scan(struct hook_engine *g)
 {
 	struct hook_mods *now = xcalloc(1, sizeof *now);
 	uintptr_t self = (uintptr_t)hook_engine_scan;
-	int first = g->mods->n;
+	int added[HOOK_MAX_MODS], nadded = 0;
 
 	dl_iterate_phdr(hook_mods_cb, now);
-	for (int k = 0; k < g->mods->n; k++) {  /* dlclosed: a reload is new */
-		bool there = false;
-
-		for (int i = 0; i < now->n && !there; i++)
-			there = g->mods->m[k].bias == now->m[i].bias &&
-			    strcmp(g->mods->m[k].path, now->m[i].path) == 0;
-		if (!there)
-			g->mods->m[k].path[0] = '\0';
-	}
-	for (int i = 0; i < now->n && g->mods->n < HOOK_MAX_MODS; i++) {
+	hook_engine_gone(g, now);
+	for (int i = 0; i < now->n; i++) {
 		struct hook_mod *m = &now->m[i];
 		bool known = false;
+		int slot = g->mods->n;
 
 		for (int k = 0; k < g->mods->n && !known; k++)
 			known = g->mods->m[k].bias == m->bias &&
 			    strcmp(g->mods->m[k].path, m->path) == 0;
 		if (known)
 			continue;
+		/* The list is full: reuse the slot of a module dlclosed since
+		 * (its sites are dead, never written again). */
+		for (int k = 1; slot >= HOOK_MAX_MODS && k < g->mods->n; k++)
+			if (g->mods->m[k].path[0] == '\0')
+				slot = k;
+		if (slot >= HOOK_MAX_MODS) {
+			agent_log("hook: more than %d modules: %s not patched", HOOK_MAX_MODS, m->path);
+			continue;
+		}
 		m->agent = self >= m->lo && self < m->hi;
-		m->own = hook_mod_own(m, g->mods->n);
-		g->mods->m[g->mods->n++] = *m;
+		m->own = hook_mod_own(m, slot);
+		g->mods->m[slot] = *m;
+		if (slot == g->mods->n)
+			g->mods->n++;
+		added[nadded++] = slot;
 	}
 	free(now);
-	for (int i = first; i < g->mods->n; i++)
-		if (g->mods->m[i].own) {
-			if (!g->mods->m[i].finstr)
-				hook_mod_prepare(&g->mods->m[i], g);
-			hook_got_prepare(g, i);
+	for (int k = 0; k < nadded; k++)
+		if (g->mods->m[added[k]].own) {
+			if (!g->mods->m[added[k]].finstr)
+				hook_mod_prepare(&g->mods->m[added[k]], g);
+			hook_got_prepare(g, added[k]);
 		}
-	return g->mods->n - first;
+	return nadded;
 }
 
 /* Write the jmp of every prepared prologue site, with the other threads
@@ -344,7 +391,6 @@ void hook_engine_patch(struct hook_engine *g)
 	uint64_t t0 = proto_now_ns(), t1;
 
 	g->mods = xcalloc(1, sizeof *g->mods);
-	g->tabs = xcalloc(HOOK_MAX_MODS, sizeof *g->tabs);
 	hook_unwind_load();
 	hook_engine_scan(g);
 	hook_unwind_prepare(g);
@@ -391,4 +437,18 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
 		hook_engine_loaded();
 	return h;
+}
+
+/* dlclose, exported by the agent (libhookscope.map): a module unloaded is
+ * forgotten by the engine before a level change can write to its old
+ * addresses (hook_engine_unloading serializes the two). */
+__attribute__((visibility("default"))) int dlclose(void *h)
+{
+	static int (*real)(void *);
+
+	if (real == NULL)
+		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (real == NULL)
+		return -1;
+	return hook_engine_unloading(real, h);
 }

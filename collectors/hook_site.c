@@ -123,16 +123,20 @@ static int hook_init(void)
 	return 0;
 }
 
-/* Flip each site's switch for the level (hook_lock held). */
+/* Flip each site's switch for the level (hook_lock held).  Modules
+ * unloaded behind the dlclose wrapper's back (an attached agent interposes
+ * nothing) are forgotten first, so no code is written where they were. */
 static void hook_apply(int level)
 {
 	size_t on = 0, all = 0;
 
+	if (hook_patched)
+		hook_engine_forget(&hook_g);
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
 
-		if (s->wrap)
+		if (s->wrap || s->dead)
 			continue;
 		all++;
 		on += want;
@@ -185,6 +189,24 @@ void hook_engine_loaded(void)
 	hook_in_loaded = false;
 }
 
+/* See hook_int.h.  The engine's own dlcloses (hook_in_loaded: the lock is
+ * held already) only forward. */
+int hook_engine_unloading(int (*real)(void *), void *h)
+{
+	int r;
+
+	if (!hook_on || hook_in_loaded)
+		return real(h);
+	hook_in_loaded = true;
+	pthread_mutex_lock(&hook_lock);
+	r = real(h);
+	if (r == 0 && hook_patched)
+		hook_engine_forget(&hook_g);
+	pthread_mutex_unlock(&hook_lock);
+	hook_in_loaded = false;
+	return r;
+}
+
 /* See hook.h.  Switches off and NOPs back first, with the threads running
  * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
 int hook_engine_detach(char *err, size_t errlen)
@@ -224,6 +246,19 @@ void hook_engine_stats(struct hook_stats *st)
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
 	pthread_mutex_unlock(&hook_lock);
+}
+
+/* See hook_int.h: linear, only for addresses the catalogue cannot name. */
+const char *hook_engine_name(uintptr_t fn)
+{
+	const char *name = NULL;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = hook_g.nsites; i-- > 0 && name == NULL;)
+		if (hook_g.sites[i]->fn == fn && !hook_g.sites[i]->wrap)
+			name = hook_g.sites[i]->name;
+	pthread_mutex_unlock(&hook_lock);
+	return name;
 }
 
 /* See hook_int.h: linear, but only called for new timing functions. */

@@ -7,7 +7,10 @@
  * only helps a program that wants to
  *   - keep some functions out of the timing (helpers, idle loops, signal
  *     handlers): mark them HOOKSCOPE_NO_INSTRUMENT;
- *   - know whether the agent is there, or force a report now.
+ *   - know whether the agent is there, or force a report now;
+ *   - count its frames when it draws through something the agent does not
+ *     hook (glXSwapBuffers, eglSwapBuffers, vkQueuePresentKHR and
+ *     SDL_GL_SwapWindow are counted without any call): hookscope_frame().
  *
  * The functions are declared weak, so a program that includes this header
  * links and runs without the agent: the symbol is then NULL.  Always test it
@@ -51,7 +54,31 @@ HOOKSCOPE_API int hookscope_active(void);
  * figures are cumulative and are sent when a daemon appears). */
 HOOKSCOPE_API void hookscope_flush(void);
 
+/* One frame presented now by the calling thread (its default stream).  Call
+ * it once per frame, right after the frame is shown; frame times are the
+ * intervals between calls of the same thread.  Cheap (a clock read and two
+ * stores), safe from any thread. */
+HOOKSCOPE_API void hookscope_frame(void);
+
+/* The same for a named stream of the calling thread (one per window or
+ * surface); up to 31 bytes of the name count, at most 8 streams per thread. */
+HOOKSCOPE_API void hookscope_frame_named(const char *name);
+
 #ifndef HOOKSCOPE_BUILDING_AGENT
+/* hookscope_frame() if the agent is loaded, else nothing. */
+static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_note_frame(void)
+{
+	if (hookscope_frame)
+		hookscope_frame();
+}
+
+/* hookscope_frame_named() if the agent is loaded, else nothing. */
+static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_note_frame_named(const char *name)
+{
+	if (hookscope_frame_named)
+		hookscope_frame_named(name);
+}
+
 /* hookscope_active() if the agent is loaded, else 0. */
 static inline HOOKSCOPE_NO_INSTRUMENT int hookscope_is_active(void)
 {

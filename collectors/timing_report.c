@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hook_int.h"
 #include "protocol.h"
 #include "symbols.h"
 #include "timing.h"
@@ -251,6 +252,9 @@ static void tm_agg_resolve(struct tm_agg *a)
 		return;
 	if (sym_resolve(a->fn, &si) == 0) {
 		a->name = xstrdup(si.name);
+	} else if (hook_engine_name(a->fn) != NULL) {
+		/* A site of a module dlclosed before it was named here. */
+		a->name = xstrdup(hook_engine_name(a->fn));
 	} else {
 		char hex[2 + 2 * sizeof(uintptr_t) + 1];
 

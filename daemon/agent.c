@@ -239,6 +239,7 @@ agent_hello(struct daemon_agent *a, const struct proto_ag_hello *h, uint64_t now
 	a->session = s;
 	daemon_log(DLOG_INFO, "pid %d (%s) connected: %s, level %u",
 	    (int)s->pid, s->name, s->exe ? s->exe : "?", (unsigned)s->level);
+	daemon_fps_greet(a, d->opts->refresh_hz);
 	return 0;
 }
 
@@ -264,6 +265,9 @@ agent_record(struct daemon_agent *a, const struct proto_agent_rec *r, uint64_t n
 		return 0;
 	case PROTO_AG_SITES:
 		daemon_session_sites(a->session, r);
+		return 0;
+	case PROTO_AG_FPS:
+		daemon_session_fps(a->session, r, now);
 		return 0;
 	case PROTO_AG_BYE:
 		a->session->bye = true;

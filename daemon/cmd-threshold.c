@@ -1,6 +1,6 @@
 /*
  * cmd-threshold.c - "threshold NAME VALUE": set a named threshold in the
- * target's agent.  Known names live in a table with their unit; the client
+ * target's agent (slow calls; the frame budget and histogram levels).  Known names live in a table with their unit; the client
  * speaks the unit (ms, decimals allowed), the agent gets nanoseconds.
  */
 #include <errno.h>
@@ -12,13 +12,22 @@
 
 static const struct cmd_threshold_def {
 	const char *name;
+	const char *agent;        /* name the agent knows; NULL: the same */
 	const char *unit;         /* what the client gives */
 	double      ns_per_unit;  /* the agent gets nanoseconds */
-	double      max;          /* in the client's unit */
+	double      min, max;     /* in the client's unit */
 	const char *help;
 } cmd_thresholds[] = {
 	{ .name = "slow", .unit = "ms", .ns_per_unit = 1e6, .max = 3600e3,
 	  .help = "calls longer than it count as slow" },
+	{ .name = "frame", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 10e3,
+	  .help = "frame budget: longer frames are jank" },
+	{ .name = "frame_ms", .agent = "frame", .unit = "ms", .ns_per_unit = 1e6,
+	  .min = 0.1, .max = 10e3, .help = "same as frame" },
+	{ .name = "frame_high", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
+	  .help = "frames longer are level high, not middle" },
+	{ .name = "frame_frozen", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
+	  .help = "frames longer are level frozen" },
 };
 #define CMD_NTHRESHOLDS (sizeof cmd_thresholds / sizeof cmd_thresholds[0])
 
@@ -41,7 +50,7 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 {
 	const struct cmd_threshold_def *t = NULL;
 	struct proto_agent_rec r = { .type = PROTO_AG_THRESHOLD };
-	char names[256], *end;
+	char names[768], *end;
 	double v;
 
 	for (size_t i = 0; i < CMD_NTHRESHOLDS; i++)
@@ -55,10 +64,10 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 	errno = 0;
 	v = strtod(x->argv[1], &end);
 	if (errno != 0 || end == x->argv[1] || *end != '\0' || !isfinite(v) ||
-	    v < 0 || v > t->max)
+	    v < t->min || v > t->max)
 		return daemon_cmd_error(x, "bad %s value '%s' (expected "
-		    "0 to %g %s)", t->name, x->argv[1], t->max, t->unit);
-	r.name = (char *)t->name;
+		    "%g to %g %s)", t->name, x->argv[1], t->min, t->max, t->unit);
+	r.name = (char *)(t->agent ? t->agent : t->name);
 	r.value = (int64_t)(v * t->ns_per_unit + 0.5);   /* v >= 0; no libm */
 	if (daemon_agent_send(x->s->agent, &r) < 0)
 		return daemon_cmd_error(x, "the agent of pid %d is not "
@@ -70,7 +79,7 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 
 const struct daemon_cmd_entry daemon_cmd_threshold_entry = {
 	.name = "threshold",
-	.usage = "NAME VALUE (NAME: slow, in ms)",
+	.usage = "NAME VALUE (NAME: slow, frame, frame_high, frame_frozen; in ms)",
 	.min_args = 2,
 	.max_args = 2,
 	.flags = DAEMON_CMD_TARGET | DAEMON_CMD_LIVE,

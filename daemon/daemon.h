@@ -67,6 +67,7 @@ struct daemon_opts {
 	int     run_level;        /* --level N of run, -1 = agent default */
 	char  **run_argv;         /* PROG ARGS..., NULL-terminated (into argv) */
 	char   *run_map;          /* --map entries as HOOKSCOPE_MAP, or NULL */
+	double  refresh_hz;       /* --refresh: frame budget of every agent; 0 = agent's */
 	/* attach (attach*.c) */
 	pid_t   attach_pid;       /* "attach PID": inject, then exit */
 	pid_t   detach_pid;       /* "detach PID": unload, then exit */
@@ -141,6 +142,7 @@ struct daemon_session {
 	bool     attached;        /* its agent was injected (hello); it can detach */
 	size_t   nsites;          /* hook back-ends (the last "sites" record) */
 	struct proto_sites *sites;
+	struct proto_fps fps;     /* frame-rate streams (fps.c) */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -149,6 +151,10 @@ void daemon_session_free(struct daemon_session *s);
 void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
     uint64_t now_ns);
 void daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r);
+
+/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
+ * when name is not mangled or cannot be demangled. */
+char *daemon_demangle(const char *name);
 void daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
 /* The agent connection closed; process_gone picks exited over lost. */
@@ -164,6 +170,13 @@ void daemon_session_rates(struct daemon_session *s);
 void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r);
 /* One line for people: "patch 120 on/15 off/7 skipped (short 5); ...". */
 const char *daemon_sites_line(const struct proto_sites *v, size_t n, char *buf, size_t len);
+/* fps.c: merge an "fps" record (streams replaced by id, busiest first). */
+void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Forget the streams (the agent resends them zeroed after a reset). */
+void daemon_session_fps_reset(struct daemon_session *s);
+/* The report's frame-rate section (heap). */
+char *daemon_fps_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 
@@ -273,6 +286,8 @@ int  daemon_agent_callback(struct daemon_state *d, struct lws *wsi, int reason,
     struct daemon_fd *h);
 /* Queue one record to the agent; 0, or -1 if the agent is going away. */
 int  daemon_agent_send(struct daemon_agent *a, const struct proto_agent_rec *r);
+/* fps.c: a new agent gets the frame budget of --refresh HZ (0: nothing). */
+void daemon_fps_greet(struct daemon_agent *a, double refresh_hz);
 
 /* ---- websocket clients (client.c, frame.c) ---- */
 

@@ -41,6 +41,8 @@ daemon_opts_usage(FILE *f)
 "                    $XDG_RUNTIME_DIR/hookscope.sock, else /tmp/hookscope-UID.sock)\n"
 "  --rate HZ         frames per second sent to each client (default %g)\n"
 "  --top N           functions per frame (default %d, at most %d)\n"
+"  --refresh HZ      display refresh rate: frames longer than 1000/HZ ms are\n"
+"                    jank (default: the agent's budget, 1000/60 ms)\n"
 "  --report-dir DIR  where 'dump' writes reports (default:\n"
 "                    $XDG_STATE_HOME/hookscope/reports, else\n"
 "                    ~/.local/state/hookscope/reports)\n"
@@ -303,6 +305,17 @@ opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errl
 		}
 		o->rate_hz = d;
 		return 0;
+	case 'R':
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno != 0 || end == arg || *end != '\0' || !isfinite(d) ||
+		    d < 1 || d > 1000) {
+			snprintf(err, errlen, "bad --refresh '%s' (expected 1-1000 Hz, "
+			    "e.g. 60 or 144)", arg);
+			return -1;
+		}
+		o->refresh_hz = d;
+		return 0;
 	case 't':
 		if (daemon_parse_int(arg, 1, DAEMON_MAX_TOP, &v) < 0) {
 			snprintf(err, errlen, "bad --top '%s' (expected 1-%d)",
@@ -366,6 +379,7 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		{ "socket",     required_argument, NULL, 's' },
 		{ "rate",       required_argument, NULL, 'r' },
 		{ "top",        required_argument, NULL, 't' },
+		{ "refresh",    required_argument, NULL, 'R' },
 		{ "report-dir", required_argument, NULL, 'd' },
 		{ "agent",      required_argument, NULL, 'A' },
 		{ "attach-grace", required_argument, NULL, 'G' },

@@ -43,6 +43,7 @@ daemon_session_free(struct daemon_session *s)
 		return;
 	daemon_functab_free(&s->funcs);
 	proto_sites_free(s->sites, s->nsites);
+	proto_fps_free(&s->fps);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);
@@ -108,7 +109,8 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 	s->last_report_ns = now_ns;
 }
 
-/* Names for addresses (the module kept as its basename). */
+/* Names for addresses (C++ names demangled, the module kept as its
+ * basename). */
 void
 daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r)
 {
@@ -116,10 +118,16 @@ daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r)
 		const struct proto_ag_sym *y = &r->syms[i];
 		struct daemon_func *f = daemon_functab_get(&s->funcs, y->addr);
 		const char *base;
+		char *plain;
 
 		if (f == NULL)
 			continue;
-		session_set_str(&f->name, y->name && *y->name ? y->name : NULL);
+		if ((plain = daemon_demangle(y->name)) != NULL) {
+			free(f->name);
+			f->name = plain;
+		} else {
+			session_set_str(&f->name, y->name && *y->name ? y->name : NULL);
+		}
 		base = y->module ? strrchr(y->module, '/') : NULL;
 		session_set_str(&f->module, base && base[1] ? base + 1 :
 		    (y->module && *y->module ? y->module : NULL));
@@ -236,6 +244,7 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 		f->rate = 0;
 	}
 	session_restart_samples(s, now_ns, true);
+	daemon_session_fps_reset(s);
 	s->ref_ns = now_ns;
 	s->baseline = false;
 	s->reset_ns = now_ns;

@@ -15,7 +15,9 @@ if [ ! -t 0 ] || [ ! -t 1 ]; then
 	exit 1
 fi
 
-"$O/hookscoped" --port "$port" --socket "$sock" run -- "$O/apps/demo" >"$log" 2>&1 &
+# --render: a steady 100 frames per second with a slow frame every 30th,
+# so the FPS panel shows jank.
+"$O/hookscoped" --port "$port" --socket "$sock" run -- "$O/apps/demo" --render 100 >"$log" 2>&1 &
 dpid=$!
 cleanup() {
 	pkill -TERM -P "$dpid" 2>/dev/null     # the demo target

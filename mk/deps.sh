@@ -6,7 +6,8 @@
 #   sh mk/deps.sh --list               print the package list
 BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
 libreadline-dev libelf-dev libcmocka-dev libcapstone-dev"
-TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3"
+TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
+mesa-utils mesa-utils-bin xvfb"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
 mode=${1:---check-or-install}

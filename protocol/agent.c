@@ -21,6 +21,7 @@ static const struct {
 	[PROTO_AG_LEVEL]     = { "level" },
 	[PROTO_AG_RESET]     = { "reset" },
 	[PROTO_AG_THRESHOLD] = { "threshold" },
+	[PROTO_AG_FPS]       = { "fps" },
 	[PROTO_AG_DETACH]    = { "detach" },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
@@ -101,6 +102,11 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		agent_pack_head(pk, 2, r->type);
 		proto_pack_kv_str(pk, "name", r->name);
 		proto_pack_kv_i64(pk, "value", r->value);
+		break;
+	case PROTO_AG_FPS:
+		agent_pack_head(pk, 2, r->type);
+		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
+		proto_pack_fps(pk, &r->fps);
 		break;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
@@ -258,6 +264,13 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 	case PROTO_AG_THRESHOLD:
 		return proto_get_str(root, "name", true, &r->name, err, errlen) < 0 ||
 		    proto_get_i64(root, "value", true, &r->value, err, errlen) < 0 ? -1 : 0;
+	case PROTO_AG_FPS:
+		if (proto_map_get(root, "fps") == NULL) {
+			snprintf(err, errlen, "missing field \"fps\"");
+			return -1;
+		}
+		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
+		    proto_decode_fps(root, &r->fps, err, errlen) < 0 ? -1 : 0;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
 	case PROTO_AG_DETACH:
@@ -308,6 +321,7 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	free(r->syms);
 	free(r->funcs);
 	proto_sites_free(r->sites, r->nsites);
+	proto_fps_free(&r->fps);
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

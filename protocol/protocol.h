@@ -127,6 +127,67 @@ int  proto_decode_sites(const msgpack_object *root, struct proto_sites **out, si
 struct proto_sites *proto_sites_dup(const struct proto_sites *s, size_t n);
 void proto_sites_free(struct proto_sites *s, size_t n);
 
+/* ---- frame rate (fps.c) ---- */
+
+#define PROTO_FPS_BIN_NS    100000000ull  /* one history bin: 100 ms */
+#define PROTO_FPS_BINS      600           /* bins sent: the last 60 s */
+#define PROTO_FPS_WORST     5             /* worst frames kept per stream */
+#define PROTO_MAX_STREAMS   16            /* frame streams in one message */
+
+/* Histogram levels of frame times (doc/protocol.md): normal <= budget <
+ * middle <= high_ns < high <= frozen_ns < frozen. */
+enum proto_fps_level {
+	PROTO_FPS_NORMAL, PROTO_FPS_MIDDLE, PROTO_FPS_HIGH, PROTO_FPS_FROZEN,
+	PROTO_FPS_LEVELS
+};
+
+/* One of the longest frames: its time and when it was presented. */
+struct proto_fps_worst {
+	uint64_t ns;                      /* frame time */
+	uint64_t at_ns;                   /* presentation, agent monotonic clock */
+	uint64_t time_ms;                 /* the same as wall clock (frames only) */
+};
+
+/* The frames one thread presents on one surface (or one hookscope_frame name). */
+struct proto_fps_stream {
+	uint32_t id;                      /* agent-assigned, stable for the process */
+	int32_t  tid;                     /* presenting thread */
+	char    *api;                     /* "glx", "egl", "vulkan", "sdl", "app" */
+	char    *name;                    /* surface handle (hex) or the app's name */
+	uint64_t frames;                  /* presentations since start or reset */
+	uint64_t jank;                    /* frame times over the budget */
+	uint64_t dropped;                 /* estimate: sum of floor((t - budget) / budget) */
+	uint64_t lost;                    /* frames counted whose time is unknown */
+	uint64_t levels[PROTO_FPS_LEVELS];
+	double   fps;                     /* frames in the last complete second */
+	uint64_t p50_ns, p90_ns, p99_ns, max_ns;  /* over the sliding window */
+	uint64_t window;                  /* frame times in that window */
+	size_t   nworst;
+	struct proto_fps_worst worst[PROTO_FPS_WORST];  /* longest first */
+	uint64_t bins_end_ns;             /* end of the newest bin (agent clock) */
+	size_t   nbins;                   /* frames per 100 ms bin, oldest first */
+	uint32_t *bins;
+};
+
+/* Frame-rate state of a target: thresholds in force and its streams. */
+struct proto_fps {
+	uint64_t budget_ns;               /* frame budget: longer frames are jank */
+	uint64_t high_ns;                 /* middle/high level boundary */
+	uint64_t frozen_ns;               /* high/frozen level boundary */
+	size_t   nstreams;
+	struct proto_fps_stream *streams;
+};
+
+/* Pack key "fps" and its map. */
+void proto_pack_fps(msgpack_packer *pk, const struct proto_fps *f);
+/* Decode the optional "fps" map of root into f (zeroed first; left empty
+ * when absent).  On error f holds what was decoded so far (free it). */
+int  proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
+    char *err, size_t errlen);
+/* Deep copy of src into dst (dst's old contents are not freed). */
+void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src);
+void proto_fps_free(struct proto_fps *f);
+
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
 /* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
@@ -192,6 +253,7 @@ struct proto_frame {
 	struct proto_func *funcs;
 	size_t   nsites;                  /* hook back-ends of the target */
 	struct proto_sites *sites;
+	struct proto_fps fps;             /* frame rate of the target */
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -250,6 +312,7 @@ enum proto_agent_type {
 	PROTO_AG_LEVEL,       /* set the monitoring level */
 	PROTO_AG_RESET,       /* zero all figures */
 	PROTO_AG_THRESHOLD,   /* set a named threshold */
+	PROTO_AG_FPS,         /* agent -> daemon: frame-rate streams */
 	PROTO_AG_DETACH,      /* remove every hook and unload (attached agents) */
 };
 
@@ -296,6 +359,7 @@ struct proto_agent_rec {
 	uint8_t level;                    /* LEVEL */
 	char   *name;                     /* THRESHOLD */
 	int64_t value;                    /* THRESHOLD */
+	struct proto_fps fps;             /* FPS (time_ns set too) */
 };
 
 /* Each encoder appends one whole record, length prefix included. */

@@ -154,14 +154,20 @@ static void json_kv_str(struct json *j, const char *k, const char *v)
 	json_str_raw(j, v ? v : "");
 }
 
-/* key: unsigned value. */
-static void json_kv_u64(struct json *j, const char *k, uint64_t v)
+/* An unsigned value (an array element, or after its key). */
+static void json_u64(struct json *j, uint64_t v)
 {
 	char b[32];
 
-	json_key(j, k);
 	json_pre(j);
 	json_raw(j, b, (size_t)snprintf(b, sizeof b, "%llu", (unsigned long long)v));
+}
+
+/* "key": unsigned integer. */
+static void json_kv_u64(struct json *j, const char *k, uint64_t v)
+{
+	json_key(j, k);
+	json_u64(j, v);
 }
 
 /* key: signed value. */
@@ -241,6 +247,67 @@ static void json_sites(struct json *j, const struct proto_sites *s, size_t n)
 	json_close(j, '}');
 }
 
+/* One frame stream (doc/protocol.md, fps). */
+static void json_fps_stream(struct json *j, const struct proto_fps_stream *s)
+{
+	static const char *const levels[PROTO_FPS_LEVELS] = { "normal", "middle", "high", "frozen" };
+
+	json_open(j, '{');
+	json_kv_u64(j, "id", s->id);
+	json_kv_i64(j, "tid", s->tid);
+	json_kv_str(j, "api", s->api);
+	json_kv_str(j, "name", s->name);
+	json_kv_u64(j, "frames", s->frames);
+	json_kv_u64(j, "jank", s->jank);
+	json_kv_u64(j, "dropped", s->dropped);
+	json_kv_u64(j, "lost", s->lost);
+	json_key(j, "levels");
+	json_open(j, '{');
+	for (int i = 0; i < PROTO_FPS_LEVELS; i++)
+		json_kv_u64(j, levels[i], s->levels[i]);
+	json_close(j, '}');
+	json_kv_f64(j, "fps", s->fps);
+	json_kv_u64(j, "p50_ns", s->p50_ns);
+	json_kv_u64(j, "p90_ns", s->p90_ns);
+	json_kv_u64(j, "p99_ns", s->p99_ns);
+	json_kv_u64(j, "max_ns", s->max_ns);
+	json_kv_u64(j, "window", s->window);
+	json_key(j, "worst");
+	json_open(j, '[');
+	for (size_t i = 0; i < s->nworst; i++) {
+		json_open(j, '{');
+		json_kv_u64(j, "ns", s->worst[i].ns);
+		json_kv_u64(j, "at_ns", s->worst[i].at_ns);
+		json_kv_u64(j, "time_ms", s->worst[i].time_ms);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_kv_u64(j, "bin_ms", PROTO_FPS_BIN_NS / 1000000);
+	json_kv_u64(j, "bins_end_ns", s->bins_end_ns);
+	json_key(j, "bins");
+	json_open(j, '[');
+	for (size_t i = 0; i < s->nbins; i++)
+		json_u64(j, s->bins[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* The "fps" object: thresholds and streams. */
+static void json_fps(struct json *j, const struct proto_fps *f)
+{
+	json_key(j, "fps");
+	json_open(j, '{');
+	json_kv_u64(j, "budget_ns", f->budget_ns);
+	json_kv_u64(j, "high_ns", f->high_ns);
+	json_kv_u64(j, "frozen_ns", f->frozen_ns);
+	json_key(j, "streams");
+	json_open(j, '[');
+	for (size_t i = 0; i < f->nstreams; i++)
+		json_fps_stream(j, &f->streams[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 /* See tui.h. */
 char *tui_json_frame(const struct proto_frame *f, size_t *len)
 {
@@ -272,6 +339,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 		json_func(&j, &f->funcs[i]);
 	json_close(&j, ']');
 	json_sites(&j, f->sites, f->nsites);
+	json_fps(&j, &f->fps);
 	json_close(&j, '}');
 	if (len != NULL)
 		*len = j.len;

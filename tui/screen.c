@@ -2,7 +2,8 @@
  * screen.c - the curses screen: set-up and restore, layout, status bar,
  * info line, message line and the overlay box.
  *
- * Layout (rows): 0 status bar, 1 info line, 2.. the hot-functions panel,
+ * Layout (rows): 0 status bar, 1 info line, 2.. the FPS panel (while the
+ * target presents frames) and the hot-functions panel,
  * LINES-2 message line, LINES-1 command line / key hints (its own window,
  * refreshed last so the cursor ends there).  Input is read through two
  * pads (pads never refresh on wgetch): one with keypad() for the keys, one
@@ -32,6 +33,7 @@ static WINDOW *scr_main, *scr_cmd, *scr_keys, *scr_raw;
 static SCREEN *scr_screen;
 static bool scr_active;
 static bool scr_utf8;
+static int scr_fps_rows;                  /* rows of the FPS panel at the last draw */
 
 /* For the crash handler: what restores the terminal, saved beforehand. */
 static struct termios scr_saved_tio;
@@ -171,7 +173,7 @@ void *tui_screen_rawpad(void) { return scr_raw; }
 /* See tui.h. */
 int tui_screen_panel_rows(void)
 {
-	return LINES - 5 > 1 ? LINES - 5 : 1;
+	return LINES - 5 - scr_fps_rows > 1 ? LINES - 5 - scr_fps_rows : 1;
 }
 
 /* See tui.h. */
@@ -422,7 +424,10 @@ void tui_screen_draw(struct tui_app *a)
 	} else {
 		screen_status(a, cols);
 		screen_info(a, cols);
-		tui_panel_funcs_draw(a, scr_main, 2, 0, rows - 3, cols);
+		scr_fps_rows = tui_panel_fps_height(a, rows - 3);
+		if (scr_fps_rows > 0)
+			tui_panel_fps_draw(a, scr_main, 2, 0, scr_fps_rows, cols);
+		tui_panel_funcs_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows, cols);
 		screen_message(a, rows - 1, cols);
 		if (a->overlay.active)
 			screen_overlay(a, 2, rows - 3, cols);

@@ -42,6 +42,8 @@ static const struct {
 	[TUI_EL_HINT]         = { "hint",         "black cyan",              TUI_A_REVERSE },
 	[TUI_EL_HELP]         = { "help",         "brightwhite blue",        0 },
 	[TUI_EL_HELP_TITLE]   = { "help_title",   "brightyellow blue bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
+	[TUI_EL_FPS]          = { "fps",          "brightgreen default bold", TUI_A_BOLD },
+	[TUI_EL_FPS_MISSED]   = { "fps_missed",   "brightred default bold",  TUI_A_BOLD | TUI_A_REVERSE },
 };
 
 static const char *const theme_colour_names[16] = {

@@ -187,6 +187,7 @@ enum tui_el {
 	TUI_EL_INFO, TUI_EL_HEADER, TUI_EL_SORT, TUI_EL_ROW, TUI_EL_ROW_IDLE,
 	TUI_EL_SELECTED, TUI_EL_BAR, TUI_EL_MESSAGE, TUI_EL_ERROR, TUI_EL_PROMPT,
 	TUI_EL_CMDLINE, TUI_EL_HINT, TUI_EL_HELP, TUI_EL_HELP_TITLE,
+	TUI_EL_FPS, TUI_EL_FPS_MISSED,
 	TUI_EL_COUNT
 };
 
@@ -305,6 +306,16 @@ void tui_screen_theme(struct tui_app *a);   /* apply a->theme again */
 /* s fitted into width columns at (y, x) of win; returns the columns used. */
 int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
+
+/* panel-fps.c: the FPS panel above the functions, when frames come */
+int  tui_panel_fps_height(const struct tui_app *a, int avail);
+void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+/* The last n seconds of a stream's history, oldest first (frames per
+ * whole second, from the 100 ms bins); returns how many were filled. */
+size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n);
+/* A sparkline of v[0..n) scaled to its maximum: one cell per value,
+ * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
+void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
 
 /* panel-funcs.c */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);

@@ -8,7 +8,9 @@
 #   1. run alone: every exception is caught, backtrace() sees as many frames
 #      as without the agent, the forced unwinds of pthread_exit and of a
 #      cancellation run every destructor on the way;
-#   2. run under hookscoped: the calls that threw are counted exactly.
+#   2. run under hookscoped: the calls that threw are counted exactly, under
+#      their demangled names;
+#   3. level 1 with HOOKSCOPE_FUNCS globs on demangled names: main and those.
 . tests/e2e/lib.sh
 
 command -v c++ >/dev/null || fail "no C++ compiler (c++, package g++) to build tests/e2e/data/throw.cc"
@@ -29,13 +31,23 @@ case $plain in *"caught=2000 "*"exit=42 cancelled=1 unwound=6"*) ;; *) fail "une
 # 2. Counted through the daemon.
 export HOOKSCOPE_LEVEL=4
 start_daemon run -- "$HS_TMP/throw" 1000 30
-# (static C++ functions: the catalogue shows their mangled names)
+# (the daemon demangles the C++ names)
 counts='[.funcs[] | {(.name): .calls}] | add'
-exact="$counts | ._ZL7throwerl == 2000 and ._ZL3midl == 1000 and ._ZL7catcherl == 1000
-	and ._ZL9rethrowerl == 1000 and ._ZL8catcher2l == 1000 and ._ZL6finishv == 1
-	and ._ZL7bt_leafv == 1"
-wait_for 20 jq_once "$counts | ._ZL6finishv == 1" --top 500
+exact="$counts | .[\"thrower(long)\"] == 2000 and .[\"mid(long)\"] == 1000
+	and .[\"catcher(long)\"] == 1000 and .[\"rethrower(long)\"] == 1000
+	and .[\"catcher2(long)\"] == 1000 and .[\"finish()\"] == 1 and .[\"bt_leaf()\"] == 1"
+wait_for 20 jq_once "$counts | .[\"finish()\"] == 1" --top 500
 once_json --top 500 | jq -e "$exact" >/dev/null ||
 	fail "counts after exceptions: $(once_json --top 500 | jq -c "$counts")"
 echo "ok: exceptions, backtrace(), pthread_exit and pthread_cancel through timed calls work;" \
 	"$(echo "$plain" | head -2 | tr '\n' ' ')calls exact"
+stop_daemon
+
+# 3. Level 1 with a glob on a demangled name: only that function is timed.
+export HOOKSCOPE_LEVEL=1 HOOKSCOPE_FUNCS='rethrower(*:finish*'
+start_daemon run -- "$HS_TMP/throw" 1000 30
+wait_for 20 jq_once "$counts | .[\"finish()\"] == 1" --top 500
+once_json --top 500 | jq -e "$counts | .[\"rethrower(long)\"] == 1000 and .[\"thrower(long)\"] == null
+	and .[\"main\"] != null" >/dev/null ||
+	fail "level 1 with HOOKSCOPE_FUNCS: $(once_json --top 500 | jq -c "$counts")"
+echo "ok: level 1 times main and the functions named by demangled globs only"

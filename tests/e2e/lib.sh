@@ -4,6 +4,7 @@
 # state it expects with a bound, and stops everything it started at exit.
 # Provided: $O, $HS_PORT, $HS_TMP, start_daemon, stop_daemon, wait_for, fail,
 # once_json, free_port, spawn (start a background process that is killed at exit),
+# tm, screen, wait_screen (a TUI in tmux).
 # spawn_attachable (the same, for a process attached later).
 
 set -u
@@ -30,12 +31,17 @@ port_listening() {
 	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# A TCP port nobody listens on.
+# Is TCP port $1 used by any socket (a client's ephemeral port, TIME_WAIT)?
+port_used() {
+	ss -Htan "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# A TCP port no socket uses (the range overlaps the ephemeral ports).
 free_port() {
 	local p i
 	for i in $(seq 1 50); do
 		p=$(( 20000 + ( $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ) ))
-		port_listening "$p" || { echo "$p"; return 0; }
+		port_used "$p" || { echo "$p"; return 0; }
 	done
 	fail "no free TCP port found"
 }
@@ -59,13 +65,24 @@ spawn() {
 }
 
 # start_daemon [OPTIONS] [run -- PROG ARGS]: a real hookscoped on 127.0.0.1:$HS_PORT.
+# The port is free when chosen, but another program (a test suite running in
+# parallel) may bind it first: then hookscoped exits with "address in use"
+# and a new port is tried.  Ours is listening when its log says so.
 start_daemon() {
+	local try n
 	mkdir -p "$HS_TMP/reports"
-	spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" \
-		--report-dir "$HS_TMP/reports" "$@" >>"$HS_TMP/daemon.log" 2>&1
-	DAEMON_PID=$SPAWNED
-	wait_for 10 port_listening "$HS_PORT"
-	kill -0 "$DAEMON_PID" 2>/dev/null || fail "hookscoped exited at start"
+	for try in 1 2 3; do
+		n=$(grep -c "listening on ws://127.0.0.1:$HS_PORT," "$HS_TMP/daemon.log" 2>/dev/null)
+		spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" \
+			--report-dir "$HS_TMP/reports" "$@" >>"$HS_TMP/daemon.log" 2>&1
+		DAEMON_PID=$SPAWNED
+		wait_for 10 sh -c "! kill -0 $DAEMON_PID 2>/dev/null ||
+			[ \$(grep -c 'listening on ws://127.0.0.1:$HS_PORT,' '$HS_TMP/daemon.log') -gt ${n:-0} ]"
+		kill -0 "$DAEMON_PID" 2>/dev/null && return 0
+		tail -1 "$HS_TMP/daemon.log" | grep -q "address in use" || break
+		HS_PORT=$(free_port)
+	done
+	fail "hookscoped exited at start"
 }
 
 # stop_daemon: SIGTERM, then wait (bounded) for it to go.
@@ -86,6 +103,25 @@ once_json() {
 jq_once() {
 	local filter=$1; shift
 	once_json "$@" | jq -e "$filter"
+}
+
+# tmux on a private server: tm ARGS...; screen WINDOW prints its text;
+# wait_screen SECONDS WINDOW CMD... polls until CMD (given the screen on
+# stdin) succeeds, else shows the screen and fails.  Set TM_SOCK first.
+tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t "$1"; }
+wait_screen() {
+	local limit=$1 win=$2 end
+	shift 2
+	end=$(( $(date +%s%N) + limit * 1000000000 ))
+	while ! screen "$win" | "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s%N)" -ge "$end" ]; then
+			echo "--- screen of $win ---" >&2
+			screen "$win" >&2
+			fail "timed out after ${limit}s waiting on the $win screen for: $*"
+		fi
+		sleep 0.1
+	done
 }
 
 hs_cleanup() {

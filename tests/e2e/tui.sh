@@ -11,27 +11,7 @@ command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 command -v socat >/dev/null || fail "socat is not installed (run 'make deps')"
 
 TM_SOCK="hookscope-tui-$$"
-tm() { tmux -L "$TM_SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
-
-# The screen of tmux window $1, as text.
-screen() { tm capture-pane -p -t "$1"; }
-
-# wait_screen SECONDS WINDOW CMD...: poll until CMD (given the screen on
-# stdin) succeeds; on timeout show the screen and fail.
-wait_screen() {
-	local limit=$1 win=$2 end
-	shift 2
-	end=$(( $(date +%s%N) + limit * 1000000000 ))
-	while ! screen "$win" | "$@" >/dev/null 2>&1; do
-		if [ "$(date +%s%N)" -ge "$end" ]; then
-			echo "--- screen of $win ---" >&2
-			screen "$win" >&2
-			fail "timed out after ${limit}s waiting on the $win screen for: $*"
-		fi
-		sleep 0.1
-	done
-}
 
 # Calls of slow_work as the table on window $1 shows them (plain below 10000).
 slow_calls() { screen "$1" | awk '$1 == "slow_work" { print $2; exit }'; }

@@ -244,7 +244,8 @@ static void test_json_frame(void **state)
 	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0}],"
 	    "\"sites\":{\"patch\":{\"active\":120,\"disabled\":15,\"skipped\":9,"
 	    "\"reasons\":{\"short\":7,\"branch-in\":2}},"
-	    "\"finstrument\":{\"active\":4,\"disabled\":0,\"skipped\":0,\"reasons\":{}}}}";
+	    "\"finstrument\":{\"active\":4,\"disabled\":0,\"skipped\":0,\"reasons\":{}}},"
+	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,targets,"
@@ -253,7 +254,8 @@ static void test_json_frame(void **state)
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
 	    "sites,patch,active,disabled,skipped,reasons,short,branch-in,"
-	    "finstrument,active,disabled,skipped,reasons";
+	    "finstrument,active,disabled,skipped,reasons,"
+	    "fps,budget_ns,high_ns,frozen_ns,streams";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -285,7 +287,8 @@ static void test_json_empty_and_extremes(void **state)
 	assert_string_equal(s, "{\"v\":1,\"t\":\"frame\",\"seq\":0,\"time_ms\":0,\"pid\":0,"
 	    "\"sort\":\"\",\"agent_age_ms\":0,\"nfuncs_seen\":0,\"calls_total\":0,"
 	    "\"self_total_ns\":0,\"dropped\":0,\"overhead_ps\":0,\"threads\":0,"
-	    "\"targets\":[],\"funcs\":[],\"sites\":{}}");
+	    "\"targets\":[],\"funcs\":[],\"sites\":{},"
+	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]}}");
 	assert_true(json_valid(s, &j));
 	free(s);
 
@@ -311,7 +314,7 @@ static void test_json_empty_and_extremes(void **state)
 	assert_non_null(strstr(s, "\"calls_per_s\":0.3333333333,"));
 	assert_non_null(strstr(s, "\"share\":1e-12,\"running_ns\":0}"));
 	assert_non_null(strstr(s, "\"calls_per_s\":1e+20,"));
-	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}],\"sites\":{}}"));
+	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}],\"sites\":{},"));
 	free(s);
 }
 

@@ -6,13 +6,16 @@
  * function below is timed except those marked HOOKSCOPE_NO_INSTRUMENT; idle
  * time is spent in those (and in libc), so the counts stay exact.
  *
- * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS]
+ * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS] [--render HZ]
  *   --cycles K     run K cycles (default: forever), then print "demo: done"
  *   --period-ms P  one cycle every P ms (default 100)
  *   --exit         exit after the cycles (default: idle forever)
  *   --stall-ms MS  after the first cycle, make one call of stuck_work that
  *                  takes MS ms (sleeping, untimed inside), then go on with
  *                  the next cycle: a function stuck in a long call
+ *   --render HZ    also "render" on a thread of its own: a frame every
+ *                  1000/HZ ms through hookscope_frame_named("demo"), every
+ *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
  *
  * Exact calls of the instrumented functions (a call counts when it returns):
  *   per cycle:      slow_work 1      busy ~1 ms: the hottest by total and self
@@ -29,7 +32,8 @@
  *   inclusive time is ever charged to them: their time so far shows as
  *   running time only.
  * The main thread waits for the worker at the end of each cycle, so all
- * counts are complete when "demo: done" is printed.
+ * counts are complete when "demo: done" is printed.  The render thread
+ * (--render, off by default) adds render_frame calls and never ends.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,34 +46,18 @@
 #include <unistd.h>
 
 #include "hookscope.h"
+#include "../apptime.h"
 
 #define DEMO_FAST_CALLS    1000   /* fast_hash calls from main per cycle */
 #define DEMO_RECORDS       10     /* parse_record calls per cycle */
 #define DEMO_HASH_PER_REC  5      /* fast_hash calls per parse_record */
 #define DEMO_WORKER_STEPS  20     /* worker_step calls per cycle */
 #define DEMO_SLOW_NS       1000000 /* slow_work busy time */
+#define DEMO_SLOW_EVERY    30     /* --render: every 30th frame is slow */
+#define DEMO_SLOW_FRAME_MS 60     /* ... and comes this late */
 
 volatile uint64_t demo_sink;      /* keeps results alive */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
-
-/* Monotonic clock in ns (not timed: called in busy loops). */
-static HOOKSCOPE_NO_INSTRUMENT uint64_t demo_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Sleep until an absolute monotonic time (idle time is not timed). */
-static HOOKSCOPE_NO_INSTRUMENT void demo_sleep_until(uint64_t t)
-{
-	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000u),
-	    .tv_nsec = (long)(t % 1000000000u) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -107,9 +95,9 @@ __attribute__((noinline)) uint64_t parse_record(int i)
 /* The expensive function: busy for about 1 ms of wall time. */
 __attribute__((noinline)) void slow_work(void)
 {
-	uint64_t end = demo_now_ns() + DEMO_SLOW_NS, x = 1;
+	uint64_t end = app_now_ns() + DEMO_SLOW_NS, x = 1;
 
-	while (demo_now_ns() < end)
+	while (app_now_ns() < end)
 		for (int i = 0; i < 64; i++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
 	demo_sink += x;
@@ -138,6 +126,28 @@ __attribute__((noinline)) void *worker_main(void *arg)
 	return NULL;
 }
 
+/* One rendered frame's work: a few microseconds of arithmetic. */
+__attribute__((noinline)) uint64_t render_frame(long i)
+{
+	return worker_step((int)(i & 0xff));
+}
+
+/* The render thread of --render HZ: steady frames, every 30th one slow. */
+__attribute__((noinline)) void *render_main(void *arg)
+{
+	long hz = *(long *)arg;
+	uint64_t next = app_now_ns();
+
+	for (long i = 1;; i++) {
+		demo_sink += render_frame(i);
+		hookscope_note_frame_named("demo");
+		next += i % DEMO_SLOW_EVERY == 0 ? DEMO_SLOW_FRAME_MS * 1000000ull :
+		    1000000000ull / (uint64_t)hz;
+		app_sleep_until(next);
+	}
+	return NULL;
+}
+
 /* Parse a non-negative integer option value or exit with usage. */
 static HOOKSCOPE_NO_INSTRUMENT long demo_number(const char *opt, const char *s)
 {
@@ -157,12 +167,12 @@ static HOOKSCOPE_NO_INSTRUMENT long demo_number(const char *opt, const char *s)
  * all this function's own and no timed callee is called meanwhile). */
 __attribute__((noinline)) void stuck_work(long ms)
 {
-	demo_sleep_until(demo_now_ns() + (uint64_t)ms * 1000000u);
+	app_sleep_until(app_now_ns() + (uint64_t)ms * 1000000u);
 }
 
 /* Command line: --cycles K, --period-ms P, --exit, --stall-ms MS. */
 __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
-    long *period_ms, int *do_exit, long *stall_ms)
+    long *period_ms, int *do_exit, long *stall_ms, long *render_hz)
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--cycles") == 0) {
@@ -176,10 +186,13 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else if (strcmp(argv[i], "--stall-ms") == 0) {
 			*stall_ms = demo_number("--stall-ms", argv[i + 1]);
 			i++;
+		} else if (strcmp(argv[i], "--render") == 0) {
+			*render_hz = demo_number("--render", argv[i + 1]);
+			i++;
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -188,15 +201,16 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 /* K cycles of the fixed work shape, one per period, then done. */
 int main(int argc, char **argv)
 {
-	long cycles = -1, period_ms = 100, stall_ms = 0;
+	long cycles = -1, period_ms = 100, stall_ms = 0, render_hz = 0;
 	int do_exit = 0;
-	pthread_t worker;
+	pthread_t worker, render;
 	uint64_t next;
 
-	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms);
+	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
-	    pthread_create(&worker, NULL, worker_main, NULL) != 0) {
-		fprintf(stderr, "demo: cannot start the worker thread\n");
+	    pthread_create(&worker, NULL, worker_main, NULL) != 0 ||
+	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0)) {
+		fprintf(stderr, "demo: cannot start the worker or render thread\n");
 		return 1;
 	}
 	printf("demo: pid %d, %s, one cycle every %ld ms", (int)getpid(),
@@ -204,9 +218,11 @@ int main(int argc, char **argv)
 	    period_ms);
 	if (cycles >= 0)
 		printf(", %ld cycles", cycles);
+	if (render_hz > 0)
+		printf(", rendering at %ld Hz", render_hz);
 	printf("\n");
 	fflush(stdout);
-	next = demo_now_ns();
+	next = app_now_ns();
 	for (long c = 0; cycles < 0 || c < cycles; c++) {
 		slow_work();
 		for (int i = 0; i < DEMO_FAST_CALLS; i++)
@@ -216,10 +232,10 @@ int main(int argc, char **argv)
 		sem_post(&demo_go);
 		demo_wait(&demo_done);
 		next += (uint64_t)period_ms * 1000000u;
-		demo_sleep_until(next);
+		app_sleep_until(next);
 		if (c == 0 && stall_ms > 0) {
 			stuck_work(stall_ms);
-			next = demo_now_ns();   /* no burst of catch-up cycles */
+			next = app_now_ns();   /* no burst of catch-up cycles */
 		}
 	}
 	printf("demo: done\n");

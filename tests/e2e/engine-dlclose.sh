@@ -1,0 +1,39 @@
+# engine-dlclose.sh - modules unloaded while the engine runs: a program
+# (tests/e2e/data/dlcycle.c) dlopens, calls and dlcloses two different
+# plugins in turn, 300 rounds, while the test toggles the level 0 <-> 4
+# through the daemon.  The plugins are clang -fpatchable-function-entry=5
+# builds (their sites are rewritten on every level change) and plain -O2
+# builds (relocated prologues); a new plugin often lands where the previous
+# one was.  The engine must forget a closed module's sites before the next
+# level change writes code: the program finishes with the same output as
+# without the agent, and the plugins' calls were timed.
+. tests/e2e/lib.sh
+
+command -v clang >/dev/null || fail "clang not found (package clang): needed for the NOP build"
+cc -O2 -g -o "$HS_TMP/dlcycle" tests/e2e/data/dlcycle.c || fail "cannot build dlcycle.c"
+for k in a b; do
+	printf 'long plug_%s_inner(long x) { return x * 3 + 1; }\nlong plug(long x) { return plug_%s_inner(x) + 2; }\n' \
+		"$k" "$k" >"$HS_TMP/p$k.c"
+done
+clang -O2 -shared -fPIC -fpatchable-function-entry=5 -o "$HS_TMP/pa.so" "$HS_TMP/pa.c" ||
+	fail "cannot build the NOP plugin"
+cc -O2 -shared -fPIC -o "$HS_TMP/pb.so" "$HS_TMP/pb.c" || fail "cannot build the plain plugin"
+
+plain=$("$HS_TMP/dlcycle" 300 "$HS_TMP/pa.so" "$HS_TMP/pb.so") || fail "dlcycle fails without the agent"
+
+export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=${HOOKSCOPE_DEBUG:-}
+start_daemon run -- "$HS_TMP/dlcycle" 300 "$HS_TMP/pa.so" "$HS_TMP/pb.so"
+toggles=0
+until grep -q "ended: " "$HS_TMP/daemon.log"; do
+	"$O/hookscope" --cmd "level 0" "ws://127.0.0.1:$HS_PORT" >/dev/null 2>&1
+	"$O/hookscope" --cmd "level 4" "ws://127.0.0.1:$HS_PORT" >/dev/null 2>&1
+	toggles=$((toggles + 2))
+	[ $toggles -lt 2000 ] || fail "dlcycle did not finish"
+done
+grep -q "ended: exit status 0" "$HS_TMP/daemon.log" ||
+	fail "dlcycle under the agent failed: $(grep -v listening "$HS_TMP/daemon.log" | tail -3)"
+grep -qx "$plain" "$HS_TMP/daemon.log" ||
+	fail "output differs from '$plain': $(grep -v listening "$HS_TMP/daemon.log" | tail -3)"
+wait_for 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add > 0' --top 500 ||
+	fail "the plugins' calls were not timed"
+echo "ok: 300 rounds of dlopen/dlclose of a NOP and a plain plugin with $toggles level changes: $plain"

@@ -1,0 +1,211 @@
+/*
+ * panel-fps.c - the FPS panel, four rows above the hot functions while the
+ * target presents frames: a title row (current FPS as a number, the stream,
+ * the budget, the other streams), then the current FPS in big three-row
+ * digits next to a sparkline of the last minute (one cell per second),
+ * jank/dropped/level counts and the frame-time percentiles.
+ *
+ * The busiest stream (the daemon sends it first) is the one shown.  Colours:
+ * "fps" for the digits and the sparkline, "fps_missed" where the budget was
+ * missed (the digits when the median frame is over budget, counts and
+ * percentiles of slow frames).  Without UTF-8 the digits are drawn with
+ * '_' and '|' and the sparkline with an ASCII ramp.  The sparkline is scaled
+ * to its highest second; a second without frames is the lowest step, so
+ * the line always spans the time shown.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tui.h"
+
+#include <curses.h>
+
+#define FPS_PANEL_ROWS    4
+#define FPS_PANEL_MIN     8       /* rows that must stay for the functions */
+#define FPS_SPARK_SECONDS 60
+#define FPS_DIGIT_ROWS    3
+
+/* Big digits, three rows each: block characters and ASCII. */
+static const char *const fps_big_utf8[11][FPS_DIGIT_ROWS] = {
+	{ "\u2588\u2580\u2588", "\u2588 \u2588", "\u2580\u2580\u2580" },   /* 0 */
+	{ " \u2580\u2588", "  \u2588", "  \u2580" },                       /* 1 */
+	{ "\u2580\u2580\u2588", "\u2588\u2580\u2580", "\u2580\u2580\u2580" }, /* 2 */
+	{ "\u2580\u2580\u2588", " \u2580\u2588", "\u2580\u2580\u2580" },     /* 3 */
+	{ "\u2588 \u2588", "\u2580\u2580\u2588", "  \u2580" },              /* 4 */
+	{ "\u2588\u2580\u2580", "\u2580\u2580\u2588", "\u2580\u2580\u2580" }, /* 5 */
+	{ "\u2588\u2580\u2580", "\u2588\u2580\u2588", "\u2580\u2580\u2580" }, /* 6 */
+	{ "\u2580\u2580\u2588", "  \u2588", "  \u2580" },                   /* 7 */
+	{ "\u2588\u2580\u2588", "\u2588\u2580\u2588", "\u2580\u2580\u2580" }, /* 8 */
+	{ "\u2588\u2580\u2588", "\u2580\u2580\u2588", "\u2580\u2580\u2580" }, /* 9 */
+	{ "   ", "   ", "   " },                                           /* blank */
+};
+static const char *const fps_big_ascii[11][FPS_DIGIT_ROWS] = {
+	{ " _ ", "| |", "|_|" }, { "   ", "  |", "  |" }, { " _ ", " _|", "|_ " },
+	{ " _ ", " _|", " _|" }, { "   ", "|_|", "  |" }, { " _ ", "|_ ", " _|" },
+	{ " _ ", "|_ ", "|_|" }, { " _ ", "  |", "  |" }, { " _ ", "|_|", "|_|" },
+	{ " _ ", "|_|", " _|" }, { "   ", "   ", "   " },
+};
+
+/* See tui.h: 0 without frames or without room. */
+int tui_panel_fps_height(const struct tui_app *a, int avail)
+{
+	if (a->frame == NULL || a->frame->frame.fps.nstreams == 0 ||
+	    avail < FPS_PANEL_ROWS + FPS_PANEL_MIN)
+		return 0;
+	return FPS_PANEL_ROWS;
+}
+
+/* See tui.h. */
+size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n)
+{
+	size_t per = 1000000000ull / PROTO_FPS_BIN_NS, have = s->nbins / per;
+
+	if (n > have)
+		n = have;
+	for (size_t i = 0; i < n; i++) {
+		size_t last = s->nbins - (n - 1 - i) * per;   /* one past the second's bins */
+
+		out[i] = 0;
+		for (size_t k = last - per; k < last; k++)
+			out[i] += s->bins[k];
+	}
+	return n;
+}
+
+/* See tui.h. */
+void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len)
+{
+	static const char *const blocks[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+	    "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char ramp[8] = ".-:=+*#@";
+	unsigned max = 1;
+	size_t pos = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max = v[i] > max ? v[i] : max;
+	for (size_t i = 0; i < n; i++) {
+		/* No frames: the baseline; any frame: at least one step up. */
+		unsigned lv = (unsigned)((v[i] * 7ull + max - 1) / max);
+		const char *c = utf8 ? blocks[lv] : (const char[]){ ramp[lv], '\0' };
+		size_t cl = strlen(c);
+
+		if (pos + cl + 1 > len)
+			break;
+		memcpy(out + pos, c, cl);
+		pos += cl;
+	}
+	if (len > 0)
+		out[pos < len ? pos : len - 1] = '\0';
+}
+
+/* The FPS in big digits at (y, x); returns the columns used. */
+static int fps_big(struct tui_app *a, WINDOW *win, int y, int x, int w, double fps,
+    unsigned long attr)
+{
+	const char *const (*font)[FPS_DIGIT_ROWS] = a->utf8 ? fps_big_utf8 : fps_big_ascii;
+	char num[16];
+	int n = snprintf(num, sizeof num, "%.0f", fps > 99999 ? 99999 : fps), used = 0;
+
+	for (int i = 0; i < n && used + 4 <= w; i++, used += 4)
+		for (int r = 0; r < FPS_DIGIT_ROWS; r++)
+			tui_screen_put(win, y + r, x + used, 3, attr, font[num[i] - '0'][r]);
+	return used;
+}
+
+/* " FPS 80 │ app t0, thread 1234 │ budget 16.7ms (60 Hz) │ also: t1 80" */
+static void fps_title(struct tui_app *a, WINDOW *win, int y, int x, int w,
+    const struct proto_fps *f)
+{
+	const struct proto_fps_stream *s = &f->streams[0];
+	const char *sep = a->utf8 ? " \u2502 " : " | ";
+	char buf[512], b[16];
+	int off;
+
+	tui_fmt_ns(f->budget_ns, b, sizeof b);
+	off = snprintf(buf, sizeof buf, " FPS %.0f%s%s %s, thread %d%sbudget %s (%.0f Hz)",
+	    s->fps, sep, s->api, s->name, (int)s->tid, sep, b,
+	    f->budget_ns ? 1e9 / (double)f->budget_ns : 0.0);
+	for (size_t i = 1; i < f->nstreams && off > 0 && (size_t)off < sizeof buf; i++)
+		off += snprintf(buf + off, sizeof buf - (size_t)off, "%s%s %s %.0f",
+		    i == 1 ? (a->utf8 ? " \u2502 also: " : " | also: ") : ", ",
+		    f->streams[i].api, f->streams[i].name, f->streams[i].fps);
+	tui_screen_fill(win, y, x, w, a->attr[TUI_EL_HEADER]);
+	tui_screen_put(win, y, x, w, a->attr[TUI_EL_HEADER], buf);
+}
+
+/* "label value" at *x, in the missed colour when missed; advances *x. */
+static void fps_item(struct tui_app *a, WINDOW *win, int y, int *x, int end,
+    const char *label, const char *value, bool missed)
+{
+	*x += tui_screen_put(win, y, *x, end - *x, a->attr[TUI_EL_ROW], label);
+	*x += tui_screen_put(win, y, *x, end - *x,
+	    a->attr[missed ? TUI_EL_FPS_MISSED : TUI_EL_ROW], value);
+	*x += tui_screen_put(win, y, *x, end - *x, a->attr[TUI_EL_ROW], "  ");
+}
+
+/* Row: jank, dropped, frames and the levels. */
+static void fps_counts(struct tui_app *a, WINDOW *win, int y, int x, int end,
+    const struct proto_fps_stream *s)
+{
+	char v[64];
+
+	tui_fmt_count(s->jank, v, sizeof v);
+	fps_item(a, win, y, &x, end, "jank ", v, s->jank > 0);
+	tui_fmt_count(s->dropped, v, sizeof v);
+	fps_item(a, win, y, &x, end, "dropped ", v, s->dropped > 0);
+	tui_fmt_count(s->frames, v, sizeof v);
+	fps_item(a, win, y, &x, end, "frames ", v, false);
+	snprintf(v, sizeof v, "%llu/%llu/%llu/%llu",
+	    (unsigned long long)s->levels[PROTO_FPS_NORMAL],
+	    (unsigned long long)s->levels[PROTO_FPS_MIDDLE],
+	    (unsigned long long)s->levels[PROTO_FPS_HIGH],
+	    (unsigned long long)s->levels[PROTO_FPS_FROZEN]);
+	fps_item(a, win, y, &x, end, "normal/middle/high/frozen ", v, false);
+}
+
+/* Row: percentiles of the window; over-budget ones in the missed colour. */
+static void fps_percentiles(struct tui_app *a, WINDOW *win, int y, int x, int end,
+    const struct proto_fps *f, const struct proto_fps_stream *s)
+{
+	const struct { const char *label; uint64_t ns; } p[] = {
+		{ "p50 ", s->p50_ns }, { "p90 ", s->p90_ns }, { "p99 ", s->p99_ns },
+		{ "max ", s->max_ns },
+	};
+	char v[32];
+
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+		tui_fmt_ns(p[i].ns, v, sizeof v);
+		fps_item(a, win, y, &x, end, p[i].label, v, p[i].ns > f->budget_ns);
+	}
+	if (s->nworst > 0) {
+		tui_fmt_ns(s->worst[0].ns, v, sizeof v);
+		fps_item(a, win, y, &x, end, "worst ", v, s->worst[0].ns > f->budget_ns);
+	}
+}
+
+/* See tui.h. */
+void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_fps *f = &a->frame->frame.fps;
+	const struct proto_fps_stream *s = &f->streams[0];
+	unsigned sec[FPS_SPARK_SECONDS];
+	char spark[FPS_SPARK_SECONDS * 4 + 1];
+	int dx, sw;
+	size_t n;
+
+	if (h < FPS_PANEL_ROWS)
+		return;
+	fps_title(a, win, y, x, w, f);
+	dx = fps_big(a, win, y + 1, x + 1, w / 3, s->fps,
+	    a->attr[s->p50_ns > f->budget_ns ? TUI_EL_FPS_MISSED : TUI_EL_FPS]) + 2;
+	sw = w - dx - 8 < FPS_SPARK_SECONDS ? w - dx - 8 : FPS_SPARK_SECONDS;
+	if (sw > 0) {
+		n = tui_fps_seconds(s, sec, (size_t)sw);
+		tui_fps_sparkline(sec, n, a->utf8, spark, sizeof spark);
+		tui_screen_put(win, y + 1, x + dx, sw, a->attr[TUI_EL_FPS], spark);
+		snprintf(spark, sizeof spark, "%zus", n);
+		tui_screen_put(win, y + 1, x + dx + (int)n + 1, 7, a->attr[TUI_EL_ROW], spark);
+	}
+	fps_counts(a, win, y + 2, x + dx, x + w, s);
+	fps_percentiles(a, win, y + 3, x + dx, x + w, f, s);
+}
