@@ -74,7 +74,11 @@ other=$(ip -4 -o addr show scope global 2>/dev/null | awk '{split($4, a, "/"); p
 if [ -n "$other" ]; then
 	stop_daemon
 	HS_PORT=$(free_port)
-	start_daemon --address 0.0.0.0
+	# by hand: start_daemon waits for the loopback address in the log
+	spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" --address 0.0.0.0 \
+		>>"$HS_TMP/daemon.log" 2>&1
+	DAEMON_PID=$SPAWNED
+	wait_for 10 port_listening "$HS_PORT"
 	expect_fail "not on loopback" "$O/hookscope" --cmd "attach $nobody" "ws://$other:$HS_PORT"
 	expect_fail "not on loopback" "$O/hookscope" --cmd "detach" "ws://$other:$HS_PORT"
 	expect_fail "not on loopback" "$O/hookscope" --cmd "ps" "ws://$other:$HS_PORT"
