@@ -383,7 +383,7 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		{ "report-dir", required_argument, NULL, 'd' },
 		{ "agent",      required_argument, NULL, 'A' },
 		{ "attach-grace", required_argument, NULL, 'G' },
-		{ "allow-remote-attach", no_argument, NULL, 'R' },
+		{ "allow-remote-attach", no_argument, NULL, 'L' },
 		{ "detach-on-exit", no_argument,   NULL, 'X' },
 		{ "verbose",    no_argument,       NULL, 'v' },
 		{ "version",    no_argument,       NULL, 'V' },
@@ -407,7 +407,7 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		case 'v':
 			o->verbose++;
 			break;
-		case 'R':
+		case 'L':
 			o->allow_remote_attach = true;
 			break;
 		case 'X':
