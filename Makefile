@@ -130,8 +130,11 @@ $(TUI_LIB): $(call obj,$(TUI_SRCS))
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
+# --wrap: attach mode (collectors/agent_attach.c, agent_detach.c) answers the
+# agent's getenv from its attach file and records the agent's pthread keys.
+AGENT_WRAP := -Wl,--wrap=getenv -Wl,--wrap=pthread_key_create
 $(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) collectors/libhookscope.map
-	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so \
+	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
 		-Wl,--version-script=collectors/libhookscope.map $(LDFLAGS_ALL) -o $@ \
 		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)

@@ -8,6 +8,8 @@
  *   HOOKSCOPE_LEVEL        initial monitoring level 0-4 (default 2)
  *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 200)
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
+ * An agent injected into a running process (hookscoped attach) reads these
+ * from its attach file instead (agent_attach.c).
  *
  * Agent code running on a target thread holds the timing guard, so an
  * instrumented function it might reach (an interposed malloc) is not timed
@@ -135,6 +137,10 @@ void agent_apply(const struct proto_agent_rec *r)
 		agent_log("reset");
 		collector_reset_all();
 		break;
+	case PROTO_AG_DETACH:
+		agent_log("detach requested by the daemon");
+		agent_reporter_detach();
+		break;
 	case PROTO_AG_THRESHOLD: {
 		int ret = collector_set_threshold(r->name, r->value);
 
@@ -178,8 +184,13 @@ static void agent_atfork_child(void)
 __attribute__((constructor)) static void agent_init(void)
 {
 	struct tm_block *g = timing_guard_enter();
+	bool attached = agent_attach_load();
 
 	agent_config_load();
+	if (attached) {   /* patch on the reporter thread, not inside the injected dlopen */
+		agent_attach_defer_level(agent_cfg.level);
+		agent_cfg.level = 0;
+	}
 	if (collector_init_all() < 0) {
 		agent_warn("no collector could start; the agent stays idle");
 		goto out;
@@ -206,6 +217,10 @@ __attribute__((destructor)) static void agent_fini(void)
 {
 	struct tm_block *g;
 
+	if (agent_detach_unloading()) {   /* dlclose after a detach: wait for the reporter */
+		agent_reporter_stop(AGENT_EXIT_BUDGET_MS);
+		return;
+	}
 	if (!__atomic_load_n(&agent_up, __ATOMIC_RELAXED))
 		return;
 	g = timing_guard_enter();
@@ -219,6 +234,14 @@ __attribute__((destructor)) static void agent_fini(void)
 int hookscope_active(void)
 {
 	return __atomic_load_n(&agent_up, __ATOMIC_RELAXED);
+}
+
+/* Exported for hookscoped detach, which injects a call to it: ask the
+ * reporter to detach the agent; returns at once (async-signal-safe). */
+__attribute__((visibility("default"))) void hookscope_detach(void)
+{
+	if (agent_attached())
+		agent_reporter_detach();
 }
 
 /* See hookscope.h. */

@@ -19,6 +19,7 @@
 #define AGENT_SEND_BUDGET_MS    1000    /* one cycle's records, at most */
 #define AGENT_EXIT_BUDGET_MS    1500    /* final report at exit, at most */
 #define AGENT_SOCKET_MAX        108     /* sizeof sockaddr_un.sun_path */
+#define AGENT_GRACE_MS          60000   /* attached: self-detach after the daemon is gone this long */
 
 /* Read from the environment once, at start (agent.c). */
 struct agent_config {
@@ -59,6 +60,24 @@ int  agent_link_send(struct agent_link *l, const void *buf, size_t len,
  * -1 when the connection is closed or broken. */
 int  agent_link_receive(struct agent_link *l);
 
+/* ---- agent_attach.c: injected into a running process (attach mode) ---- */
+/* Read and delete the attach file of this pid; true if there was one (then
+ * getenv() of agent code answers HOOKSCOPE_* names from it only). */
+bool agent_attach_load(void);
+bool agent_attached(void);
+void agent_attach_defer_level(int level);  /* applied by the reporter thread */
+int  agent_attach_take_level(void);        /* -1 when none is pending */
+unsigned agent_attach_grace_ms(void);      /* 0 = never detach by itself */
+void *agent_attach_handle(void);           /* our dlopen handle, NULL if none */
+
+/* ---- agent_detach.c: unloading an attached agent (reporter thread) ---- */
+/* Level 0 and every hook removed; 0, or -1 with err (the agent stays). */
+int  agent_detach_begin(char *err, size_t errlen);
+/* After the final report: keys, signals, blocks; start the thread that
+ * dlcloses the agent.  -1 if it cannot start (the agent stays mapped). */
+int  agent_detach_finish(void);
+bool agent_detach_unloading(void);
+
 /* ---- agent_reporter.c: the "hookscope" thread ---- */
 int  agent_reporter_init(void);
 int  agent_reporter_start(bool delay_first);
@@ -67,5 +86,8 @@ void agent_reporter_flush(unsigned timeout_ms);
 void agent_reporter_atfork_prepare(void);
 void agent_reporter_atfork_parent(void);
 void agent_reporter_atfork_child(void);
+/* Ask the reporter to detach the agent (async-signal-safe: a flag and an
+ * eventfd write). */
+void agent_reporter_detach(void);
 
 #endif

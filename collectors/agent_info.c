@@ -113,6 +113,7 @@ void agent_info_hello(msgpack_sbuffer *sb)
 	rec.hello.build_id = info_build_id;
 	rec.hello.cmdline = info_cmdline;
 	rec.hello.level = (uint8_t)agent_level();
+	rec.hello.attached = agent_attached();
 	collector_hello_all(&rec.hello);
 	proto_agent_encode(sb, &rec);
 }

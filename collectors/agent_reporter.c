@@ -5,6 +5,11 @@
  * eventfd (flush and stop requests).  It never runs target code: its TLS
  * guard is set for good, and it blocks every signal.
  *
+ * An attached agent (agent_attach.c) also leaves from here: on a detach
+ * request, or when the daemon has been unreachable for the grace period,
+ * the loop ends with agent_detach_begin, the final report goes out, and
+ * agent_detach_finish unloads the agent (agent_detach.c).
+ *
  * Locks: cycle_lock covers the collectors' reporter state and the link
  * (held for one harvest + send, bounded by the send deadline); lock covers
  * the request flags.  Never both at once except in the fork prepare handler,
@@ -43,6 +48,8 @@ static struct {
 	pthread_t         thread;
 	bool              running;        /* thread started and not joined */
 	bool              delay_first;    /* first report after one interval */
+	int               detach_req;     /* atomic: agent_reporter_detach() was called */
+	uint64_t          down_since_ns;  /* attached: link down since (0 = up) */
 } rep = {
 	.cycle_lock = PTHREAD_MUTEX_INITIALIZER,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -75,7 +82,7 @@ static void rep_wake(void)
 {
 	uint64_t one = 1;
 
-	if (write(rep.wakefd, &one, sizeof one) < 0 && errno != EAGAIN)
+	if (rep.wakefd >= 0 && write(rep.wakefd, &one, sizeof one) < 0 && errno != EAGAIN)
 		agent_log("cannot wake the reporter: %s", strerror(errno));
 }
 
@@ -132,15 +139,76 @@ static void rep_receive(void)
 	pthread_mutex_unlock(&rep.cycle_lock);
 }
 
+/* Attached agent: the level asked for at attach, applied here rather than
+ * inside the injected dlopen (patching takes a while). */
+static void rep_attach_level(void)
+{
+	int level = agent_attach_take_level();
+
+	if (level < 0)
+		return;
+	pthread_mutex_lock(&rep.cycle_lock);
+	agent_cfg.level = level;
+	agent_set_level(level);
+	pthread_mutex_unlock(&rep.cycle_lock);
+}
+
+/* Attached agent: is it time to leave (asked to, or the daemon has been
+ * gone longer than the grace period)?  If so and the hooks came out, true. */
+static bool rep_detach_due(uint64_t now)
+{
+	unsigned grace = agent_attach_grace_ms();
+	char err[256];
+	bool asked = __atomic_exchange_n(&rep.detach_req, 0, __ATOMIC_ACQ_REL) != 0;
+
+	if (!agent_attached())
+		return false;
+	if (rep.link.fd >= 0)
+		rep.down_since_ns = 0;
+	else if (rep.down_since_ns == 0)
+		rep.down_since_ns = now;
+	if (!asked && (grace == 0 || rep.down_since_ns == 0 ||
+	    now - rep.down_since_ns < (uint64_t)grace * MS))
+		return false;
+	if (!asked)
+		agent_warn("no daemon for %u ms: detaching", grace);
+	pthread_mutex_lock(&rep.cycle_lock);
+	if (agent_detach_begin(err, sizeof err) < 0) {
+		pthread_mutex_unlock(&rep.cycle_lock);
+		agent_warn("cannot detach: %s", err);
+		rep.down_since_ns = 0;    /* retry after another grace period */
+		return false;
+	}
+	pthread_mutex_unlock(&rep.cycle_lock);
+	return true;
+}
+
+/* After the final report of a detach: drop the link's and the loop's
+ * resources, then unload (agent_detach.c). */
+static void rep_detach_finish(void)
+{
+	agent_link_close(&rep.link);
+	free(rep.link.rbuf);
+	rep.link.rbuf = NULL;
+	msgpack_sbuffer_destroy(&rep.sb);
+	msgpack_sbuffer_init(&rep.sb);
+	if (rep.wakefd >= 0)
+		close(rep.wakefd);
+	rep.wakefd = -1;
+	agent_detach_finish();
+}
+
 /* The thread: report every interval, on request, and once more at stop. */
 static void *rep_main(void *arg)
 {
 	uint64_t interval = (uint64_t)agent_cfg.interval_ms * MS;
 	uint64_t next = proto_now_ns() + (rep.delay_first ? interval : 0);
+	bool detach = false;
 
 	(void)arg;
 	timing_guard_forever();
 	hook_stop_exempt();     /* never runs target code; blocks the stop signal */
+	rep_attach_level();
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = rep.wakefd, .events = POLLIN },
@@ -167,6 +235,8 @@ static void *rep_main(void *arg)
 		if (stop)
 			break;
 		now = proto_now_ns();
+		if ((detach = rep_detach_due(now)))
+			break;
 		if (req == done && now < next)
 			continue;
 		rep_cycle(false, req != done);
@@ -180,7 +250,16 @@ static void *rep_main(void *arg)
 		}
 	}
 	rep_cycle(true, true);
+	if (detach)
+		rep_detach_finish();
 	return NULL;
+}
+
+/* See agent.h. */
+void agent_reporter_detach(void)
+{
+	__atomic_store_n(&rep.detach_req, 1, __ATOMIC_RELEASE);
+	rep_wake();
 }
 
 /* See agent.h: start the thread with every signal blocked. */

@@ -428,7 +428,8 @@ agent_closed(struct daemon_agent *a)
 
 	a->d->nagents--;
 	if (s != NULL && s->agent == a) {
-		bool gone = s->bye || !daemon_process_alive(s->pid);
+		/* bye from an attached agent: detached, unless the process ended */
+		bool gone = (s->bye && !s->attached) || !daemon_process_alive(s->pid);
 
 		daemon_session_detach(s, gone);
 		daemon_log(DLOG_INFO, "pid %d (%s): agent disconnected, target %s",

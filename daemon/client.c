@@ -188,6 +188,10 @@ client_open(struct daemon_state *d, struct daemon_client *c, struct lws *wsi)
 	d->clients = c;
 	d->nclients++;
 	lws_get_peer_simple(wsi, peer, sizeof peer);
+	/* attach/detach (code injection) are for loopback clients only,
+	 * unless the daemon runs with --allow-remote-attach. */
+	c->view.remote = strncmp(peer, "127.", 4) != 0 && strcmp(peer, "::1") != 0 &&
+	    strncmp(peer, "::ffff:127.", 11) != 0;
 	daemon_log(DLOG_INFO, "client %llu connected from %s",
 	    (unsigned long long)c->serial, peer);
 	msgpack_sbuffer_init(&sb);

@@ -26,7 +26,10 @@ main(int argc, char **argv)
 		return 2;
 	}
 	daemon_log_set_verbosity(o.verbose);
-	rc = daemon_server_run(&o);
+	if (o.attach_pid > 0 || o.detach_pid > 0)
+		rc = daemon_attach_main(&o);   /* one-shot: inject or unload, then exit */
+	else
+		rc = daemon_server_run(&o);
 	daemon_opts_free(&o);
 	return rc;
 }

@@ -3,6 +3,8 @@
  *
  *   hookscoped [options]                                  wait for agents
  *   hookscoped [options] run [--level N] -- PROG ARGS...  start a target too
+ *   hookscoped [options] attach PID [--level N] [--grace SEC]  inject the agent
+ *   hookscoped [options] detach PID                        unload it again
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,10 +25,14 @@ daemon_opts_usage(FILE *f)
 	fprintf(f,
 "usage: hookscoped [options]\n"
 "       hookscoped [options] run [--level N] [--map GLOB=FILE]... -- PROG [ARGS...]\n"
+"       hookscoped [options] attach PID [--level N] [--grace SEC]\n"
+"       hookscoped [options] detach PID\n"
 "\n"
 "Live function-level performance monitor daemon.  Gathers what the hookscope\n"
 "agents report over a unix socket and serves it to clients (the hookscope TUI)\n"
-"over a websocket.  'run' starts PROG with the agent preloaded.\n"
+"over a websocket.  'run' starts PROG with the agent preloaded.  'attach'\n"
+"injects the agent into the running process PID (ptrace; it reports to the\n"
+"daemon on --socket), 'detach' removes every hook and unloads it; both exit.\n"
 "\n"
 "options:\n"
 "  --port N          websocket port (default %d)\n"
@@ -42,6 +48,10 @@ daemon_opts_usage(FILE *f)
 "                    ~/.local/state/hookscope/reports)\n"
 "  --agent PATH      agent library for 'run' (default: $HOOKSCOPE_AGENT, else\n"
 "                    libhookscope.so next to hookscoped, else %s)\n"
+"  --allow-remote-attach  accept attach/detach from clients not on loopback\n"
+"  --detach-on-exit  detach every attached agent when the daemon stops\n"
+"  --attach-grace SEC  an attached agent detaches itself when no daemon has\n"
+"                    answered for SEC seconds (default %d; 0 = never)\n"
 "  -v                verbose log on stderr (-vv: debug)\n"
 "  --version         print the version\n"
 "  --help            print this help\n"
@@ -50,9 +60,13 @@ daemon_opts_usage(FILE *f)
 "  --level N         monitoring level 0-4 for the target (default: the agent's)\n"
 "  --map GLOB=FILE   GNU ld map file (ld -Map) naming the functions of the\n"
 "                    modules whose path or base name matches GLOB, e.g. a\n"
-"                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n",
+"                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n"
+"\n"
+"attach options:\n"
+"  --level N         monitoring level 0-4 (default 2), applied by the hook engine\n"
+"  --grace SEC       as --attach-grace, for this agent\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_ADDRESS, DAEMON_DEFAULT_RATE,
-	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH);
+	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH, ATTACH_GRACE_S_DEFAULT);
 }
 
 /* A non-empty environment variable, or NULL. */
@@ -211,6 +225,41 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 	return 0;
 }
 
+/* "attach PID [--level N] [--grace SEC]" or "detach PID". */
+static int
+opts_parse_attach(struct daemon_opts *o, int argc, char **argv, int i,
+    char *err, size_t errlen)
+{
+	bool attach = strcmp(argv[i], "attach") == 0;
+	long v;
+
+	if (i + 1 >= argc || daemon_parse_int(argv[i + 1], 1, INT32_MAX, &v) < 0) {
+		snprintf(err, errlen, "%s needs a process id: hookscoped %s PID%s", argv[i],
+		    argv[i], attach ? " [--level N] [--grace SEC]" : "");
+		return -1;
+	}
+	*(attach ? &o->attach_pid : &o->detach_pid) = (pid_t)v;
+	for (i += 2; i < argc; i += 2) {
+		bool level = strcmp(argv[i], "--level") == 0;
+
+		if (!attach || (!level && strcmp(argv[i], "--grace") != 0)) {
+			snprintf(err, errlen, "%s: unexpected '%s'%s", attach ? "attach" : "detach",
+			    argv[i], attach ? " (attach takes --level N and --grace SEC)" : "");
+			return -1;
+		}
+		if (i + 1 >= argc || daemon_parse_int(argv[i + 1], 0, level ? 4 : 86400, &v) < 0) {
+			snprintf(err, errlen, "attach: bad %s '%s' (expected %s)", argv[i],
+			    i + 1 < argc ? argv[i + 1] : "", level ? "0-4" : "seconds, 0-86400");
+			return -1;
+		}
+		if (level)
+			o->attach_level = (int)v;
+		else
+			o->attach_grace_s = (unsigned)v;
+	}
+	return 0;
+}
+
 /* Check one option value; fills err. */
 static int
 opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errlen)
@@ -283,6 +332,14 @@ opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errl
 		free(o->report_dir);
 		o->report_dir = xstrdup(arg);
 		return 0;
+	case 'G':
+		if (daemon_parse_int(arg, 0, 86400, &v) < 0) {
+			snprintf(err, errlen, "bad --attach-grace '%s' (expected seconds, "
+			    "0-86400; 0 = never)", arg);
+			return -1;
+		}
+		o->attach_grace_s = (unsigned)v;
+		return 0;
 	case 'A':
 		if (*arg == '\0') {
 			snprintf(err, errlen, "--agent needs a path");
@@ -325,6 +382,9 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		{ "refresh",    required_argument, NULL, 'R' },
 		{ "report-dir", required_argument, NULL, 'd' },
 		{ "agent",      required_argument, NULL, 'A' },
+		{ "attach-grace", required_argument, NULL, 'G' },
+		{ "allow-remote-attach", no_argument, NULL, 'L' },
+		{ "detach-on-exit", no_argument,   NULL, 'X' },
 		{ "verbose",    no_argument,       NULL, 'v' },
 		{ "version",    no_argument,       NULL, 'V' },
 		{ "help",       no_argument,       NULL, 'h' },
@@ -337,6 +397,8 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	o->rate_hz = DAEMON_DEFAULT_RATE;
 	o->top = DAEMON_DEFAULT_TOP;
 	o->run_level = -1;
+	o->attach_level = 2;
+	o->attach_grace_s = ATTACH_GRACE_S_DEFAULT;
 	opterr = 0;
 	optind = 0;	/* full reset (glibc) */
 	/* '+': stop at "run" so its own options are not taken for ours. */
@@ -344,6 +406,12 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		switch (c) {
 		case 'v':
 			o->verbose++;
+			break;
+		case 'L':
+			o->allow_remote_attach = true;
+			break;
+		case 'X':
+			o->detach_on_exit = true;
 			break;
 		case 'h':
 			daemon_opts_usage(stdout);
@@ -367,7 +435,11 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 				return DAEMON_OPTS_ERROR;
 		}
 	}
-	if (optind < argc) {
+	if (optind < argc && (strcmp(argv[optind], "attach") == 0 ||
+	    strcmp(argv[optind], "detach") == 0)) {
+		if (opts_parse_attach(o, argc, argv, optind, err, errlen) < 0)
+			return DAEMON_OPTS_ERROR;
+	} else if (optind < argc) {
 		if (strcmp(argv[optind], "run") != 0) {
 			snprintf(err, errlen, "unexpected argument '%s' (did you "
 			    "mean: hookscoped run -- %s ...?)", argv[optind],

@@ -80,6 +80,7 @@ server_signals(struct daemon_state *d)
 			continue;
 		}
 		daemon_log(DLOG_INFO, "%s: shutting down", strsignal((int)si.ssi_signo));
+		daemon_attach_shutdown(d);      /* --detach-on-exit */
 		/* A target we started ends with us (not yet reaped, so the pid
 		 * is still ours).  SIGKILL of the daemon leaves it running. */
 		if (d->child > 0 && kill(d->child, SIGTERM) == 0)
@@ -131,14 +132,15 @@ daemon_server_kick(struct daemon_state *d)
 	}
 }
 
-/* Lost sessions whose process has since gone become exited. */
+/* Lost (or detached) sessions whose process has since gone become exited. */
 static void
 server_check_alive(struct daemon_state *d)
 {
 	for (size_t i = 0; i < d->sessions.n; i++) {
 		struct daemon_session *s = d->sessions.v[i];
 
-		if (s->state == PROTO_TARGET_LOST && !daemon_process_alive(s->pid)) {
+		if ((s->state == PROTO_TARGET_LOST || s->state == PROTO_TARGET_DETACHED) &&
+		    !daemon_process_alive(s->pid)) {
 			s->state = PROTO_TARGET_EXITED;
 			daemon_log(DLOG_INFO, "pid %d (%s): process gone, target "
 			    "exited", (int)s->pid, s->name);

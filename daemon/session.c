@@ -97,6 +97,7 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 	free(s->name);
 	s->name = session_comm(s->pid, h->exe);
 	s->level = h->level;
+	s->attached = h->attached;
 	s->overhead_ps = h->overhead_ps;
 	s->state = PROTO_TARGET_LIVE;
 	s->ended_ms = 0;
@@ -212,6 +213,8 @@ daemon_session_detach(struct daemon_session *s, bool process_gone)
 {
 	s->agent = NULL;
 	s->state = process_gone ? PROTO_TARGET_EXITED : PROTO_TARGET_LOST;
+	if (!process_gone && s->attached && s->bye)   /* an attached agent unloaded */
+		s->state = PROTO_TARGET_DETACHED;
 	s->ended_ms = proto_wall_ms();
 }
 

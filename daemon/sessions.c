@@ -61,7 +61,8 @@ sessions_other_process(const struct daemon_session *s, const struct proto_ag_hel
 {
 	if (s->state == PROTO_TARGET_EXITED)
 		return true;
-	if (s->state == PROTO_TARGET_LOST && s->exe && h->exe && *s->exe &&
+	if ((s->state == PROTO_TARGET_LOST || s->state == PROTO_TARGET_DETACHED) &&
+	    s->exe && h->exe && *s->exe &&
 	    *h->exe && strcmp(s->exe, h->exe) != 0)
 		return true;
 	return false;

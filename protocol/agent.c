@@ -22,6 +22,7 @@ static const struct {
 	[PROTO_AG_RESET]     = { "reset" },
 	[PROTO_AG_THRESHOLD] = { "threshold" },
 	[PROTO_AG_FPS]       = { "fps" },
+	[PROTO_AG_DETACH]    = { "detach" },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -46,13 +47,15 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 {
 	switch (r->type) {
 	case PROTO_AG_HELLO:
-		agent_pack_head(pk, 6, r->type);
+		agent_pack_head(pk, 6 + r->hello.attached, r->type);
 		proto_pack_kv_i64(pk, "pid", r->hello.pid);
 		proto_pack_kv_str(pk, "exe", r->hello.exe);
 		proto_pack_kv_str(pk, "build_id", r->hello.build_id);
 		proto_pack_kv_str(pk, "cmdline", r->hello.cmdline);
 		proto_pack_kv_u64(pk, "level", r->hello.level);
 		proto_pack_kv_u64(pk, "overhead_ps", r->hello.overhead_ps);
+		if (r->hello.attached)   /* only when true: older daemons never see it */
+			proto_pack_kv_bool(pk, "attached", true);
 		break;
 	case PROTO_AG_SYMS:
 		agent_pack_head(pk, 1, r->type);
@@ -107,6 +110,7 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		break;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
+	case PROTO_AG_DETACH:
 		agent_pack_head(pk, 0, r->type);
 		break;
 	}
@@ -144,7 +148,8 @@ static int agent_decode_hello(const msgpack_object *root, struct proto_ag_hello 
 	    proto_get_str(root, "build_id", false, &h->build_id, err, errlen) < 0 ||
 	    proto_get_str(root, "cmdline", false, &h->cmdline, err, errlen) < 0 ||
 	    proto_get_u64(root, "level", true, &level, err, errlen) < 0 ||
-	    proto_get_u64(root, "overhead_ps", false, &h->overhead_ps, err, errlen) < 0)
+	    proto_get_u64(root, "overhead_ps", false, &h->overhead_ps, err, errlen) < 0 ||
+	    proto_get_bool(root, "attached", false, &h->attached, err, errlen) < 0)
 		return -1;
 	if (pid <= 0 || pid > INT32_MAX || level > 4) {
 		snprintf(err, errlen, "hello has a bad pid or level");
@@ -268,6 +273,7 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 		    proto_decode_fps(root, &r->fps, err, errlen) < 0 ? -1 : 0;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
+	case PROTO_AG_DETACH:
 		return 0;
 	}
 	return -1;

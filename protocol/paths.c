@@ -31,3 +31,15 @@ int proto_default_socket_path(char *buf, size_t len)
 	}
 	return 0;
 }
+
+/* See protocol.h: one name per pid, so two attaches cannot share a file. */
+int proto_attach_conf_path(int pid, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/hookscope-attach-%d.conf", PROTO_ATTACH_DIR, pid);
+
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}

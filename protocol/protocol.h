@@ -49,6 +49,12 @@ char *proto_demangle(void *cxa_demangle, const char *name);
  * else /tmp/hookscope-<uid>.sock.  0, or -1 with errno ENAMETOOLONG when the
  * path does not fit len or a sockaddr_un. */
 int proto_default_socket_path(char *buf, size_t len);
+/* The attach file of process pid (doc/architecture.md, attach): what an agent
+ * injected into a running process reads instead of the environment.  The
+ * daemon writes it through /proc/PID/root, so this is the path inside the
+ * target's own file system view. */
+#define PROTO_ATTACH_DIR "/tmp"
+int proto_attach_conf_path(int pid, char *buf, size_t len);
 
 /* ---- validation and generic access (check.c, doc.c) ---- */
 
@@ -201,7 +207,9 @@ enum proto_target_state {
 	PROTO_TARGET_LIVE = 0,            /* agent connected */
 	PROTO_TARGET_LOST,                /* agent gone, process still alive */
 	PROTO_TARGET_EXITED,              /* process gone: final figures */
+	PROTO_TARGET_DETACHED,            /* attached agent unloaded, process runs on */
 };
+#define PROTO_TARGET_NSTATES (PROTO_TARGET_DETACHED + 1)
 
 /* One target session as the daemon lists it. */
 struct proto_target {
@@ -309,6 +317,7 @@ enum proto_agent_type {
 	PROTO_AG_RESET,       /* zero all figures */
 	PROTO_AG_THRESHOLD,   /* set a named threshold */
 	PROTO_AG_FPS,         /* agent -> daemon: frame-rate streams */
+	PROTO_AG_DETACH,      /* remove every hook and unload (attached agents) */
 };
 
 struct proto_ag_hello {
@@ -318,6 +327,7 @@ struct proto_ag_hello {
 	char    *cmdline;                 /* argv joined by spaces */
 	uint8_t  level;                   /* level in force */
 	uint64_t overhead_ps;             /* calibrated cost of one hooked call */
+	bool     attached;                /* injected into a running process (can detach) */
 };
 
 struct proto_ag_sym {

@@ -9,12 +9,13 @@ static const char *const server_state_names[] = {
 	[PROTO_TARGET_LIVE]   = "live",
 	[PROTO_TARGET_LOST]   = "lost",
 	[PROTO_TARGET_EXITED] = "exited",
+	[PROTO_TARGET_DETACHED] = "detached",
 };
 
 /* See protocol.h. */
 const char *proto_target_state_name(int state)
 {
-	if (state < 0 || state > PROTO_TARGET_EXITED)
+	if (state < 0 || state >= PROTO_TARGET_NSTATES)
 		return "unknown";
 	return server_state_names[state];
 }
@@ -128,7 +129,7 @@ void proto_encode_error(msgpack_sbuffer *sb, const char *msg)
 /* Parse a state name back to its enum value. */
 static int server_state_parse(const char *s)
 {
-	for (int i = 0; i <= PROTO_TARGET_EXITED; i++)
+	for (int i = 0; i < PROTO_TARGET_NSTATES; i++)
 		if (strcmp(s, server_state_names[i]) == 0)
 			return i;
 	return -1;

@@ -249,7 +249,8 @@ static void screen_seg(struct screen_seg *s, unsigned long attr, const char *fmt
 static unsigned long screen_state_attr(const struct tui_app *a, int state)
 {
 	return state == PROTO_TARGET_LIVE ? a->attr[TUI_EL_STATUS_OK] :
-	    state == PROTO_TARGET_LOST ? a->attr[TUI_EL_STATUS_WARN] : a->attr[TUI_EL_STATUS_ERROR];
+	    state == PROTO_TARGET_LOST || state == PROTO_TARGET_DETACHED ?
+	    a->attr[TUI_EL_STATUS_WARN] : a->attr[TUI_EL_STATUS_ERROR];
 }
 
 /* Row 0: connection, target, level, frame age, functions, calls, dropped. */

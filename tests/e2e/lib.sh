@@ -5,6 +5,7 @@
 # Provided: $O, $HS_PORT, $HS_TMP, start_daemon, stop_daemon, wait_for, fail,
 # once_json, free_port, spawn (start a background process that is killed at exit),
 # tm, screen, wait_screen (a TUI in tmux).
+# spawn_attachable (the same, for a process attached later).
 
 set -u
 O=${O:-build}
@@ -144,3 +145,16 @@ command -v ss >/dev/null || fail "ss is not installed (iproute2; run 'make deps'
 # LD_PRELOAD value for starting a target by hand: a sanitized agent needs its
 # runtime loaded first (hookscoped run does the same).
 HS_PRELOAD=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {printf "%s:", $3}')$O/libhookscope.so
+
+# spawn_attachable CMD...: spawn a program started without hookscope, to be
+# attached later.  A sanitized agent loads only into a process that has its
+# runtime, and the agent's heap outlives a detach (doc/architecture.md): no
+# leak check in such a process.
+HS_SAN_RT=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {print $3}')
+spawn_attachable() {
+	if [ -n "$HS_SAN_RT" ]; then
+		spawn env LD_PRELOAD="$HS_SAN_RT" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$@"
+	else
+		spawn "$@"
+	fi
+}
