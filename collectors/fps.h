@@ -50,6 +50,7 @@ struct fps_thread {
 	int32_t     tid;
 	uint32_t    dead;                 /* release store at thread exit */
 	uint32_t    nstreams;             /* release store after a stream is set up */
+	uint32_t    depth;                /* nested wrappers (owner only) */
 	struct fps_hot_stream *streams[FPS_THREAD_STREAMS];
 };
 

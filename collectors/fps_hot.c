@@ -20,8 +20,8 @@
 
 struct fps_thread *fps_head;
 
-static __thread struct fps_thread *fps_tls __attribute__((tls_model("initial-exec")));
-static __thread unsigned fps_depth __attribute__((tls_model("initial-exec")));
+/* The thread's block is its key's value (no __thread: the agent's static
+ * TLS stays one pointer for attach; a frame can afford the lookup). */
 static pthread_key_t fps_key;
 static bool fps_key_ok;
 
@@ -30,7 +30,6 @@ static void fps_thread_exit(void *arg)
 {
 	struct fps_thread *t = arg;
 
-	fps_tls = NULL;
 	__atomic_store_n(&t->dead, 1, __ATOMIC_RELEASE);
 }
 
@@ -51,10 +50,16 @@ static void *fps_map(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The calling thread's block, or NULL. */
+static struct fps_thread *fps_current(void)
+{
+	return fps_key_ok ? pthread_getspecific(fps_key) : NULL;
+}
+
 /* The calling thread's block, made and listed on its first frame. */
 static struct fps_thread *fps_self(void)
 {
-	struct fps_thread *t = fps_tls;
+	struct fps_thread *t = fps_current();
 
 	if (t != NULL || !fps_key_ok)
 		return t;
@@ -66,7 +71,6 @@ static struct fps_thread *fps_self(void)
 	while (!__atomic_compare_exchange_n(&fps_head, &t->next, t, false,
 	    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
-	fps_tls = t;
 	return t;
 }
 
@@ -119,13 +123,18 @@ void fps_hot_record(int api, const void *key, const char *name)
 /* See fps.h. */
 bool fps_hot_enter(void)
 {
-	return fps_depth++ == 0;
+	struct fps_thread *t = fps_self();
+
+	return t == NULL || t->depth++ == 0;
 }
 
 /* See fps.h. */
 void fps_hot_leave(void)
 {
-	fps_depth--;
+	struct fps_thread *t = fps_current();
+
+	if (t != NULL)
+		t->depth--;
 }
 
 /* See fps.h (reporter thread; prev is t's predecessor or NULL). */
@@ -150,7 +159,7 @@ void fps_hot_release(struct fps_thread *t, struct fps_thread *prev)
  * unmapped: harmless); ours starts over. */
 void fps_hot_atfork_child(void)
 {
-	struct fps_thread *t = fps_tls;
+	struct fps_thread *t = fps_current();
 
 	fps_head = t;
 	if (t == NULL)

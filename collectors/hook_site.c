@@ -39,7 +39,11 @@ static bool hook_on;                      /* init succeeded */
 static int hook_level;                    /* the last level set */
 static bool hook_detached;                /* hook_engine_detach succeeded: for good */
 static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
-static __thread bool hook_in_loaded;      /* inside the engine: its own dlopens pass */
+/* The thread holding hook_lock (valid while hook_owned): the engine's own
+ * dlopens and dlcloses on that thread pass through.  Not a __thread flag:
+ * the agent's static TLS stays one pointer (attach: doc/architecture.md). */
+static pthread_t hook_owner;
+static bool hook_owned;
 
 /* See hook_int.h.  Threads may be reading the table (hook_site_enter)
  * while a dlopen adds sites: the old table is kept (retired), the new one
@@ -151,15 +155,34 @@ static void hook_apply(int level)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
 
+/* Take the engine's lock and note the owner. */
+static void hook_enter(void)
+{
+	pthread_mutex_lock(&hook_lock);
+	__atomic_store_n(&hook_owner, pthread_self(), __ATOMIC_RELAXED);
+	__atomic_store_n(&hook_owned, true, __ATOMIC_RELEASE);
+}
+
+static void hook_leave(void)
+{
+	__atomic_store_n(&hook_owned, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/* Is the calling thread inside the engine (holding its lock)? */
+static bool hook_mine(void)
+{
+	return __atomic_load_n(&hook_owned, __ATOMIC_ACQUIRE) &&
+	    pthread_equal(__atomic_load_n(&hook_owner, __ATOMIC_RELAXED), pthread_self());
+}
+
 /* Patch on first use, then flip each site's switch for the level. */
 static void hook_set_level(int level)
 {
-	hook_in_loaded = true;          /* the engine's own dlopens (hook_got.c) */
-	pthread_mutex_lock(&hook_lock);
+	hook_enter();
 	hook_level = level;
 	if (hook_detached) {
-		pthread_mutex_unlock(&hook_lock);
-		hook_in_loaded = false;
+		hook_leave();
 		return;
 	}
 	if (level >= 1 && !hook_patched) {
@@ -169,41 +192,36 @@ static void hook_set_level(int level)
 		hook_report_patch(&hook_g);
 	}
 	hook_apply(level);
-	pthread_mutex_unlock(&hook_lock);
-	hook_in_loaded = false;
+	hook_leave();
 }
 
 /* See hook_int.h: called by the dlopen wrapper on the loading thread.  The
  * engine's own dlopens (while it loads symbols) are left alone. */
 void hook_engine_loaded(void)
 {
-	if (!hook_on || hook_in_loaded)
+	if (!hook_on || hook_mine())
 		return;
-	hook_in_loaded = true;
-	pthread_mutex_lock(&hook_lock);
+	hook_enter();
 	if (hook_patched && !hook_detached) {
 		hook_engine_rescan(&hook_g);
 		hook_apply(hook_level);
 	}
-	pthread_mutex_unlock(&hook_lock);
-	hook_in_loaded = false;
+	hook_leave();
 }
 
-/* See hook_int.h.  The engine's own dlcloses (hook_in_loaded: the lock is
- * held already) only forward. */
+/* See hook_int.h.  The engine's own dlcloses (the lock is held already)
+ * only forward. */
 int hook_engine_unloading(int (*real)(void *), void *h)
 {
 	int r;
 
-	if (!hook_on || hook_in_loaded)
+	if (!hook_on || hook_mine())
 		return real(h);
-	hook_in_loaded = true;
-	pthread_mutex_lock(&hook_lock);
+	hook_enter();
 	r = real(h);
 	if (r == 0 && hook_patched)
 		hook_engine_forget(&hook_g);
-	pthread_mutex_unlock(&hook_lock);
-	hook_in_loaded = false;
+	hook_leave();
 	return r;
 }
 
@@ -213,16 +231,14 @@ int hook_engine_detach(char *err, size_t errlen)
 {
 	int r = 0;
 
-	hook_in_loaded = true;
-	pthread_mutex_lock(&hook_lock);
+	hook_enter();
 	if (!hook_detached) {
 		if (hook_patched)
 			hook_apply(0);
 		r = hook_detach_run(&hook_g, err, errlen);
 		hook_detached = r == 0;
 	}
-	pthread_mutex_unlock(&hook_lock);
-	hook_in_loaded = false;
+	hook_leave();
 	return r;
 }
 
