@@ -29,9 +29,12 @@
 
 #define HOOK_DETACH_TRIES 200        /* 1 ms apart */
 
-/* Is a stopped thread inside the agent or a site's block? */
+/* Is a stopped thread inside the agent or a site's block, or inside a call
+ * the agent's dlopen or dlclose wrapper made (it returns into the agent)? */
 static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stopped *st)
 {
+	if (__atomic_load_n(&hook_wrap_inflight, __ATOMIC_ACQUIRE) != 0)
+		return true;
 	for (int i = 0; i < st->n; i++) {
 		uintptr_t rip = st->rips[i];
 

@@ -6,18 +6,17 @@
  * function symbol in an own module whose bound target lies in a module that
  * is not own (a system library; not the agent), the GOT entry is replaced
  * (mprotect over RELRO, one 8-byte atomic store) by the address of a
- * per-import block in a trampoline region:
- *
- *   blk+0   jmp *switch(%rip)     the same head as a prologue site (hook.h)
- *   blk+6   push $index
- *   blk+11  jmp *common(%rip)
- *   blk+17  jmp *0(%rip); .quad target     the continuation: the real function
- *
- * so the call is timed by the same stubs and frames as any site, under the
+ * per-import block in a trampoline region: the same block as a prologue
+ * site's (hook.h) whose "relocated prologue" is `jmp *0(%rip); .quad
+ * target`, the real function, so the call is timed by the same stubs and frames as any site, under the
  * library function's own address (the report names it by the library's
  * symbol, module = the library).  The site's name, for the log, is
  * "function@libname".  A level below 3 flips the switch (the disabled path is
  * two indirect jumps); the GOT keeps the block.
+ *
+ * Attach mode (hook_got_bind): an attached agent interposes nothing, so
+ * every module's PLT calls of dlopen and dlclose are bound to the agent's
+ * wrappers in its GOT, and given back at detach.
  *
  * Lazy binding: a JUMP_SLOT not yet bound still points into the module's own
  * PLT.  Keeping that as the continuation would let the loader's resolver
@@ -63,6 +62,7 @@ struct hook_got_imp {
 	uintptr_t   slot;             /* runtime address of the GOT entry */
 	const char *name;             /* libelf storage */
 	const char *ver;              /* required version, or NULL */
+	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
 };
 
 /* Is name on the deny list (or an unwinder entry)? */
@@ -162,6 +162,7 @@ static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *
 			out[n].slot = m->bias + r.r_offset;
 			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
 			out[n].ver = NULL;
+			out[n].call = type == R_X86_64_JUMP_SLOT;
 			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
 				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
 			if (out[n].name != NULL && out[n].name[0] != '\0')
@@ -223,6 +224,16 @@ static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 /* See hook_int.h.  An entry the program rewrote since is left alone. */
 void hook_got_restore(struct hook_engine *g)
 {
+	for (size_t i = 0; i < g->nbinds; i++) {
+		struct hook_bind *b = &g->binds[i];
+
+		if (b->mod < 0 || __atomic_load_n(b->slot, __ATOMIC_ACQUIRE) != b->mine)
+			continue;
+		if (hook_got_store(&g->mods->m[b->mod], (uintptr_t)b->slot, b->orig) < 0)
+			agent_warn("hook: cannot restore the GOT of %s: %s", g->mods->m[b->mod].path,
+			    strerror(errno));
+		b->mod = -1;
+	}
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 		const struct hook_mod *m = &g->mods->m[s->mod];
@@ -235,6 +246,61 @@ void hook_got_restore(struct hook_engine *g)
 		else
 			s->patched = false;
 	}
+}
+
+/* Calls an attached agent binds to its own wrappers (see hook_got_bind):
+ * they return soon and hand out no pointer to themselves. */
+static const char *const hook_got_bound[] = { "dlopen", "dlclose" };
+
+/* The agent's own definition of name, or NULL. */
+static uintptr_t hook_got_mine(const struct hook_engine *g, const char *name)
+{
+	void *h = agent_attach_handle();
+	uintptr_t p = h != NULL ? (uintptr_t)dlsym(h, name) : 0;
+
+	for (int i = 0; p != 0 && i < g->mods->n; i++)
+		if (g->mods->m[i].agent)
+			return p >= g->mods->m[i].lo && p < g->mods->m[i].hi ? p : 0;
+	return 0;
+}
+
+/* See hook_int.h.  An attached agent interposes nothing (it is loaded after
+ * everything, RTLD_LOCAL), so module mi's PLT calls of the functions the
+ * agent must see (dlopen: patch what is loaded later; dlclose: forget what
+ * is unloaded) are bound to the agent's wrappers in its GOT, and given back
+ * at detach. */
+void hook_got_bind(struct hook_engine *g, int mi)
+{
+	const struct hook_mod *m = &g->mods->m[mi];
+	struct hook_got_imp *imps;
+	int fd, n;
+	Elf *e;
+
+	if (!agent_attached() || m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	for (int i = 0; i < n; i++) {
+		uintptr_t mine = 0, orig;
+
+		for (size_t k = 0; k < sizeof hook_got_bound / sizeof hook_got_bound[0]; k++)
+			if (imps[i].call && strcmp(imps[i].name, hook_got_bound[k]) == 0)
+				mine = hook_got_mine(g, imps[i].name);
+		if (mine == 0)
+			continue;
+		orig = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+		if (hook_got_store(m, imps[i].slot, mine) < 0)
+			continue;
+		g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
+		g->binds[g->nbinds++] = (struct hook_bind){
+			.slot = (uintptr_t *)imps[i].slot, .orig = orig, .mine = mine, .mod = mi };
+	}
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
 }
 
 /* See hook_int.h. */

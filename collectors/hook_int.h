@@ -34,6 +34,13 @@ struct hook_mods {
 	int             n;
 };
 
+/* A GOT entry bound to one of the agent's wrappers (attach mode). */
+struct hook_bind {
+	uintptr_t *slot;
+	uintptr_t  orig, mine;
+	int        mod;                   /* -1 once given back */
+};
+
 struct hook_engine {
 	struct hook_mods *mods;           /* the modules seen at patch time */
 	struct hook_site **sites;         /* one allocation each: blocks point at them */
@@ -42,6 +49,8 @@ struct hook_engine {
 	int               nretired;
 	struct symtab   **tabs;           /* kept: the sites name their strings */
 	size_t            ntabs, captabs;
+	struct hook_bind *binds;          /* attach mode: hook_got_bind */
+	size_t            nbinds;
 	size_t            refused[HOOK_R_COUNT];
 	uint64_t          prep_ns;        /* symbols, capstone, blocks */
 	uint64_t          stop_ns;        /* the stopped part */
@@ -114,7 +123,13 @@ void hook_nop_untrap(void);
  * its unwinder entry points wrap sites (after). */
 void hook_unwind_load(void);
 void hook_unwind_prepare(struct hook_engine *g);
-/* hook_got.c: put every redirected GOT entry back to its bound value. */
+/* hook_patch.c: threads inside the dlopen or dlclose wrapper (maybe in the
+ * real call, outside the agent's code): detach waits for none. */
+extern uint32_t hook_wrap_inflight;
+/* hook_got.c: attach mode: bind module mi's PLT calls of dlopen and dlclose
+ * to the agent's wrappers. */
+void hook_got_bind(struct hook_engine *g, int mi);
+/* hook_got.c: put every redirected or bound GOT entry back. */
 void hook_got_restore(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT
  * entry and give in-flight timed calls their real return addresses, with

@@ -36,6 +36,8 @@
 
 #define HOOK_TRIES     5              /* stops tried while a thread is in the way */
 
+uint32_t hook_wrap_inflight;
+
 /* dl_iterate_phdr callback: note each module's executable segments. */
 static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -340,6 +342,8 @@ static int hook_engine_scan(struct hook_engine *g)
 	}
 	free(now);
 	for (int k = 0; k < nadded; k++)
+		hook_got_bind(g, added[k]);
+	for (int k = 0; k < nadded; k++)
 		if (g->mods->m[added[k]].own) {
 			if (!g->mods->m[added[k]].finstr)
 				hook_mod_prepare(&g->mods->m[added[k]], g);
@@ -433,9 +437,11 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	if (real == NULL)
 		return NULL;
+	__atomic_add_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
 	h = real(file, mode);
 	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
 		hook_engine_loaded();
+	__atomic_sub_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
 	return h;
 }
 
@@ -445,10 +451,14 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 __attribute__((visibility("default"))) int dlclose(void *h)
 {
 	static int (*real)(void *);
+	int r;
 
 	if (real == NULL)
 		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	if (real == NULL)
 		return -1;
-	return hook_engine_unloading(real, h);
+	__atomic_add_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
+	r = hook_engine_unloading(real, h);
+	__atomic_sub_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
+	return r;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -229,8 +230,13 @@ int hook_engine_unloading(int (*real)(void *), void *h)
  * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
 int hook_engine_detach(char *err, size_t errlen)
 {
+	struct timespec nap = { 0, 1000000 };
 	int r = 0;
 
+	/* A thread in the dlopen wrapper may be about to take the lock:
+	 * let it through first (bounded; hook_detach.c checks again). */
+	for (int i = 0; i < 2000 && __atomic_load_n(&hook_wrap_inflight, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&nap, NULL);
 	hook_enter();
 	if (!hook_detached) {
 		if (hook_patched)

@@ -8,7 +8,10 @@
 #      the calls the program makes in an identical run;
 #   2. a program (tests/e2e/data/dlmain.c) dlopens a library
 #      (tests/e2e/data/dlmod.c) once the engine has patched it, at level 4:
-#      the library's functions, the static one too, show with exact counts.
+#      the library's functions, the static one too, show with exact counts;
+#   3. the same program started without hookscope and attached: the library
+#      it dlopens after the attach is patched too (through the GOT entry the
+#      engine binds to the agent's dlopen), and detach leaves it running.
 . tests/e2e/lib.sh
 
 command -v cc >/dev/null || fail "no C compiler (cc) to build the test programs"
@@ -90,3 +93,28 @@ while ! exact; do
 	sleep 0.2
 done
 echo "level 4, dlopened later: $got"
+stop_daemon
+
+# 3. The same program started without hookscope and attached at level 4: an
+# attached agent interposes nothing, so its dlopen reaches the agent only
+# through the GOT entry the engine binds to it; the library loaded after the
+# attach is patched all the same.  Detach gives the entry back.
+rm -f "$HS_TMP/go"
+start_daemon
+spawn_attachable "$HS_TMP/dlmain" "$HS_TMP/libdlmod.so" "$HS_TMP/go" 60
+DL_PID=$SPAWNED
+wait_for 10 sh -c "grep -q dlmain /proc/$DL_PID/maps"
+"$O/hookscoped" --socket "$HS_SOCK" attach "$DL_PID" --level 4 >"$HS_TMP/attach.txt" 2>&1 ||
+	fail "attach failed: $(cat "$HS_TMP/attach.txt")"
+wait_for 20 jq_once ".funcs[] | select(.name == \"main_wait\" and .calls > 0)" --top 500
+touch "$HS_TMP/go"
+i=0
+while ! exact; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "attached, dlopened later: counts are not exact: $got"
+	sleep 0.2
+done
+"$O/hookscoped" detach "$DL_PID" >"$HS_TMP/detach.txt" 2>&1 || fail "detach failed: $(cat "$HS_TMP/detach.txt")"
+wait_for 10 sh -c "! grep -q libhookscope /proc/$DL_PID/maps"
+kill -0 "$DL_PID" || fail "dlmain died after the detach"
+echo "attached, dlopened later: $got; detached"
