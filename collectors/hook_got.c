@@ -252,10 +252,23 @@ void hook_got_restore(struct hook_engine *g)
  * they return soon and hand out no pointer to themselves. */
 static const char *const hook_got_bound[] = { "dlopen", "dlclose" };
 
-/* The agent's own definition of name, or NULL. */
+/* The agent's own handle (preloaded or attached), looked up once. */
+static void *hook_got_self(void)
+{
+	static void *self;
+	Dl_info info;
+
+	if (self == NULL && (self = agent_attach_handle()) == NULL &&
+	    dladdr((void *)hook_got_self, &info) != 0 && info.dli_fname != NULL)
+		self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	return self;
+}
+
+/* The agent's own definition of name (an export that interposes when the
+ * agent is preloaded), or 0. */
 static uintptr_t hook_got_mine(const struct hook_engine *g, const char *name)
 {
-	void *h = agent_attach_handle();
+	void *h = hook_got_self();
 	uintptr_t p = h != NULL ? (uintptr_t)dlsym(h, name) : 0;
 
 	for (int i = 0; p != 0 && i < g->mods->n; i++)
@@ -334,8 +347,15 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 
 		if (cur == 0 || hook_got_denied(imps[i].name))
 			continue;
-		if (cur >= m->lo && cur < m->hi)        /* lazy: still the PLT */
+		/* Lazy: still the PLT.  A function the preloaded agent wraps
+		 * binds to the wrapper on its first call: left alone (dlvsym
+		 * with the module's version would pass the unversioned wrapper
+		 * by and go to libc). */
+		if (cur >= m->lo && cur < m->hi) {
+			if (!agent_attached() && hook_got_mine(g, imps[i].name) != 0)
+				continue;
 			cur = hook_got_resolve(m, mi == 0, &imps[i]);
+		}
 		owner = cur != 0 ? hook_got_owner(g->mods, cur) : -1;
 		if (owner < 0 || g->mods->m[owner].own || g->mods->m[owner].agent)
 			continue;               /* own code has its own sites */
