@@ -117,13 +117,27 @@ static struct thr_task *thr_task_of(int32_t tid)
 	return NULL;
 }
 
-/* The site of a record's start routine and caller, made on first sight. */
+/* The function a return address lies in (its first byte), or the address
+ * itself when no symbol covers it: a loop the compiler unrolled has several
+ * call instructions but is one creation site. */
+static uintptr_t thr_caller_fn(uintptr_t ret)
+{
+	struct sym_info si;
+
+	if (ret == 0 || sym_resolve(ret - 1, &si) != 0)
+		return ret;
+	return ret - 1 - (uintptr_t)(si.offset - si.start);
+}
+
+/* The site of a record's start routine and calling function, made on
+ * first sight. */
 static struct thr_site *thr_site_of(const struct thr_rec *r)
 {
+	uintptr_t caller = thr_caller_fn(r->caller);
 	struct thr_site *s;
 
 	for (size_t i = 0; i < thr_st.nsites; i++)
-		if (thr_st.sites[i].start == (uintptr_t)r->start && thr_st.sites[i].caller == r->caller)
+		if (thr_st.sites[i].start == (uintptr_t)r->start && thr_st.sites[i].caller == caller)
 			return &thr_st.sites[i];
 	if (thr_st.nsites == thr_st.capsites) {
 		thr_st.capsites = thr_st.capsites ? 2 * thr_st.capsites : 16;
@@ -133,7 +147,7 @@ static struct thr_site *thr_site_of(const struct thr_rec *r)
 	memset(s, 0, sizeof *s);
 	s->id = (uint32_t)thr_st.nsites;
 	s->start = (uintptr_t)r->start;
-	s->caller = r->caller;
+	s->caller = caller;
 	s->nstack = r->nstack;
 	memcpy(s->stack, r->stack, r->nstack * sizeof *s->stack);
 	return s;

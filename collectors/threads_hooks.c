@@ -191,7 +191,8 @@ static void thr_fill(struct thr_rec *r, uintptr_t ra, bool *agent)
 	*agent = thr_in(&thr_own, (uintptr_t)buf[k]);
 	r->caller = (uintptr_t)buf[k];
 	for (; k < n && r->nstack < THR_STACK; k++)
-		r->stack[r->nstack++] = (uintptr_t)buf[k];
+		if (r->nstack == 0 || !thr_in(&thr_own, (uintptr_t)buf[k]))
+			r->stack[r->nstack++] = (uintptr_t)buf[k];   /* not our trampoline */
 	r->creator = thr_gettid();
 	r->create_ns = proto_now_ns();
 }

@@ -14,7 +14,7 @@
 /* Threads made by one start routine from one calling address. */
 struct thr_site {
 	uint32_t  id;                      /* index + 1 */
-	uintptr_t start, caller;
+	uintptr_t start, caller;           /* start routine, calling function */
 	uint64_t  created, live;
 	uint32_t  nstack;
 	uintptr_t stack[THR_STACK];        /* of its first thread */
