@@ -3,7 +3,9 @@
 # libuv1-dev are test dependencies): the exact number of tasks pushed and
 # run, the pool size, and queue waits consistent with the known delays.
 #   gpool: 2 threads, 20 tasks of 50 ms pushed at once: task k waits about
-#     floor(k/2) * 50 ms: longest about 450 ms, sum about 4500 ms.
+#     floor(k/2) * 50 ms: longest about 450 ms, sum about 4500 ms (at least:
+#     a loaded machine stretches the sleeps; the upper bound comes from the
+#     measured run times).
 #   uvpool: UV_THREADPOOL_SIZE=2, 12 requests of 50 ms: longest wait about
 #     250 ms, sum about 1500 ms.
 . tests/e2e/lib.sh
@@ -21,17 +23,20 @@ check_pool() {
 	pid=$(once_json | jq -e "[.targets[] | select(.name == \"$name\")][0].pid") || fail "no $name target"
 	wait_for 10 jq_once ".threading.pools[0].done == $pushed" --target "$pid"
 	fig=$(once_json --target "$pid" | jq -r '.threading.pools[0] |
-		"\(.kind) \(if .func.name == "" then "-" else .func.name end) \(.pushed) \(.done) \(.size) \(.workers) \(.wait_max_ns / 1e6) \(.wait_ns / 1e6) \(.run_max_ns / 1e6)"')
-	echo "$name: kind func pushed done size workers max-wait-ms sum-wait-ms max-run-ms: $fig"
+		"\(.kind) \(if .func.name == "" then "-" else .func.name end) \(.pushed) \(.done) \(.size) \(.workers) \(.wait_max_ns / 1e6) \(.wait_ns / 1e6) \(.run_max_ns / 1e6) \(.run_ns / 1e6)"')
+	echo "$name: kind func pushed done size workers max-wait-ms sum-wait-ms max-run-ms sum-run-ms: $fig"
 	set -- $fig
 	[ "$1" = "$kind" ] || fail "$name: pool kind $1, expected $kind"
 	[ "$2" = "$func" ] || fail "$name: task function '$2', expected $func"
 	[ "$3" = "$pushed" ] && [ "$4" = "$pushed" ] || fail "$name: pushed $3 done $4, expected $pushed"
 	[ "$5" = "$size" ] || fail "$name: size $5, expected $size"
 	[ "$6" = "$size" ] || fail "$name: $6 live workers, expected $size"
-	awk -v m="$7" -v s="$8" -v M="$maxw" -v S="$sumw" 'BEGIN { exit !(m >= M * 0.9 && m <= M * 1.3 + 30 &&
-		s >= S * 0.9 && s <= S * 1.3 + 200) }' ||
-		fail "$name: queue waits max $7 ms sum $8 ms, expected about $maxw and $sumw"
+	# Sleeps only get longer on a loaded machine: the nominal waits are lower
+	# bounds; the upper bounds follow from the measured run times (2 workers
+	# drain the queue: the last task waits at most about half of all runs).
+	awk -v m="$7" -v s="$8" -v M="$maxw" -v S="$sumw" -v r="${10}" -v n="$pushed" 'BEGIN {
+		exit !(m >= M * 0.9 && m <= r * 0.6 + 50 && s >= S * 0.9 && s <= m * n) }' ||
+		fail "$name: queue waits max $7 ms sum $8 ms (runs $10 ms), expected about $maxw and $sumw"
 	touch "$HS_TMP/go"
 	wait_for 20 jq_once ".targets[] | select(.pid == $pid) | .state == \"exited\""
 	rm -f "$HS_TMP/go"
