@@ -91,6 +91,10 @@ int proto_get_array(const msgpack_object *map, const char *key, bool required,
  * absent). */
 int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
     const msgpack_object_array **out, char *err, size_t errlen);
+/* The optional array key of map of at most max counts (each <= UINT32_MAX)
+ * into a fresh *out of *n entries (left NULL, 0 when absent). */
+int proto_get_u32_array(const msgpack_object *map, const char *key, uint32_t max,
+    uint32_t **out, size_t *n, char *err, size_t errlen);
 
 /* Packing helpers: a key then a value, for building maps. */
 void proto_pack_str(msgpack_packer *pk, const char *s);

@@ -239,29 +239,6 @@ static int thr_decode_pool(const msgpack_object *o, void *out, char *err, size_t
 	return 0;
 }
 
-/* Decode the "history" array: live threads per second. */
-static int thr_decode_history(const msgpack_object *m, struct proto_threads *t,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-
-	if (proto_get_array_max(m, "history", PROTO_THR_HISTORY, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	t->history = xcalloc(a->size ? a->size : 1, sizeof *t->history);
-	for (uint32_t i = 0; i < a->size; i++) {
-		if (a->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-		    a->ptr[i].via.u64 > UINT32_MAX) {
-			snprintf(err, errlen, "history sample %u must be a count", i);
-			return -1;
-		}
-		t->history[i] = (uint32_t)a->ptr[i].via.u64;
-		t->nhistory = i + 1;
-	}
-	return 0;
-}
-
 /* Decode the array key of m into *v (n entries of size sz) with dec. */
 static int thr_decode_list(const msgpack_object *m, const char *key, uint32_t max,
     void **v, size_t *n, size_t sz,
@@ -302,7 +279,8 @@ int proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
 	    proto_get_u64(m, "agent_cpu_ns", false, &t->agent_cpu_ns, err, errlen) < 0 ||
 	    proto_get_u64(m, "dropped", false, &t->dropped, err, errlen) < 0 ||
 	    proto_get_f64(m, "created_per_s", false, &t->created_per_s, err, errlen) < 0 ||
-	    thr_decode_history(m, t, err, errlen) < 0 ||
+	    proto_get_u32_array(m, "history", PROTO_THR_HISTORY, &t->history, &t->nhistory, err,
+	    errlen) < 0 ||
 	    thr_decode_list(m, "threads", PROTO_MAX_THREADS, (void **)&t->threads, &t->nthreads,
 	    sizeof *t->threads, thr_decode_thread, err, errlen) < 0 ||
 	    thr_decode_list(m, "sites", PROTO_MAX_TSITES, (void **)&t->sites, &t->nsites,
