@@ -32,6 +32,10 @@
 #define API __attribute__((visibility("default")))   /* libhookscope.map exports it */
 
 #define THR_MAX_RECS ((uint32_t)THR_CHUNK * THR_MAX_CHUNKS)
+/* The trampoline runs before a sanitizer runtime's own start routine set up
+ * the new thread (its interceptor called us): no instrumentation there, and
+ * only raw system calls. */
+#define THR_NOSAN __attribute__((no_sanitize("thread", "address", "undefined")))
 #define LOAD(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
@@ -78,9 +82,18 @@ static void *thr_real(void *slot, const char *sym)
 #define REAL(var, sym) ((__typeof__(var))thr_real(&(var), (sym)))
 
 /* This thread's kernel id. */
-static int32_t thr_gettid(void)
+static THR_NOSAN int32_t thr_gettid(void)
 {
 	return (int32_t)syscall(SYS_gettid);
+}
+
+/* CLOCK_MONOTONIC in ns through the raw system call (sanitizer-free). */
+static THR_NOSAN uint64_t thr_now_raw(void)
+{
+	struct timespec ts = { 0, 0 };
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* dl_iterate_phdr callback: the address ranges of the agent's module and of
@@ -201,22 +214,22 @@ static void thr_fill(struct thr_rec *r, uintptr_t ra, bool *agent)
  * CPU time and name, then the ended flag.  The record is thr_me, not the
  * cleanup argument: in a fork child the forking thread was moved to
  * record 0. */
-static void thr_end(void *arg)
+static THR_NOSAN void thr_end(void *arg)
 {
 	struct thr_rec *r = thr_me;
 	struct rusage ru;
-	char name[16] = "";
+	char name[16] = { 0 };
 	uint64_t w[2];
 
 	(void)arg;
 	if (r == NULL)
 		return;
-	STORE(&r->end_ns, proto_now_ns());
-	if (getrusage(RUSAGE_THREAD, &ru) == 0)
+	STORE(&r->end_ns, thr_now_raw());
+	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0)
 		STORE(&r->cpu_ns, (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
 		    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull);
-	if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) {
-		memcpy(w, name, sizeof w);
+	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0) {
+		__builtin_memcpy(w, name, sizeof w);
 		STORE(&r->name[0], w[0]);
 		STORE(&r->name[1], w[1]);
 	}
@@ -228,7 +241,7 @@ static void thr_end(void *arg)
 
 /* Every wrapped thread starts here: note tid and start, run the real
  * routine with thr_end as a cleanup handler. */
-static void *thr_tramp(void *arg)
+static THR_NOSAN void *thr_tramp(void *arg)
 {
 	struct thr_rec *r = arg;
 	void *ret;
@@ -236,7 +249,7 @@ static void *thr_tramp(void *arg)
 	thr_me = r;
 	STORE(&r->tid, thr_gettid());
 	STORE(&r->handle, pthread_self());
-	STORE(&r->start_ns, proto_now_ns());
+	STORE(&r->start_ns, thr_now_raw());
 	__atomic_or_fetch(&r->flags, THR_F_STARTED, __ATOMIC_RELEASE);
 	pthread_cleanup_push(thr_end, r);
 	if (r->c11_start != NULL)
@@ -248,7 +261,7 @@ static void *thr_tramp(void *arg)
 }
 
 /* thrd_create's routine returns int. */
-static int thr_tramp_c11(void *arg)
+static THR_NOSAN int thr_tramp_c11(void *arg)
 {
 	return (int)(intptr_t)thr_tramp(arg);
 }
