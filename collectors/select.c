@@ -62,6 +62,45 @@ static bool select_named(const char *name)
 	return hit;
 }
 
+#define SELECT_MAX_STARTS 256
+
+/* Start routine names, append-only: a pointer is stored before the count
+ * that covers it (release), so a reader on any thread sees whole names. */
+static const char *select_starts[SELECT_MAX_STARTS];
+static unsigned select_nstarts;
+
+/* See select.h (reporter thread only). */
+bool select_start_add(const char *name)
+{
+	unsigned n = __atomic_load_n(&select_nstarts, __ATOMIC_ACQUIRE);
+
+	if (name == NULL || *name == '\0' || n == SELECT_MAX_STARTS)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(select_starts[i], name) == 0)
+			return false;
+	select_starts[n] = xstrdup(name);
+	__atomic_store_n(&select_nstarts, n + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* See select.h. */
+unsigned select_generation(void)
+{
+	return __atomic_load_n(&select_nstarts, __ATOMIC_ACQUIRE);
+}
+
+/* Is name a thread start routine seen so far? */
+static bool select_is_start(const char *name)
+{
+	unsigned n = __atomic_load_n(&select_nstarts, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(select_starts[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* See select.h. */
 bool select_level(int level, const char *name, bool global, bool exported)
 {
@@ -69,7 +108,8 @@ bool select_level(int level, const char *name, bool global, bool exported)
 	case 0:
 		return false;
 	case 1:
-		return name != NULL && (strcmp(name, "main") == 0 || select_named(name));
+		return name != NULL && (strcmp(name, "main") == 0 || select_is_start(name) ||
+		    select_named(name));
 	case 2:
 		return exported || select_level(1, name, global, exported);
 	case 3:

@@ -13,4 +13,11 @@
  *   weak, default visibility); 3 + every global or weak; 4 everything. */
 bool select_level(int level, const char *name, bool global, bool exported);
 
+/* Level 1 also times every thread start routine seen so far: the threads
+ * collector adds their names on the reporter thread (true when the name is
+ * new); readers on any thread see a consistent prefix of the set. */
+bool select_start_add(const char *name);
+/* Moves whenever the start routine set grows: cached selections are stale. */
+unsigned select_generation(void);
+
 #endif

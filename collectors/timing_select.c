@@ -37,6 +37,7 @@ const struct tm_sel *tm_sel_now;
 static struct tm_sel *tm_sel_cache[4];            /* levels 1-3, this module set */
 static struct tm_sel *tm_sel_retired;             /* linked through ->next */
 static unsigned long long tm_sel_adds;            /* dl_iterate_phdr's counter when built */
+static unsigned tm_sel_starts;                    /* select_generation() when built */
 static int tm_sel_level = -1;
 
 /* The instrumented modules, found once per module set. */
@@ -152,6 +153,7 @@ static void tm_sel_retire(unsigned long long adds)
 		tm_sel_cache[l] = NULL;
 	}
 	tm_sel_adds = adds;
+	tm_sel_starts = select_generation();
 }
 
 /* See timing.h. */
@@ -160,8 +162,8 @@ void tm_select_level(int level)
 	struct tm_sel_mods *ms = xcalloc(1, sizeof *ms);
 
 	dl_iterate_phdr(tm_sel_mods_cb, ms);
-	if (ms->adds != tm_sel_adds)
-		tm_sel_retire(ms->adds);
+	if (ms->adds != tm_sel_adds || select_generation() != tm_sel_starts)
+		tm_sel_retire(ms->adds);      /* new modules or new start routines */
 	tm_sel_publish(level, ms);
 	free(ms);
 }

@@ -118,6 +118,15 @@ void daemon_functab_free(struct daemon_functab *t);
 
 struct daemon_agent;
 
+/* Thread count over time (threads.c): one sample per second, oldest first. */
+struct daemon_thr_hist {
+	uint32_t live[PROTO_THR_HISTORY];
+	uint64_t created[PROTO_THR_HISTORY];
+	uint64_t at_ns[PROTO_THR_HISTORY];
+	size_t   n;
+	uint64_t last_ns;
+};
+
 /* One target process, keyed by pid. */
 struct daemon_session {
 	int32_t  pid;
@@ -143,6 +152,8 @@ struct daemon_session {
 	size_t   nsites;          /* hook back-ends (the last "sites" record) */
 	struct proto_sites *sites;
 	struct proto_fps fps;     /* frame-rate streams (fps.c) */
+	struct proto_threads thr; /* the last "threads" record (threads.c) */
+	struct daemon_thr_hist thr_hist;
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -177,6 +188,13 @@ void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *
 void daemon_session_fps_reset(struct daemon_session *s);
 /* The report's frame-rate section (heap). */
 char *daemon_fps_report(const struct daemon_session *s);
+/* threads.c: keep a "threads" record (absolute: it replaces the last),
+ * demangled, with the history and creations per second added. */
+void daemon_session_threads(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+void daemon_session_threads_free(struct daemon_session *s);
+/* The report's threads section (heap). */
+char *daemon_threads_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 

@@ -44,6 +44,7 @@ daemon_session_free(struct daemon_session *s)
 	daemon_functab_free(&s->funcs);
 	proto_sites_free(s->sites, s->nsites);
 	proto_fps_free(&s->fps);
+	daemon_session_threads_free(s);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);

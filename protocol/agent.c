@@ -23,6 +23,7 @@ static const struct {
 	[PROTO_AG_THRESHOLD] = { "threshold" },
 	[PROTO_AG_FPS]       = { "fps" },
 	[PROTO_AG_DETACH]    = { "detach" },
+	[PROTO_AG_THREADS]   = { "threads" },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -107,6 +108,10 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		agent_pack_head(pk, 2, r->type);
 		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
 		proto_pack_fps(pk, &r->fps);
+		break;
+	case PROTO_AG_THREADS:
+		agent_pack_head(pk, 1, r->type);
+		proto_pack_threads(pk, &r->thr);
 		break;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
@@ -271,6 +276,12 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 		}
 		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
 		    proto_decode_fps(root, &r->fps, err, errlen) < 0 ? -1 : 0;
+	case PROTO_AG_THREADS:
+		if (proto_map_get(root, "threading") == NULL) {
+			snprintf(err, errlen, "missing field \"threading\"");
+			return -1;
+		}
+		return proto_decode_threads(root, &r->thr, err, errlen);
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
 	case PROTO_AG_DETACH:
@@ -322,6 +333,7 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	free(r->funcs);
 	proto_sites_free(r->sites, r->nsites);
 	proto_fps_free(&r->fps);
+	proto_threads_free(&r->thr);
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

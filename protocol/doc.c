@@ -196,6 +196,44 @@ int proto_get_array(const msgpack_object *map, const char *key, bool required,
 }
 
 /* See protocol.h. */
+int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
+    const msgpack_object_array **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (proto_get_array(map, key, false, out, err, errlen) < 0)
+		return -1;
+	if (*out != NULL && (*out)->size > max) {
+		snprintf(err, errlen, "field \"%s\" holds more than %u entries", key, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_u32_array(const msgpack_object *map, const char *key, uint32_t max,
+    uint32_t **out, size_t *n, char *err, size_t errlen)
+{
+	const msgpack_object_array *a;
+
+	if (proto_get_array_max(map, key, max, &a, err, errlen) < 0)
+		return -1;
+	if (a == NULL)
+		return 0;
+	*out = xcalloc(a->size ? a->size : 1, sizeof **out);
+	for (uint32_t i = 0; i < a->size; i++) {
+		if (a->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+		    a->ptr[i].via.u64 > UINT32_MAX) {
+			snprintf(err, errlen, "entry %u of \"%s\" must be a count of at most %u", i,
+			    key, UINT32_MAX);
+			return -1;
+		}
+		(*out)[i] = (uint32_t)a->ptr[i].via.u64;
+		*n = i + 1;
+	}
+	return 0;
+}
+
+/* See protocol.h. */
 void proto_pack_str(msgpack_packer *pk, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;

@@ -85,27 +85,13 @@ static int fps_decode_levels(const msgpack_object *o, struct proto_fps_stream *s
 	return 0;
 }
 
-/* The optional array key of o, at most max entries; *a NULL when absent. */
-static int fps_array(const msgpack_object *o, const char *key, uint32_t max,
-    const msgpack_object_array **a, char *err, size_t errlen)
-{
-	*a = NULL;
-	if (proto_get_array(o, key, false, a, err, errlen) < 0)
-		return -1;
-	if (*a != NULL && (*a)->size > max) {
-		snprintf(err, errlen, "field \"%s\" holds more than %u entries", key, max);
-		return -1;
-	}
-	return 0;
-}
-
 /* Decode the optional "worst" array of a stream (at most PROTO_FPS_WORST). */
 static int fps_decode_worst(const msgpack_object *o, struct proto_fps_stream *s,
     char *err, size_t errlen)
 {
 	const msgpack_object_array *a;
 
-	if (fps_array(o, "worst", PROTO_FPS_WORST, &a, err, errlen) < 0)
+	if (proto_get_array_max(o, "worst", PROTO_FPS_WORST, &a, err, errlen) < 0)
 		return -1;
 	for (uint32_t i = 0; a != NULL && i < a->size; i++) {
 		struct proto_fps_worst *w = &s->worst[i];
@@ -119,29 +105,6 @@ static int fps_decode_worst(const msgpack_object *o, struct proto_fps_stream *s,
 		    proto_get_u64(&a->ptr[i], "time_ms", false, &w->time_ms, err, errlen) < 0)
 			return -1;
 		s->nworst = i + 1;
-	}
-	return 0;
-}
-
-/* Decode the optional "bins" array of a stream (at most PROTO_FPS_BINS). */
-static int fps_decode_bins(const msgpack_object *o, struct proto_fps_stream *s,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-
-	if (fps_array(o, "bins", PROTO_FPS_BINS, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	s->bins = xcalloc(a->size ? a->size : 1, sizeof *s->bins);
-	for (uint32_t i = 0; i < a->size; i++) {
-		if (a->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-		    a->ptr[i].via.u64 > UINT32_MAX) {
-			snprintf(err, errlen, "bin %u must be a count of at most %u", i, UINT32_MAX);
-			return -1;
-		}
-		s->bins[i] = (uint32_t)a->ptr[i].via.u64;
-		s->nbins = i + 1;
 	}
 	return 0;
 }
@@ -174,7 +137,7 @@ static int fps_decode_stream(const msgpack_object *o, struct proto_fps_stream *s
 	    proto_get_u64(o, "window", false, &s->window, err, errlen) < 0 ||
 	    fps_decode_worst(o, s, err, errlen) < 0 ||
 	    proto_get_u64(o, "bins_end_ns", false, &s->bins_end_ns, err, errlen) < 0 ||
-	    fps_decode_bins(o, s, err, errlen) < 0)
+	    proto_get_u32_array(o, "bins", PROTO_FPS_BINS, &s->bins, &s->nbins, err, errlen) < 0)
 		return -1;
 	if (id > UINT32_MAX || tid < 0 || tid > INT32_MAX || !(s->fps >= 0)) {
 		snprintf(err, errlen, "frame stream has a bad id, tid or fps");
@@ -206,7 +169,7 @@ int proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
 	if (proto_get_u64(m, "budget_ns", false, &f->budget_ns, err, errlen) < 0 ||
 	    proto_get_u64(m, "high_ns", false, &f->high_ns, err, errlen) < 0 ||
 	    proto_get_u64(m, "frozen_ns", false, &f->frozen_ns, err, errlen) < 0 ||
-	    fps_array(m, "streams", PROTO_MAX_STREAMS, &a, err, errlen) < 0)
+	    proto_get_array_max(m, "streams", PROTO_MAX_STREAMS, &a, err, errlen) < 0)
 		return -1;
 	if (a == NULL)
 		return 0;

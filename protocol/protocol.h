@@ -93,6 +93,14 @@ int proto_get_str(const msgpack_object *map, const char *key, bool required,
 /* *out points at the array inside the doc (not copied). */
 int proto_get_array(const msgpack_object *map, const char *key, bool required,
     const msgpack_object_array **out, char *err, size_t errlen);
+/* The optional array key of map with at most max entries (*out NULL when
+ * absent). */
+int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
+    const msgpack_object_array **out, char *err, size_t errlen);
+/* The optional array key of map of at most max counts (each <= UINT32_MAX)
+ * into a fresh *out of *n entries (left NULL, 0 when absent). */
+int proto_get_u32_array(const msgpack_object *map, const char *key, uint32_t max,
+    uint32_t **out, size_t *n, char *err, size_t errlen);
 
 /* Packing helpers: a key then a value, for building maps. */
 void proto_pack_str(msgpack_packer *pk, const char *s);
@@ -192,6 +200,83 @@ int  proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
 void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src);
 void proto_fps_free(struct proto_fps *f);
 
+/* ---- threads and thread pools (threads.c) ---- */
+
+#define PROTO_MAX_THREADS   512         /* thread entries in one map */
+#define PROTO_MAX_TSITES    128         /* creation sites in one map */
+#define PROTO_MAX_POOLS     32          /* pools in one map */
+#define PROTO_MAX_STACK     16          /* frames of a creation stack */
+#define PROTO_THR_HISTORY   60          /* live-thread samples, one per second */
+
+/* A code address with its name: "name+off (module)". */
+struct proto_thr_frame {
+	uint64_t addr;
+	char    *name;                    /* function, "" when unknown */
+	char    *module;                  /* basename, "" when unknown */
+	uint64_t off;                     /* addr - the function's first byte */
+};
+
+/* One thread of the target (not the agent's). */
+struct proto_thr_thread {
+	uint32_t id;                      /* agent record index; 0 = main */
+	int32_t  tid;                     /* 0 until it ran */
+	int32_t  creator;                 /* tid of the creating thread */
+	uint32_t site;                    /* creation site id, 0 = none (main) */
+	uint32_t pool;                    /* id of the pool whose tasks it ran, 0 */
+	char    *name;                    /* comm */
+	char    *state;                   /* running, detached, exited, joined, leaked */
+	uint64_t start_ns, end_ns;        /* agent monotonic; end 0 while alive */
+	uint64_t cpu_ns;                  /* user+sys */
+	double   cpu_pct;                 /* over the agent's last interval */
+};
+
+/* Threads created by one start routine from one call site. */
+struct proto_thr_site {
+	uint32_t id;
+	struct proto_thr_frame start;     /* start routine */
+	uint64_t created, live;
+	size_t   nstack;                  /* creation stack, caller first */
+	struct proto_thr_frame *stack;
+};
+
+/* A thread pool: "gthreadpool", "libuv". */
+struct proto_thr_pool {
+	uint32_t id;
+	char    *kind;
+	struct proto_thr_frame func;      /* the task function (GLib), addr 0 */
+	int64_t  size;                    /* max threads, -1 unlimited */
+	uint64_t workers;                 /* live threads that ran its tasks */
+	uint64_t pushed, done;            /* tasks queued, tasks finished */
+	uint64_t wait_ns, wait_max_ns;    /* queue wait: sum, longest */
+	uint64_t run_ns, run_max_ns;      /* run time: sum, longest */
+	bool     freed;                   /* g_thread_pool_free was called */
+};
+
+struct proto_threads {
+	uint64_t time_ns;                 /* agent monotonic clock of the figures */
+	uint64_t created, exited, live;   /* target threads; live includes main */
+	uint64_t other_live;              /* live tasks of unknown origin */
+	uint64_t agent_created, agent_live, agent_cpu_ns;  /* the agent's own */
+	uint64_t dropped;                 /* threads past the agent's record cap */
+	double   created_per_s;           /* daemon: over the last second */
+	size_t   nhistory;                /* daemon: live per second, oldest first */
+	uint32_t *history;
+	size_t   nthreads;
+	struct proto_thr_thread *threads;
+	size_t   nsites;
+	struct proto_thr_site *sites;
+	size_t   npools;
+	struct proto_thr_pool *pools;
+};
+
+/* Pack key "threading" and its map. */
+void proto_pack_threads(msgpack_packer *pk, const struct proto_threads *t);
+/* Decode the optional "threading" map of root into t (zeroed first). */
+int  proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
+    char *err, size_t errlen);
+void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src);
+void proto_threads_free(struct proto_threads *t);
+
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
 /* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
@@ -258,6 +343,7 @@ struct proto_frame {
 	size_t   nsites;                  /* hook back-ends of the target */
 	struct proto_sites *sites;
 	struct proto_fps fps;             /* frame rate of the target */
+	struct proto_threads thr;         /* threads and pools ("threading") */
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -318,6 +404,7 @@ enum proto_agent_type {
 	PROTO_AG_THRESHOLD,   /* set a named threshold */
 	PROTO_AG_FPS,         /* agent -> daemon: frame-rate streams */
 	PROTO_AG_DETACH,      /* remove every hook and unload (attached agents) */
+	PROTO_AG_THREADS,     /* agent -> daemon: threads and pools */
 };
 
 struct proto_ag_hello {
@@ -364,6 +451,7 @@ struct proto_agent_rec {
 	char   *name;                     /* THRESHOLD */
 	int64_t value;                    /* THRESHOLD */
 	struct proto_fps fps;             /* FPS (time_ns set too) */
+	struct proto_threads thr;         /* THREADS */
 };
 
 /* Each encoder appends one whole record, length prefix included. */

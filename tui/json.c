@@ -308,6 +308,112 @@ static void json_fps(struct json *j, const struct proto_fps *f)
 	json_close(j, '}');
 }
 
+/* A named code address (doc/protocol.md, threading). */
+static void json_thr_frame(struct json *j, const char *key, const struct proto_thr_frame *f)
+{
+	if (key != NULL)
+		json_key(j, key);
+	json_open(j, '{');
+	json_kv_u64(j, "addr", f->addr);
+	json_kv_str(j, "name", f->name);
+	json_kv_str(j, "module", f->module);
+	json_kv_u64(j, "off", f->off);
+	json_close(j, '}');
+}
+
+/* One thread of the "threading" object. */
+static void json_thr_thread(struct json *j, const struct proto_thr_thread *t)
+{
+	json_open(j, '{');
+	json_kv_u64(j, "id", t->id);
+	json_kv_i64(j, "tid", t->tid);
+	json_kv_i64(j, "creator", t->creator);
+	json_kv_u64(j, "site", t->site);
+	json_kv_u64(j, "pool", t->pool);
+	json_kv_str(j, "name", t->name);
+	json_kv_str(j, "state", t->state);
+	json_kv_u64(j, "start_ns", t->start_ns);
+	json_kv_u64(j, "end_ns", t->end_ns);
+	json_kv_u64(j, "cpu_ns", t->cpu_ns);
+	json_kv_f64(j, "cpu_pct", t->cpu_pct);
+	json_close(j, '}');
+}
+
+/* One creation site. */
+static void json_thr_site(struct json *j, const struct proto_thr_site *s)
+{
+	json_open(j, '{');
+	json_kv_u64(j, "id", s->id);
+	json_thr_frame(j, "start", &s->start);
+	json_kv_u64(j, "created", s->created);
+	json_kv_u64(j, "live", s->live);
+	json_key(j, "stack");
+	json_open(j, '[');
+	for (size_t i = 0; i < s->nstack; i++)
+		json_thr_frame(j, NULL, &s->stack[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* One pool. */
+static void json_thr_pool(struct json *j, const struct proto_thr_pool *p)
+{
+	json_open(j, '{');
+	json_kv_u64(j, "id", p->id);
+	json_kv_str(j, "kind", p->kind);
+	json_thr_frame(j, "func", &p->func);
+	json_kv_i64(j, "size", p->size);
+	json_kv_u64(j, "workers", p->workers);
+	json_kv_u64(j, "pushed", p->pushed);
+	json_kv_u64(j, "done", p->done);
+	json_kv_u64(j, "wait_ns", p->wait_ns);
+	json_kv_u64(j, "wait_max_ns", p->wait_max_ns);
+	json_kv_u64(j, "run_ns", p->run_ns);
+	json_kv_u64(j, "run_max_ns", p->run_max_ns);
+	json_key(j, "freed");
+	json_pre(j);
+	json_raw(j, p->freed ? "true" : "false", p->freed ? 4 : 5);
+	json_close(j, '}');
+}
+
+/* The "threading" object: counts, history, threads, sites, pools. */
+static void json_threads(struct json *j, const struct proto_threads *t)
+{
+	json_key(j, "threading");
+	json_open(j, '{');
+	json_kv_u64(j, "time_ns", t->time_ns);
+	json_kv_u64(j, "created", t->created);
+	json_kv_u64(j, "exited", t->exited);
+	json_kv_u64(j, "live", t->live);
+	json_kv_u64(j, "other_live", t->other_live);
+	json_kv_u64(j, "agent_created", t->agent_created);
+	json_kv_u64(j, "agent_live", t->agent_live);
+	json_kv_u64(j, "agent_cpu_ns", t->agent_cpu_ns);
+	json_kv_u64(j, "dropped", t->dropped);
+	json_kv_f64(j, "created_per_s", t->created_per_s);
+	json_key(j, "history");
+	json_open(j, '[');
+	for (size_t i = 0; i < t->nhistory; i++)
+		json_u64(j, t->history[i]);
+	json_close(j, ']');
+	json_key(j, "threads");
+	json_open(j, '[');
+	for (size_t i = 0; i < t->nthreads; i++)
+		json_thr_thread(j, &t->threads[i]);
+	json_close(j, ']');
+	json_key(j, "sites");
+	json_open(j, '[');
+	for (size_t i = 0; i < t->nsites; i++)
+		json_thr_site(j, &t->sites[i]);
+	json_close(j, ']');
+	json_key(j, "pools");
+	json_open(j, '[');
+	for (size_t i = 0; i < t->npools; i++)
+		json_thr_pool(j, &t->pools[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 /* See tui.h. */
 char *tui_json_frame(const struct proto_frame *f, size_t *len)
 {
@@ -340,6 +446,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	json_close(&j, ']');
 	json_sites(&j, f->sites, f->nsites);
 	json_fps(&j, &f->fps);
+	json_threads(&j, &f->thr);
 	json_close(&j, '}');
 	if (len != NULL)
 		*len = j.len;

@@ -23,14 +23,30 @@ struct key_binding {
 static void key_quit(struct tui_app *a, int key)      { (void)key; a->quit = true; }
 static void key_command(struct tui_app *a, int key)   { (void)key; tui_cmdline_open(a, TUI_MODE_COMMAND, NULL); }
 static void key_filter(struct tui_app *a, int key)    { (void)key; tui_cmdline_open(a, TUI_MODE_FILTER, a->want_filter); }
-static void key_up(struct tui_app *a, int key)        { (void)key; tui_panel_funcs_move(a, -1); }
-static void key_down(struct tui_app *a, int key)      { (void)key; tui_panel_funcs_move(a, 1); }
-static void key_pgup(struct tui_app *a, int key)      { (void)key; tui_panel_funcs_move(a, -tui_screen_panel_rows()); }
-static void key_pgdn(struct tui_app *a, int key)      { (void)key; tui_panel_funcs_move(a, tui_screen_panel_rows()); }
+/* Move the selection of the panel shown. */
+static void key_move(struct tui_app *a, int delta)
+{
+	if (a->show_threads)
+		tui_panel_threads_move(a, delta);
+	else
+		tui_panel_funcs_move(a, delta);
+}
+
+static void key_up(struct tui_app *a, int key)        { (void)key; key_move(a, -1); }
+static void key_down(struct tui_app *a, int key)      { (void)key; key_move(a, 1); }
+static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_screen_panel_rows()); }
+static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_screen_panel_rows()); }
 static void key_home(struct tui_app *a, int key)      { (void)key; tui_panel_funcs_home(a, false); }
 static void key_end(struct tui_app *a, int key)       { (void)key; tui_panel_funcs_home(a, true); }
 static void key_redraw(struct tui_app *a, int key)    { (void)a; (void)key; clearok(curscr, TRUE); }
 static void key_clear(struct tui_app *a, int key)     { (void)key; a->msg[0] = '\0'; }
+
+/* H: the threads panel in place of the functions, and back. */
+static void key_threads(struct tui_app *a, int key)
+{
+	(void)key;
+	a->show_threads = !a->show_threads;
+}
 
 /* m: the module column comes and goes. */
 static void key_module(struct tui_app *a, int key)
@@ -129,6 +145,10 @@ static void key_details(struct tui_app *a, int key)
 	char run[16], running[48] = "";
 
 	(void)key;
+	if (a->show_threads) {
+		tui_panel_threads_details(a);
+		return;
+	}
 	if (f == NULL)
 		return;
 	tui_fmt_count(f->calls, calls, sizeof calls);
@@ -164,7 +184,8 @@ static const struct key_binding key_table[] = {
 	{ { KEY_NPAGE, KEY_CTRL('f'), ' ' }, "PgDn, ^F, Space", "page down", key_pgdn },
 	{ { KEY_HOME, 'g' },             "Home, g",     "first row (the selection stays on top)", key_home },
 	{ { KEY_END, 'G' },              "End, G",      "last row", key_end },
-	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function", key_details },
+	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function (threads: its creation stack)", key_details },
+	{ { 'H' },                       "H",           "threads panel (tree of pools and creators) or functions", key_threads },
 	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
 	{ { '-' },                       NULL,          NULL, key_level },
 	{ { 't' },                       "t, T",        "show the next or previous target", key_target },

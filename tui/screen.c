@@ -427,7 +427,12 @@ void tui_screen_draw(struct tui_app *a)
 		scr_fps_rows = tui_panel_fps_height(a, rows - 3);
 		if (scr_fps_rows > 0)
 			tui_panel_fps_draw(a, scr_main, 2, 0, scr_fps_rows, cols);
-		tui_panel_funcs_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows, cols);
+		if (a->show_threads)
+			tui_panel_threads_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows,
+			    cols);
+		else
+			tui_panel_funcs_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows,
+			    cols);
 		screen_message(a, rows - 1, cols);
 		if (a->overlay.active)
 			screen_overlay(a, 2, rows - 3, cols);

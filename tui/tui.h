@@ -262,6 +262,7 @@ struct tui_app {
 	int               sel;            /* selected row */
 	char             *sel_name;       /* selection follows this name */
 	bool              show_module;
+	bool              show_threads;   /* the threads panel replaces the functions */
 	struct tui_overlay overlay;
 	char              msg[TUI_MSG_LEN];
 	bool              msg_error;
@@ -316,6 +317,11 @@ size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n
 /* A sparkline of v[0..n) scaled to its maximum: one cell per value,
  * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
 void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
+
+/* panel-threads.c: the threads panel (key H) */
+void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_threads_move(struct tui_app *a, int delta);
+void tui_panel_threads_details(struct tui_app *a);
 
 /* panel-funcs.c */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);

@@ -6,7 +6,7 @@
  * function below is timed except those marked HOOKSCOPE_NO_INSTRUMENT; idle
  * time is spent in those (and in libc), so the counts stay exact.
  *
- * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS] [--render HZ]
+ * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS] [--render HZ] [--threads]
  *   --cycles K     run K cycles (default: forever), then print "demo: done"
  *   --period-ms P  one cycle every P ms (default 100)
  *   --exit         exit after the cycles (default: idle forever)
@@ -16,6 +16,8 @@
  *   --render HZ    also "render" on a thread of its own: a frame every
  *                  1000/HZ ms through hookscope_frame_named("demo"), every
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
+ *   --threads      also the threads scenario (demo_threads.c): short-lived
+ *                  threads per task and a hand-written pool of two workers
  *
  * Exact calls of the instrumented functions (a call counts when it returns):
  *   per cycle:      slow_work 1      busy ~1 ms: the hottest by total and self
@@ -58,6 +60,8 @@
 
 volatile uint64_t demo_sink;      /* keeps results alive */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
+static int demo_threads_on;       /* --threads */
+int demo_threads_start(void);     /* demo_threads.c */
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -186,13 +190,15 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else if (strcmp(argv[i], "--stall-ms") == 0) {
 			*stall_ms = demo_number("--stall-ms", argv[i + 1]);
 			i++;
+		} else if (strcmp(argv[i], "--threads") == 0) {
+			demo_threads_on = 1;
 		} else if (strcmp(argv[i], "--render") == 0) {
 			*render_hz = demo_number("--render", argv[i + 1]);
 			i++;
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -209,7 +215,8 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
 	    pthread_create(&worker, NULL, worker_main, NULL) != 0 ||
-	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0)) {
+	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0) ||
+	    (demo_threads_on && demo_threads_start() != 0)) {
 		fprintf(stderr, "demo: cannot start the worker or render thread\n");
 		return 1;
 	}
@@ -220,6 +227,8 @@ int main(int argc, char **argv)
 		printf(", %ld cycles", cycles);
 	if (render_hz > 0)
 		printf(", rendering at %ld Hz", render_hz);
+	if (demo_threads_on)
+		printf(", threads scenario");
 	printf("\n");
 	fflush(stdout);
 	next = app_now_ns();

@@ -1,0 +1,299 @@
+/*
+ * threads.c - the threads collector, reporter side: walks the thread
+ * records the wrappers write (threads_hooks.c), samples each live thread's
+ * CPU time and name from /proc/self/task/TID/stat, groups threads into
+ * creation sites (same start routine, same calling address: a site that
+ * made two or more threads is an inferred pool), tells the level selection
+ * about new start routines, and sends a "threads" record
+ * (threads_encode.c).
+ *
+ * Records below thr_low are settled (failed, or ended and joined or
+ * detached): they are not walked again, so a program that made a million
+ * short threads costs the walk of its unsettled ones only.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "collector.h"
+#include "select.h"
+#include "symbols.h"
+#include "threads_int.h"
+#include "threads_rep.h"
+
+#define THR_MAX_RECS  ((uint32_t)THR_CHUNK * THR_MAX_CHUNKS)
+#define THR_MAX_TASKS 4096             /* /proc/self/task entries read per cycle */
+
+extern uint32_t thr_low;               /* threads_hooks.c */
+
+struct thr_state thr_st;
+
+/* One entry of /proc/self/task. */
+struct thr_task {
+	int32_t  tid;
+	bool     matched;
+	uint64_t cpu_ns;
+	char     comm[16];
+};
+static struct thr_task thr_tasks[THR_MAX_TASKS];
+static size_t thr_ntasks;
+
+/* Collector init: the wrappers' state. */
+static int thr_init(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	thr_st.ns_per_tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
+	return threads_hooks_init();
+}
+
+/* Parse one /proc/self/task/TID/stat: comm and utime + stime. */
+static int thr_read_stat(int32_t tid, struct thr_task *t)
+{
+	char path[64], buf[1024], *lp, *rp, *p;
+	unsigned long long ut = 0, st = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	lp = strchr(buf, '(');
+	rp = strrchr(buf, ')');
+	if (lp == NULL || rp == NULL || rp < lp)
+		return -1;
+	snprintf(t->comm, sizeof t->comm, "%.*s", (int)(rp - lp - 1), lp + 1);
+	/* after ") ": state(3) ... utime(14) stime(15) */
+	p = rp + 2;
+	for (int field = 3; field < 14 && p != NULL; field++) {
+		p = strchr(p, ' ');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	if (p == NULL || sscanf(p, "%llu %llu", &ut, &st) != 2)
+		return -1;
+	t->tid = tid;
+	t->cpu_ns = (ut + st) * thr_st.ns_per_tick;
+	t->matched = false;
+	return 0;
+}
+
+/* Read every task of this process. */
+static void thr_read_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	thr_ntasks = 0;
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL && thr_ntasks < THR_MAX_TASKS) {
+		int tid = atoi(e->d_name);
+
+		if (tid > 0 && thr_read_stat(tid, &thr_tasks[thr_ntasks]) == 0)
+			thr_ntasks++;
+	}
+	closedir(d);
+}
+
+/* The task entry of tid, marked as belonging to a known thread. */
+static struct thr_task *thr_task_of(int32_t tid)
+{
+	for (size_t i = 0; i < thr_ntasks; i++)
+		if (thr_tasks[i].tid == tid) {
+			thr_tasks[i].matched = true;
+			return &thr_tasks[i];
+		}
+	return NULL;
+}
+
+/* The function a return address lies in (its first byte), or the address
+ * itself when no symbol covers it: a loop the compiler unrolled has several
+ * call instructions but is one creation site. */
+static uintptr_t thr_caller_fn(uintptr_t ret)
+{
+	struct sym_info si;
+
+	if (ret == 0 || sym_resolve(ret - 1, &si) != 0)
+		return ret;
+	return ret - 1 - (uintptr_t)(si.offset - si.start);
+}
+
+/* The site of a record's start routine and calling function, made on
+ * first sight. */
+static struct thr_site *thr_site_of(const struct thr_rec *r)
+{
+	uintptr_t caller = thr_caller_fn(r->caller);
+	struct thr_site *s;
+
+	for (size_t i = 0; i < thr_st.nsites; i++)
+		if (thr_st.sites[i].start == (uintptr_t)r->start && thr_st.sites[i].caller == caller)
+			return &thr_st.sites[i];
+	if (thr_st.nsites == thr_st.capsites) {
+		thr_st.capsites = thr_st.capsites ? 2 * thr_st.capsites : 16;
+		thr_st.sites = xrealloc(thr_st.sites, thr_st.capsites * sizeof *thr_st.sites);
+	}
+	s = &thr_st.sites[thr_st.nsites++];
+	memset(s, 0, sizeof *s);
+	s->id = (uint32_t)thr_st.nsites;
+	s->start = (uintptr_t)r->start;
+	s->caller = caller;
+	s->nstack = r->nstack;
+	memcpy(s->stack, r->stack, r->nstack * sizeof *s->stack);
+	return s;
+}
+
+/* Make room for the reporter's view of n records. */
+static void thr_seen_grow(uint32_t n)
+{
+	size_t cap = thr_st.capseen;
+
+	if (n <= cap)
+		return;
+	while (cap < n)
+		cap = cap ? 2 * cap : 256;
+	thr_st.seen = xrealloc(thr_st.seen, cap * sizeof *thr_st.seen);
+	memset(thr_st.seen + thr_st.capseen, 0, (cap - thr_st.capseen) * sizeof *thr_st.seen);
+	thr_st.capseen = cap;
+}
+
+/* A live thread's CPU time and CPU share since the last sample. */
+static void thr_sample(struct thr_seen *v, const struct thr_task *t, uint64_t now)
+{
+	if (t == NULL)
+		return;
+	if (v->prev_ns != 0 && now > v->prev_ns && t->cpu_ns >= v->cpu_ns)
+		v->pct = 100.0 * (double)(t->cpu_ns - v->cpu_ns) / (double)(now - v->prev_ns);
+	v->cpu_ns = t->cpu_ns;
+	v->prev_ns = now;
+	memcpy(v->comm, t->comm, sizeof v->comm);
+}
+
+/* Walk one unsettled record: site, liveness, CPU. */
+static void thr_visit(uint32_t i, struct thr_rec *r, uint64_t now)
+{
+	uint32_t f = __atomic_load_n(&r->flags, __ATOMIC_ACQUIRE);
+	struct thr_seen *v = &thr_st.seen[i];
+	bool confirmed = i == 0 || (f & THR_F_STARTED) ||
+	    __atomic_load_n(&r->handle, __ATOMIC_RELAXED) != 0;
+	bool alive = confirmed && !(f & THR_F_ENDED);
+
+	if (f & THR_F_FAILED)
+		return;
+	if (!(f & THR_F_AGENT) && i != 0 && confirmed && v->site == 0) {
+		struct thr_site *s = thr_site_of(r);
+
+		s->created++;
+		v->site = s->id;
+	}
+	if (alive) {
+		thr_sample(v, (f & THR_F_STARTED) ?
+		    thr_task_of(__atomic_load_n(&r->tid, __ATOMIC_RELAXED)) : NULL, now);
+		if (f & THR_F_AGENT)
+			thr_st.agent_cpu_live += v->cpu_ns;
+		else if (v->site != 0)
+			thr_st.sites[v->site - 1].live++;
+	} else if (f & THR_F_ENDED) {
+		v->cpu_ns = __atomic_load_n(&r->cpu_ns, __ATOMIC_RELAXED);
+		v->pct = 0;
+	}
+}
+
+/* Is record r settled: never to change again? */
+static bool thr_settled(const struct thr_rec *r)
+{
+	uint32_t f = __atomic_load_n(&r->flags, __ATOMIC_ACQUIRE);
+
+	return (f & THR_F_FAILED) ||
+	    ((f & THR_F_ENDED) && (f & (THR_F_JOINED | THR_F_DETACHED)));
+}
+
+/* Name new sites' start routines; a new one re-applies levels 1-3. */
+static void thr_note_starts(void)
+{
+	bool changed = false;
+	int level;
+
+	for (size_t i = 0; i < thr_st.nsites; i++) {
+		struct thr_site *s = &thr_st.sites[i];
+		struct sym_info si;
+
+		if (s->noted)
+			continue;
+		s->noted = true;
+		if (sym_resolve(s->start, &si) == 0 && select_start_add(si.name))
+			changed = true;
+	}
+	level = agent_level();
+	if (changed && level >= 1 && level <= 3) {
+		agent_log("threads: new thread start routines: level %d applied again", level);
+		agent_set_level(level);
+	}
+}
+
+/* Harvest: sample /proc, walk the unsettled records, advance thr_low. */
+static void thr_harvest(void)
+{
+	uint32_t n = __atomic_load_n(&thr_next, __ATOMIC_RELAXED);
+	uint64_t now = proto_now_ns();
+
+	if (n > THR_MAX_RECS)
+		n = THR_MAX_RECS;
+	thr_seen_grow(n);
+	thr_read_tasks();
+	for (size_t i = 0; i < thr_st.nsites; i++)
+		thr_st.sites[i].live = 0;
+	thr_st.agent_cpu_live = 0;
+	for (uint32_t i = thr_st.low; i < n; i++) {
+		struct thr_rec *r = threads_rec(i);
+
+		if (r != NULL)
+			thr_visit(i, r, now);
+	}
+	while (thr_st.low < n) {
+		struct thr_rec *r = threads_rec(thr_st.low);
+
+		if (r == NULL || thr_st.low == 0 || !thr_settled(r))
+			break;
+		if (__atomic_load_n(&r->flags, __ATOMIC_RELAXED) & THR_F_AGENT)
+			thr_st.agent_cpu_done += thr_st.seen[thr_st.low].cpu_ns;
+		thr_st.low++;
+	}
+	__atomic_store_n(&thr_low, thr_st.low, __ATOMIC_RELAXED);
+	thr_st.other_live = 0;
+	for (size_t i = 0; i < thr_ntasks; i++)
+		thr_st.other_live += !thr_tasks[i].matched;
+	thr_st.nrecs = n;
+	thr_st.now_ns = now;
+	thr_note_starts();
+}
+
+/* Fork child: the parent's threads are forgotten. */
+static void thr_atfork_child(void)
+{
+	uint64_t tick = thr_st.ns_per_tick;
+
+	threads_encode_forget();
+	free(thr_st.seen);
+	memset(&thr_st, 0, sizeof thr_st);
+	thr_st.ns_per_tick = tick;
+	threads_hooks_atfork_child();
+	threads_pools_atfork_child();
+}
+
+const struct collector_ops threads_collector = {
+	.name         = "threads",
+	.init         = thr_init,
+	.harvest      = thr_harvest,
+	.encode       = threads_encode,
+	.atfork_child = thr_atfork_child,
+};

@@ -1,0 +1,87 @@
+# threads-count.sh - the threads collector counts what the kernel sees.
+#   1. build/apps/threads (per-task threads, a hand-written pool, detached,
+#      C11, a leaked thread, idle ones): hookscope's created count equals the
+#      clone(CLONE_THREAD) calls strace -f sees in an identical run and the
+#      program's own count; at the "ready" moment the live count (+ the
+#      agent's own threads + those of unknown origin) equals /proc/PID/task;
+#      start routines and creation sites are named; states are right.
+#   2. Debian's xz -T2 compressing a generated file: created equals strace's
+#      clone(CLONE_THREAD) count; while xz waits on its input (a FIFO held
+#      open) the live count matches /proc/PID/task.
+. tests/e2e/lib.sh
+command -v strace >/dev/null || fail "strace is not installed (a test dependency: make deps)"
+command -v xz >/dev/null || fail "xz is not installed (xz-utils, a test dependency: make deps)"
+
+# clone(CLONE_THREAD) calls of CMD... under strace -f (clone and clone3).
+strace_threads() {
+	strace -f -qq -e trace=clone,clone3 -o "$HS_TMP/strace.out" "$@" >/dev/null 2>&1 ||
+		fail "strace $* failed"
+	grep -c 'CLONE_THREAD' "$HS_TMP/strace.out"
+}
+
+# Threads the kernel lists for pid $1.
+tasks_of() { ls "/proc/$1/task" | wc -l; }
+
+# The threading figure $2 of target $1.
+thr() { once_json --target "$1" | jq -r ".threading.$2"; }
+
+# 1. the test program.
+args="--tasks 5 --pool 3 --pool-tasks 60 --detached 2 --c11 2 --leak --idle 2"
+start_daemon run -- "$O/apps/threads" $args --wait-file "$HS_TMP/go"
+wait_for 20 grep -q "threads: ready" "$HS_TMP/daemon.log"
+pid=$(once_json | jq -e '[.targets[] | select(.name == "threads")][0].pid') || fail "no threads target"
+wait_for 10 jq_once ".threading.created == 15 and .threading.exited == 13" --target "$pid"
+live=$(thr "$pid" "live + .threading.agent_live + .threading.other_live")
+kernel=$(tasks_of "$pid")
+echo "threads app at ready: hookscope live $(thr "$pid" live) + agent $(thr "$pid" agent_live) + unknown $(thr "$pid" other_live) = $live, /proc/$pid/task $kernel"
+[ "$live" = "$kernel" ] || fail "hookscope counts $live live threads, the kernel $kernel"
+[ "$(thr "$pid" other_live)" = 0 ] || fail "threads of unknown origin in a program started under the agent"
+once_json --target "$pid" >"$HS_TMP/f.json"
+for fn in task_main pool_worker detached_main c11_main leaked_main idle_main; do
+	jq -e --arg f "$fn" '.threading.sites[] | select(.start.name == $f)' "$HS_TMP/f.json" >/dev/null ||
+		fail "no creation site with start routine $fn"
+done
+jq -e '.threading.sites[] | select(.start.name == "pool_worker") | .created == 3 and
+	.stack[0].name == "make" and .stack[1].name == "run_pool" and .stack[2].name == "main"' \
+	"$HS_TMP/f.json" >/dev/null || fail "the pool's creation site is not make <- run_pool <- main"
+jq -e '[.threading.threads[] | select(.name | startswith("pool-"))] | length == 3' \
+	"$HS_TMP/f.json" >/dev/null || fail "pthread_setname_np names missing"
+jq -e '[.threading.threads[] | select(.name | startswith("idle-")) | .state] == ["running","running"]' \
+	"$HS_TMP/f.json" >/dev/null || fail "prctl(PR_SET_NAME) names or idle states wrong"
+jq -e '[.threading.threads[] | select(.state == "exited")] | length == 2' "$HS_TMP/f.json" \
+	>/dev/null || fail "the 2 detached threads are not exited"
+wait_for 10 jq_once '[.threading.threads[] | select(.state == "leaked")] | length == 1' --target "$pid"
+touch "$HS_TMP/go"
+wait_for 20 grep -q "threads: created 15" "$HS_TMP/daemon.log"
+wait_for 20 jq_once ".targets[] | select(.pid == $pid) | .state == \"exited\""
+created=$(thr "$pid" created)
+traced=$(strace_threads "$O/apps/threads" $args --wait-file /dev/null)
+echo "threads app: hookscope created $created, strace clone(CLONE_THREAD) $traced"
+[ "$created" = "$traced" ] || fail "hookscope says $created threads were created, strace saw $traced"
+stop_daemon
+
+# 2. xz -T2 on a generated file (compressible, several blocks).
+head -c 3000000 /dev/urandom | od -An -tx1 >"$HS_TMP/data.txt"
+mkfifo "$HS_TMP/in"
+start_daemon
+HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$O/libhookscope.so xz -T2 --block-size=1MiB -c \
+	<"$HS_TMP/in" >"$HS_TMP/out.xz" &
+xzpid=$!
+HS_PIDS="$HS_PIDS $xzpid"
+exec 3>"$HS_TMP/in"
+head -c 4000000 "$HS_TMP/data.txt" >&3          # some blocks; xz then waits for more
+wait_for 20 jq_once ".threading.created >= 2" --target "$xzpid"
+sleep 0.5
+wait_for 10 sh -c "[ \$('$O/hookscope' --once --json --target $xzpid ws://127.0.0.1:$HS_PORT |
+	jq '.threading.live + .threading.agent_live + .threading.other_live') = \$(ls /proc/$xzpid/task | wc -l) ]"
+echo "xz while waiting for input: hookscope live $(thr "$xzpid" live) + agent $(thr "$xzpid" agent_live) + unknown $(thr "$xzpid" other_live), /proc/$xzpid/task $(tasks_of "$xzpid")"
+tail -c +4000001 "$HS_TMP/data.txt" >&3
+exec 3>&-
+wait "$xzpid" || fail "xz failed"
+wait_for 10 jq_once ".targets[] | select(.pid == $xzpid) | .state == \"exited\""
+created=$(thr "$xzpid" created)
+traced=$(strace_threads sh -c "xz -T2 --block-size=1MiB -c <'$HS_TMP/data.txt' >/dev/null")
+echo "xz -T2: hookscope created $created, strace clone(CLONE_THREAD) $traced"
+[ "$created" = "$traced" ] || fail "xz: hookscope says $created threads were created, strace saw $traced"
+stop_daemon
+echo "ok"

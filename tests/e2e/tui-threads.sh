@@ -1,0 +1,40 @@
+# tui-threads.sh - the threads panel of the interactive hookscope in tmux,
+# with the demo's threads scenario (--threads: a dispatcher thread making
+# short-lived task threads and a hand-written pool of two workers): H shows
+# the tree (main -> demo-dispatch -> the inferred pool of dt_pool_worker and
+# the task threads) with start routines by name, states, CPU% and ages;
+# Enter on a worker shows its creation stack by name; H goes back.
+. tests/e2e/lib.sh
+command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
+
+TM_SOCK="hookscope-tui-threads-$$"
+trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
+
+start_daemon run -- "$O/apps/demo" --threads
+wait_for 20 jq_once '.threading.created >= 6'
+once_json | jq -e '.threading.sites[] | select(.start.name == "dt_pool_worker") |
+	.created == 2 and .stack[0].name == "dt_dispatcher"' >/dev/null ||
+	fail "the JSON snapshot does not name the pool's start routine and creation site"
+
+tm new-session -d -s hs -x 140 -y 40 \
+	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$O/hookscope' \
+	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
+wait_screen 20 hs grep -q '^NAME'
+tm send-keys -t hs H
+wait_screen 20 hs grep -Eq 'threads: [0-9]+ live, [0-9]+ created'
+wait_screen 10 hs grep -Eq 'demo-dispatch +[0-9]+ running .*dt_dispatcher'
+wait_screen 10 hs grep -Eq '\[inferred pool\] dt_pool_worker: 2 threads here'
+wait_screen 10 hs grep -Eq 'demo-pool +[0-9]+ running +[0-9.]+% +[0-9.]+[mu]?s +dt_pool_worker'
+wait_screen 10 hs grep -Eq 'joined .*dt_task_thread'
+screen hs | grep -q '^ *demo .*running.* main$' || { screen hs >&2; fail "no main thread row"; }
+# select the first demo-pool worker and open its details
+row=$(screen hs | grep -n 'demo-pool' | head -n 1 | cut -d: -f1)
+first=$(screen hs | grep -n '^ *THREAD' | cut -d: -f1)
+for _ in $(seq 1 $(( row - first - 1 ))); do tm send-keys -t hs Down; done
+tm send-keys -t hs Enter
+wait_screen 10 hs grep -q 'start routine: dt_pool_worker'
+wait_screen 10 hs grep -Eq 'dt_dispatcher\+0x[0-9a-f]+ \[demo\]'
+tm send-keys -t hs q
+tm send-keys -t hs H
+wait_screen 10 hs grep -q '^NAME'
+echo "ok"
