@@ -75,7 +75,7 @@ static int hook_detach_code(struct hook_engine *g, char *err, size_t errlen)
 				return -1;
 			}
 			opened = true;
-			memcpy((void *)s->fn, s->orig, HOOK_PATCH_LEN);
+			hook_code_copy((void *)s->fn, s->orig, HOOK_PATCH_LEN);
 			s->patched = false;
 		}
 		if (opened && hook_mod_protect(m, false) < 0)

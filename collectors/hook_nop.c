@@ -221,7 +221,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		s->mod = (int)(m - g->mods->m);
 		s->nop = true;
 		s->patched = true;      /* the code is written by hook_nop_sync */
-		memcpy(s->orig, (const void *)fn, HOOK_PATCH_LEN);
+		hook_code_copy(s->orig, (const void *)fn, HOOK_PATCH_LEN);
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
 	hook_engine_seal(g, &r, first, m->path);
@@ -360,7 +360,7 @@ void hook_nop_sync(struct hook_engine *g)
 	hook_nop_trap_install(g);
 	for (size_t i = 0; i < g->nsites; i++)
 		if (hook_nop_stale(g->sites[i]))
-			__atomic_store_n((uint8_t *)g->sites[i]->fn, 0xcc, __ATOMIC_RELEASE);
+			hook_code_store1((void *)g->sites[i]->fn, 0xcc);
 	hook_nop_barrier();
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
@@ -369,7 +369,7 @@ void hook_nop_sync(struct hook_engine *g)
 		if (!hook_nop_stale(s))
 			continue;
 		hook_nop_code(s, code);
-		memcpy((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
+		hook_code_copy((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
 	}
 	hook_nop_barrier();
 	for (size_t i = 0; i < g->nsites; i++) {
@@ -379,7 +379,7 @@ void hook_nop_sync(struct hook_engine *g)
 		if (!hook_nop_stale(s))
 			continue;
 		hook_nop_code(s, code);
-		__atomic_store_n((uint8_t *)s->fn, code[0], __ATOMIC_RELEASE);
+		hook_code_store1((void *)s->fn, code[0]);
 		s->code_on = s->on;
 	}
 	hook_nop_barrier();

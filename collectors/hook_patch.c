@@ -254,8 +254,8 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 			rel = (int32_t)((intptr_t)s->blk - (intptr_t)(s->fn + HOOK_PATCH_LEN));
 			jmp[0] = 0xe9;
 			memcpy(jmp + 1, &rel, 4);
-			memcpy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);   /* for detach */
-			memcpy((void *)s->fn, jmp, sizeof jmp);
+			hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);   /* for detach */
+			hook_code_copy((void *)s->fn, jmp, sizeof jmp);
 			s->patched = true;
 		}
 		if (opened && hook_mod_protect(m, false) < 0)

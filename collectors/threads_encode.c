@@ -187,9 +187,15 @@ static size_t thr_fill_pools(uint64_t *sig)
 
 		if (p == NULL)
 			continue;
-		if (!thr_pool_named[i] && p->func != 0)
-			thr_frame_name(&thr_pool_func[i], p->func, false);
-		thr_pool_named[i] = true;
+		/* The pool is listed before its creator sets func (atomic). */
+		if (!thr_pool_named[i]) {
+			uintptr_t func = __atomic_load_n(&p->func, __ATOMIC_ACQUIRE);
+
+			if (func != 0)
+				thr_frame_name(&thr_pool_func[i], func, false);
+			thr_pool_named[i] = func != 0 || p->kind == NULL ||
+			    strcmp(p->kind, "gthreadpool") != 0;
+		}
 		*o = (struct proto_thr_pool){
 			.id = p->id, .kind = (char *)p->kind, .func = thr_pool_func[i],
 			.size = __atomic_load_n(&p->size, __ATOMIC_RELAXED),

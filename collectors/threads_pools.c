@@ -168,7 +168,7 @@ static void *thr_gpool_create(GFunc func, gpointer data, GDestroyNotify item_fre
 	if (p == NULL)
 		return full ? full(func, data, item_free, max, exclusive, error) :
 		    plain(func, data, max, exclusive, error);
-	p->func = (uintptr_t)func;
+	__atomic_store_n(&p->func, (uintptr_t)func, __ATOMIC_RELEASE);
 	p->real_func = (void *)func;
 	p->real_data = data;
 	p->real_free = (void *)item_free;

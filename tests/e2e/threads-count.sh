@@ -25,25 +25,39 @@ tasks_of() { ls "/proc/$1/task" | wc -l; }
 # The threading figure $2 of target $1.
 thr() { once_json --target "$1" | jq -r ".threading.$2"; }
 
-# 1. the test program.
-args="--tasks 5 --pool 3 --pool-tasks 60 --detached 2 --c11 2 --leak --idle 2"
+# 1. the test program.  Under ThreadSanitizer (make SAN=tsan): no C11 threads
+# (gcc 12's libtsan does not intercept thrd_create: a thread it did not see
+# start crashes in its first instrumented function, with or without the
+# agent), no report of the thread leaked on purpose, and no start routine
+# names (libtsan, preloaded first, calls our pthread_create with its own
+# start function: counts and states are checked, names are not); libtsan's
+# own background thread is one more clone for strace.
+c11=2 c11_fn=c11_main tsan="" rt_threads=0
+case ${HS_SAN_RT:-} in
+*tsan*)
+	c11=0 c11_fn="" tsan=1 rt_threads=1
+	export TSAN_OPTIONS="${TSAN_OPTIONS:-}:report_thread_leaks=0" ;;
+esac
+args="--tasks 5 --pool 3 --pool-tasks 60 --detached 2 --c11 $c11 --leak --idle 2"
 start_daemon run -- "$O/apps/threads" $args --wait-file "$HS_TMP/go"
 wait_for 20 grep -q "threads: ready" "$HS_TMP/daemon.log"
 pid=$(once_json | jq -e '[.targets[] | select(.name == "threads")][0].pid') || fail "no threads target"
-wait_for 10 jq_once ".threading.created == 15 and .threading.exited == 13" --target "$pid"
+wait_for 10 jq_once ".threading.created == $((13 + c11)) and .threading.exited == $((11 + c11))" --target "$pid"
 live=$(thr "$pid" "live + .threading.agent_live + .threading.other_live")
 kernel=$(tasks_of "$pid")
 echo "threads app at ready: hookscope live $(thr "$pid" live) + agent $(thr "$pid" agent_live) + unknown $(thr "$pid" other_live) = $live, /proc/$pid/task $kernel"
 [ "$live" = "$kernel" ] || fail "hookscope counts $live live threads, the kernel $kernel"
 [ "$(thr "$pid" other_live)" = 0 ] || fail "threads of unknown origin in a program started under the agent"
 once_json --target "$pid" >"$HS_TMP/f.json"
-for fn in task_main pool_worker detached_main c11_main leaked_main idle_main; do
-	jq -e --arg f "$fn" '.threading.sites[] | select(.start.name == $f)' "$HS_TMP/f.json" >/dev/null ||
-		fail "no creation site with start routine $fn"
-done
-jq -e '.threading.sites[] | select(.start.name == "pool_worker") | .created == 3 and
-	.stack[0].name == "make" and .stack[1].name == "run_pool" and .stack[2].name == "main"' \
-	"$HS_TMP/f.json" >/dev/null || fail "the pool's creation site is not make <- run_pool <- main"
+if [ -z "$tsan" ]; then
+	for fn in task_main pool_worker detached_main $c11_fn leaked_main idle_main; do
+		jq -e --arg f "$fn" '.threading.sites[] | select(.start.name == $f)' "$HS_TMP/f.json" >/dev/null ||
+			fail "no creation site with start routine $fn"
+	done
+	jq -e '.threading.sites[] | select(.start.name == "pool_worker") | .created == 3 and
+		.stack[0].name == "make" and .stack[1].name == "run_pool" and .stack[2].name == "main"' \
+		"$HS_TMP/f.json" >/dev/null || fail "the pool's creation site is not make <- run_pool <- main"
+fi
 jq -e '[.threading.threads[] | select(.name | startswith("pool-"))] | length == 3' \
 	"$HS_TMP/f.json" >/dev/null || fail "pthread_setname_np names missing"
 jq -e '[.threading.threads[] | select(.name | startswith("idle-")) | .state] == ["running","running"]' \
@@ -52,19 +66,20 @@ jq -e '[.threading.threads[] | select(.state == "exited")] | length == 2' "$HS_T
 	>/dev/null || fail "the 2 detached threads are not exited"
 wait_for 10 jq_once '[.threading.threads[] | select(.state == "leaked")] | length == 1' --target "$pid"
 touch "$HS_TMP/go"
-wait_for 20 grep -q "threads: created 15" "$HS_TMP/daemon.log"
+wait_for 20 grep -q "threads: created $((13 + c11))" "$HS_TMP/daemon.log"
 wait_for 20 jq_once ".targets[] | select(.pid == $pid) | .state == \"exited\""
 created=$(thr "$pid" created)
 traced=$(strace_threads "$O/apps/threads" $args --wait-file /dev/null)
 echo "threads app: hookscope created $created, strace clone(CLONE_THREAD) $traced"
-[ "$created" = "$traced" ] || fail "hookscope says $created threads were created, strace saw $traced"
+[ "$((created + rt_threads))" = "$traced" ] ||
+	fail "hookscope says $created threads were created (+$rt_threads of the sanitizer), strace saw $traced"
 stop_daemon
 
 # 2. xz -T2 on a generated file (compressible, several blocks).
 head -c 3000000 /dev/urandom | od -An -tx1 >"$HS_TMP/data.txt"
 mkfifo "$HS_TMP/in"
 start_daemon
-HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$O/libhookscope.so xz -T2 --block-size=1MiB -c \
+HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD xz -T2 --block-size=1MiB -c \
 	<"$HS_TMP/in" >"$HS_TMP/out.xz" &
 xzpid=$!
 HS_PIDS="$HS_PIDS $xzpid"

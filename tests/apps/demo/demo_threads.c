@@ -18,7 +18,7 @@
 static pthread_mutex_t dt_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t dt_cond = PTHREAD_COND_INITIALIZER;
 static long dt_queue;
-static volatile uint64_t dt_sink;
+static uint64_t dt_sink;                 /* shared by the threads: atomic adds */
 
 /* A task's work: some arithmetic. */
 __attribute__((noinline)) uint64_t dt_task(long n)
@@ -33,7 +33,7 @@ __attribute__((noinline)) uint64_t dt_task(long n)
 /* A short-lived thread: one task, then it ends. */
 __attribute__((noinline)) void *dt_task_thread(void *arg)
 {
-	dt_sink += dt_task((long)(intptr_t)arg);
+	__atomic_fetch_add(&dt_sink, dt_task((long)(intptr_t)arg), __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -48,7 +48,7 @@ __attribute__((noinline)) void *dt_pool_worker(void *arg)
 			pthread_cond_wait(&dt_cond, &dt_lock);
 		dt_queue--;
 		pthread_mutex_unlock(&dt_lock);
-		dt_sink += dt_task(7);
+		__atomic_fetch_add(&dt_sink, dt_task(7), __ATOMIC_RELAXED);
 	}
 	return NULL;
 }

@@ -33,14 +33,14 @@ static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
 static long q_tasks, q_done;
 static int q_closed, idle_release;
-static volatile unsigned long sink;
+static unsigned long sink;          /* shared by every worker: atomic adds */
 static long created;
 
 /* Some work a task does. */
 __attribute__((noinline)) void task_work(long n)
 {
 	for (long i = 0; i < n; i++)
-		sink += (unsigned long)i * 2654435761u;
+		__atomic_fetch_add(&sink, (unsigned long)i * 2654435761u, __ATOMIC_RELAXED);
 }
 
 /* A thread per task. */
