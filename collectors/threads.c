@@ -290,9 +290,34 @@ static void thr_atfork_child(void)
 	threads_pools_atfork_child();
 }
 
+/* The daemon's reset: counts start again from zero (threads alive now stay
+ * listed, ended ones go), sites count anew, pools' figures restart (a task
+ * in flight may land on either side). */
+static void thr_reset(void)
+{
+	thr_st.base_created = __atomic_load_n(&thr_created, __ATOMIC_RELAXED);
+	thr_st.base_exited = __atomic_load_n(&thr_exited, __ATOMIC_RELAXED);
+	thr_st.reset_rec = thr_st.nrecs;
+	for (size_t i = 0; i < thr_st.nsites; i++)
+		thr_st.sites[i].created = 0;
+	for (uint32_t i = 0; i < THR_MAX_POOLS; i++) {
+		struct thr_pool *p = __atomic_load_n(&thr_pools[i], __ATOMIC_ACQUIRE);
+
+		if (p == NULL)
+			continue;
+		__atomic_store_n(&p->pushed, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->wait_ns, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->wait_max_ns, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->run_ns, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->run_max_ns, 0, __ATOMIC_RELAXED);
+	}
+}
+
 const struct collector_ops threads_collector = {
 	.name         = "threads",
 	.init         = thr_init,
+	.reset        = thr_reset,
 	.harvest      = thr_harvest,
 	.encode       = threads_encode,
 	.atfork_child = thr_atfork_child,

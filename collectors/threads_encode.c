@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "collector.h"
+#include "hookscope.h"
 #include "symbols.h"
 #include "threads_rep.h"
 
@@ -53,11 +55,15 @@ static void thr_frame_drop(struct proto_thr_frame *f)
 	memset(f, 0, sizeof *f);
 }
 
-/* The state word of a thread (doc/protocol.md). */
+/* The state word of a thread (doc/protocol.md).  In the report made as the
+ * process exits, a thread still running that nobody detached is leaked:
+ * it was never going to be joined. */
 static const char *thr_state_name(uint32_t f, uint64_t end_ns, uint64_t now)
 {
+	bool exiting = !hookscope_active() && !agent_detach_unloading();
+
 	if (!(f & THR_F_ENDED))
-		return (f & THR_F_DETACHED) ? "detached" : "running";
+		return (f & THR_F_DETACHED) ? "detached" : exiting ? "leaked" : "running";
 	if (f & THR_F_JOINED)
 		return "joined";
 	if (f & THR_F_DETACHED)
@@ -115,7 +121,7 @@ static size_t thr_fill_threads(uint64_t now, uint64_t *sig)
 	size_t n = 0;
 
 	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t i = thr_st.nrecs, lo = pass ? 0 : thr_st.low;
+		for (uint32_t i = thr_st.nrecs, lo = pass ? thr_st.reset_rec : thr_st.low;
 		    i-- > lo && n < PROTO_MAX_THREADS;) {
 			struct thr_rec *r = threads_rec(i);
 
@@ -227,9 +233,10 @@ void threads_encode(msgpack_sbuffer *sb, bool resend_all)
 	t->created = __atomic_load_n(&thr_created, __ATOMIC_RELAXED);
 	exited = __atomic_load_n(&thr_exited, __ATOMIC_RELAXED);
 	dropped = __atomic_load_n(&thr_dropped, __ATOMIC_RELAXED);
-	t->exited = exited;
+	t->exited = exited - thr_st.base_exited;
 	t->dropped = dropped;
 	t->live = 1 + t->created - dropped > exited ? 1 + t->created - dropped - exited : 1;
+	t->created -= thr_st.base_created;
 	t->other_live = thr_st.other_live;
 	t->agent_created = __atomic_load_n(&thr_agent_created, __ATOMIC_RELAXED);
 	t->agent_live = t->agent_created - __atomic_load_n(&thr_agent_exited, __ATOMIC_RELAXED);

@@ -37,6 +37,10 @@ struct thr_state {
 	uint64_t now_ns;                   /* time of the last harvest */
 	uint64_t other_live;               /* tasks no record accounts for */
 	uint64_t agent_cpu_live, agent_cpu_done;
+	/* The daemon's reset: counts from these baselines, ended threads from
+	 * record reset_rec on (live ones stay). */
+	uint64_t base_created, base_exited;
+	uint32_t reset_rec;
 	struct thr_site *sites;
 	size_t   nsites, capsites;
 	struct thr_seen *seen;

@@ -3,7 +3,9 @@
 # short-lived task threads and a hand-written pool of two workers): H shows
 # the tree (main -> demo-dispatch -> the inferred pool of dt_pool_worker and
 # the task threads) with start routines by name, states, CPU% and ages;
-# Enter on a worker shows its creation stack by name; H goes back.
+# Enter on a worker shows its creation stack by name; H goes back; :reset
+# restarts the counts; a demo exiting with its workers running reports them
+# leaked.
 . tests/e2e/lib.sh
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 
@@ -48,4 +50,21 @@ wait_screen 10 hs grep -Eq 'dt_dispatcher\+0x[0-9a-f]+ \[demo\]'
 tm send-keys -t hs q
 tm send-keys -t hs H
 wait_screen 10 hs grep -q '^NAME'
+
+# :reset starts the counts again (the dispatcher keeps creating threads):
+# created falls below what it was, the pool's workers stay listed.
+before=$(once_json | jq '.threading.created')
+"$O/hookscope" --cmd reset "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "reset was refused"
+wait_for 10 jq_once ".threading.created < $before and
+	([.threading.threads[] | select(.name == \"demo-pool\")] | length == 2)"
+
+# A demo that exits after 20 cycles with its pool workers still running:
+# in its final report they are leaked (never joined, never detached).
+spawn env HOOKSCOPE_SOCKET="$HS_SOCK" LD_PRELOAD="$HS_PRELOAD" "$O/apps/demo" --threads \
+	--cycles 20 --exit >/dev/null 2>&1
+short=$SPAWNED
+wait_for 20 jq_once ".targets[] | select(.pid == $short) | .state == \"exited\""
+jq_once '[.threading.threads[] | select(.name == "demo-pool") | .state] == ["leaked","leaked"]' \
+	--target "$short" >/dev/null || fail "pool workers alive at exit are not leaked: \
+$(once_json --target "$short" | jq -c '[.threading.threads[] | {name, state}]')"
 echo "ok"
