@@ -8,6 +8,8 @@
  *   HOOKSCOPE_LEVEL        initial monitoring level 0-4 (default 2)
  *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 200)
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
+ *   HOOKSCOPE_UI_THREAD    the UI thread: "main" (default), a tid or a name
+ *                          (read by block.c)
  *
  * Agent code running on a target thread holds the timing guard, so an
  * instrumented function it might reach (an interposed malloc) is not timed
@@ -24,6 +26,7 @@
 #define HOOKSCOPE_BUILDING_AGENT
 #include "hookscope.h"
 #include "agent.h"
+#include "block.h"
 #include "collector.h"
 #include "timing.h"
 
@@ -142,6 +145,10 @@ void agent_apply(const struct proto_agent_rec *r)
 		    ret == 0 ? "applied" : ret > 0 ? "unknown name" : "value out of range");
 		break;
 	}
+	case PROTO_AG_UI_THREAD:
+		agent_log("ui thread %s", r->name);
+		block_ui_select(r->name);
+		break;
 	default:
 		agent_log("ignoring a record of type %d from the daemon", (int)r->type);
 		break;

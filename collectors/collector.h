@@ -61,5 +61,6 @@ extern const struct collector_ops timing_collector;
 extern const struct collector_ops hook_collector;   /* hook_site.c, the hook engine */
 extern const struct collector_ops sites_collector;  /* sites_report.c */
 extern const struct collector_ops fps_collector;    /* fps.c */
+extern const struct collector_ops block_collector;  /* block.c */
 
 #endif

@@ -188,6 +188,15 @@ static const char *hook_got_base(const char *path)
 	return b != NULL ? b + 1 : path;
 }
 
+/* Is p a function of the agent itself? */
+static bool hook_got_in_agent(void *p)
+{
+	Dl_info a, b;
+
+	return p != NULL && dladdr(p, &a) != 0 && dladdr((void *)hook_got_in_agent, &b) != 0 &&
+	    a.dli_fbase == b.dli_fbase;
+}
+
 /* Resolve an import not bound yet, in the lookup scope of module m. */
 static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const struct hook_got_imp *imp)
 {
@@ -198,7 +207,9 @@ static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const str
 		return 0;
 	if (imp->ver != NULL)
 		p = dlvsym(h, imp->name, imp->ver);
-	if (p == NULL)
+	/* The agent's own definitions (block_wait.c, fps_hooks.c) carry no
+	 * version: dlvsym skips them, the loader would not.  Keep ours. */
+	if (p == NULL || hook_got_in_agent(dlsym(h, imp->name)))
 		p = dlsym(h, imp->name);
 	dlclose(h);
 	return (uintptr_t)p;

@@ -13,6 +13,7 @@ static const struct collector_ops *const collector_table[] = {
 	&timing_collector,
 	&hook_collector,          /* after timing: its sites feed timing's table */
 	&fps_collector,           /* frame rate: fps*.c */
+	&block_collector,         /* UI-thread blocks: block*.c */
 	&sites_collector,         /* last: counts what the others hooked */
 };
 #define COLLECTOR_COUNT (sizeof collector_table / sizeof collector_table[0])

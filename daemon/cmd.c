@@ -23,6 +23,7 @@ static const struct daemon_cmd_entry *const cmd_table[] = {
 	&daemon_cmd_filter_entry,
 	&daemon_cmd_forget_entry,
 	&daemon_cmd_targets_entry,
+	&daemon_cmd_ui_thread_entry,
 };
 #define CMD_COUNT (sizeof cmd_table / sizeof cmd_table[0])
 

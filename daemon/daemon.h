@@ -67,6 +67,7 @@ struct daemon_opts {
 	char  **run_argv;         /* PROG ARGS..., NULL-terminated (into argv) */
 	char   *run_map;          /* --map entries as HOOKSCOPE_MAP, or NULL */
 	double  refresh_hz;       /* --refresh: frame budget of every agent; 0 = agent's */
+	char   *run_ui_thread;    /* run --ui-thread, or NULL */
 };
 
 enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
@@ -134,6 +135,8 @@ struct daemon_session {
 	size_t   nsites;          /* hook back-ends (the last "sites" record) */
 	struct proto_sites *sites;
 	struct proto_fps fps;     /* frame-rate streams (fps.c) */
+	struct proto_blocks blocks; /* UI-thread blocks, newest first (block.c) */
+	uint64_t block_seen_ms;   /* wall clock of the newest block's last change */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -168,6 +171,14 @@ void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *
 void daemon_session_fps_reset(struct daemon_session *s);
 /* The report's frame-rate section (heap). */
 char *daemon_fps_report(const struct daemon_session *s);
+/* block.c: merge a "blocks" record (blocks replaced by id, newest first,
+ * at most PROTO_MAX_BLOCKS). */
+void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Forget the blocks (reset). */
+void daemon_session_blocks_reset(struct daemon_session *s);
+/* The report's blocks section (heap). */
+char *daemon_blocks_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 
@@ -346,6 +357,7 @@ extern const struct daemon_cmd_entry daemon_cmd_top_entry;
 extern const struct daemon_cmd_entry daemon_cmd_filter_entry;
 extern const struct daemon_cmd_entry daemon_cmd_forget_entry;
 extern const struct daemon_cmd_entry daemon_cmd_targets_entry;
+extern const struct daemon_cmd_entry daemon_cmd_ui_thread_entry;
 
 /* Run one command for a client view; fills r (msg/data on the heap). */
 void daemon_cmd_run(struct daemon_state *d, struct daemon_view *view,

@@ -50,7 +50,10 @@ daemon_opts_usage(FILE *f)
 "  --level N         monitoring level 0-4 for the target (default: the agent's)\n"
 "  --map GLOB=FILE   GNU ld map file (ld -Map) naming the functions of the\n"
 "                    modules whose path or base name matches GLOB, e.g. a\n"
-"                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n",
+"                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n"
+"  --ui-thread T     the thread whose event loop is watched for blocks: a\n"
+"                    thread name or tid (default: the main thread; passed as\n"
+"                    HOOKSCOPE_UI_THREAD)\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_ADDRESS, DAEMON_DEFAULT_RATE,
 	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH);
 }
@@ -182,6 +185,16 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 			i++;
 			continue;
 		}
+		if (strcmp(a, "--ui-thread") == 0 || strncmp(a, "--ui-thread=", 12) == 0) {
+			if (a[11] == '\0' && (i + 1 >= argc || argv[i + 1][0] == '\0')) {
+				snprintf(err, errlen, "run: --ui-thread needs a thread name or tid");
+				return -1;
+			}
+			free(o->run_ui_thread);
+			o->run_ui_thread = xstrdup(a[11] == '=' ? a + 12 : argv[++i]);
+			i++;
+			continue;
+		}
 		if (strcmp(a, "--level") == 0) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "run: --level needs a value (0-4)");
@@ -192,7 +205,8 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 			val = a + 8;
 		} else {
 			snprintf(err, errlen, "run: unknown option '%s' (run "
-			    "takes --level N and --map GLOB=FILE, then -- PROG ARGS...)", a);
+			    "takes --level N, --map GLOB=FILE and --ui-thread T, then -- PROG "
+			    "ARGS...)", a);
 			return -1;
 		}
 		if (daemon_parse_int(val, 0, 4, &v) < 0) {
@@ -402,5 +416,6 @@ daemon_opts_free(struct daemon_opts *o)
 	free(o->report_dir);
 	free(o->agent);
 	free(o->run_map);
+	free(o->run_ui_thread);
 	memset(o, 0, sizeof *o);
 }

@@ -159,6 +159,9 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	fps = daemon_fps_report(s);
 	report_add(&b, "\n%s", fps);
 	free(fps);
+	fps = daemon_blocks_report(s);
+	report_add(&b, "%s", fps);
+	free(fps);
 	*len = b.len;
 	return b.p;
 }

@@ -196,6 +196,20 @@ int proto_get_array(const msgpack_object *map, const char *key, bool required,
 }
 
 /* See protocol.h. */
+int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
+    const msgpack_object_array **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (proto_get_array(map, key, false, out, err, errlen) < 0)
+		return -1;
+	if (*out != NULL && (*out)->size > max) {
+		snprintf(err, errlen, "field \"%s\" holds more than %u entries", key, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* See protocol.h. */
 void proto_pack_str(msgpack_packer *pk, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;

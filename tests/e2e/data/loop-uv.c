@@ -1,0 +1,28 @@
+/*
+ * loop-uv.c - a libuv loop running the actions of loop-work.h from a
+ * timer; the first one 1.5 s after start.
+ */
+#include <uv.h>
+
+#include "loop-work.h"
+
+static struct loop_plan plan;
+
+/* The timer: one action, then the next one. */
+static void loop_timer(uv_timer_t *t)
+{
+	int next = loop_step(&plan);
+
+	if (next > 0)
+		uv_timer_start(t, loop_timer, (uint64_t)next, 0);
+}
+
+int main(int argc, char **argv)
+{
+	uv_timer_t t;
+
+	plan = (struct loop_plan){ argv + 1, argc - 1, 0, 0 };
+	uv_timer_init(uv_default_loop(), &t);
+	uv_timer_start(&t, loop_timer, 1500, 0);
+	return uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
