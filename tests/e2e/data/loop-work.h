@@ -5,8 +5,12 @@
  *   sleep:MS     one callback that sleeps MS (usleep)
  *   spin:MS      one callback that burns the CPU for MS
  *   short:MSxN   N spinning callbacks of MS each, 150 ms apart
+ *   sigown:N     install the program's own handler of SIGRTMAX-4 (the
+ *                agent's stack signal) and raise it N times: the handler
+ *                must run N times
  * then the loop stays idle until killed.  Each action prints a line.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,28 @@ __attribute__((noinline)) void loop_spin_callback(int ms)
 		n++;
 }
 
+static volatile sig_atomic_t loop_own_calls;
+
+/* The program's own handler of the agent's signal. */
+static void loop_own_handler(int sig)
+{
+	(void)sig;
+	loop_own_calls++;
+}
+
+/* Install it (sigaction, after the agent did) and raise the signal n times. */
+static void loop_sigown(int n)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = loop_own_handler;
+	sigaction(SIGRTMAX - 4, &sa, NULL);
+	for (int i = 0; i < n; i++)
+		raise(SIGRTMAX - 4);
+	printf("loop: own handler called %d times\n", (int)loop_own_calls);
+}
+
 struct loop_plan {
 	char **act;
 	int    nact, next, repeat_left;
@@ -56,6 +82,8 @@ static int loop_step(struct loop_plan *p)
 		loop_sleep_callback(ms);
 	} else if (sscanf(p->act[p->next], "spin:%d", &ms) == 1) {
 		loop_spin_callback(ms);
+	} else if (sscanf(p->act[p->next], "sigown:%d", &n) == 1) {
+		loop_sigown(n);
 	} else if (sscanf(p->act[p->next], "short:%dx%d", &ms, &n) == 2) {
 		if (p->repeat_left == 0)
 			p->repeat_left = n;
