@@ -39,6 +39,13 @@ static void key_module(struct tui_app *a, int key)
 	a->show_module = !a->show_module;
 }
 
+/* b: the UI-thread blocks with their stacks. */
+static void key_blocks(struct tui_app *a, int key)
+{
+	(void)key;
+	tui_blocks_show(a);
+}
+
 /* ?: the help overlay, made from the key and command tables. */
 static void key_help(struct tui_app *a, int key)
 {
@@ -167,6 +174,7 @@ static const struct key_binding key_table[] = {
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function", key_details },
 	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
 	{ { '-' },                       NULL,          NULL, key_level },
+	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
 	{ { 't' },                       "t, T",        "show the next or previous target", key_target },
 	{ { 'T' },                       NULL,          NULL, key_target },
 	{ { 'm' },                       "m",           "show or hide the module column", key_module },
