@@ -245,7 +245,8 @@ static void test_json_frame(void **state)
 	    "\"sites\":{\"patch\":{\"active\":120,\"disabled\":15,\"skipped\":9,"
 	    "\"reasons\":{\"short\":7,\"branch-in\":2}},"
 	    "\"finstrument\":{\"active\":4,\"disabled\":0,\"skipped\":0,\"reasons\":{}}},"
-	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]}}";
+	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]},"
+	    "\"blocks\":{\"threshold_ns\":0,\"sample_ns\":0,\"ui_tid\":0,\"ui\":\"\",\"count\":0,\"list\":[]}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,targets,"
@@ -255,7 +256,8 @@ static void test_json_frame(void **state)
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
 	    "sites,patch,active,disabled,skipped,reasons,short,branch-in,"
 	    "finstrument,active,disabled,skipped,reasons,"
-	    "fps,budget_ns,high_ns,frozen_ns,streams";
+	    "fps,budget_ns,high_ns,frozen_ns,streams,"
+	    "blocks,threshold_ns,sample_ns,ui_tid,ui,count,list";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -288,7 +290,8 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"sort\":\"\",\"agent_age_ms\":0,\"nfuncs_seen\":0,\"calls_total\":0,"
 	    "\"self_total_ns\":0,\"dropped\":0,\"overhead_ps\":0,\"threads\":0,"
 	    "\"targets\":[],\"funcs\":[],\"sites\":{},"
-	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]}}");
+	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]},"
+	    "\"blocks\":{\"threshold_ns\":0,\"sample_ns\":0,\"ui_tid\":0,\"ui\":\"\",\"count\":0,\"list\":[]}}");
 	assert_true(json_valid(s, &j));
 	free(s);
 
