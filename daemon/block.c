@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "daemon.h"
 
 /* Newest first (ids grow with time). */
@@ -84,20 +83,6 @@ daemon_session_blocks_reset(struct daemon_session *s)
 	s->blocks.count = 0;
 }
 
-/* Local time of day with ms of a wall-clock ms value. */
-static const char *
-block_clock(char *buf, size_t len, uint64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char hms[24];
-
-	if (localtime_r(&t, &tm) == NULL || strftime(hms, sizeof hms, "%H:%M:%S", &tm) == 0)
-		snprintf(hms, sizeof hms, "%" PRIu64, ms / 1000);
-	snprintf(buf, len, "%s.%03u", hms, (unsigned)(ms % 1000));
-	return buf;
-}
-
 /* One stack, a frame per line. */
 static void
 block_report_stack(FILE *m, const struct proto_block_stack *st)
@@ -133,7 +118,7 @@ daemon_blocks_report(const struct daemon_session *s)
 		const struct proto_block *b = &l->blocks[i];
 
 		fprintf(m, "\nblock %u at %s: %.1f ms%s, thread %d, %" PRIu64 " samples, %"
-		    PRIu64 " lost\n", b->id, block_clock(clk, sizeof clk, b->time_ms),
+		    PRIu64 " lost\n", b->id, daemon_clock_ms(clk, sizeof clk, b->time_ms),
 		    (double)b->dur_ns / 1e6, b->ended ? "" : " (still running)", (int)b->tid,
 		    b->samples, b->lost);
 		for (size_t k = 0; k < b->nstacks; k++) {

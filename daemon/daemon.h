@@ -169,6 +169,8 @@ void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *
     uint64_t now_ns);
 /* Forget the streams (the agent resends them zeroed after a reset). */
 void daemon_session_fps_reset(struct daemon_session *s);
+/* "HH:MM:SS.mmm", local time, of a wall-clock ms value, into buf. */
+const char *daemon_clock_ms(char *buf, size_t len, uint64_t ms);
 /* The report's frame-rate section (heap). */
 char *daemon_fps_report(const struct daemon_session *s);
 /* block.c: merge a "blocks" record (blocks replaced by id, newest first,
