@@ -12,7 +12,8 @@
  * Chaining: a BLOCK_SIG not sent by us goes to the handler the target
  * installed, before or after us: the agent exports sigaction and signal,
  * keeps the target's action for BLOCK_SIG as the target's (reporting it
- * back as the old action) and leaves ours in place.  SIG_DFL is honoured by
+ * back as the old action) and leaves ours in place; one installed behind
+ * our back is found before the next request and treated the same way.  SIG_DFL is honoured by
  * putting it back and raising the signal again; SIG_IGN ignores it.
  */
 #include <dlfcn.h>
@@ -39,6 +40,7 @@ static struct {
 } block_slot;
 static uint64_t block_req;                /* watchdog: last request sent */
 static struct sigaction block_app;        /* the target's action for BLOCK_SIG */
+static struct sigaction block_ours;       /* our action */
 static int block_installed;               /* relaxed atomic */
 static int block_sig_no;                  /* BLOCK_SIG (not a constant) */
 
@@ -144,10 +146,26 @@ int block_signal_init(void)
 	sa.sa_sigaction = block_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
+	block_ours = sa;
 	if (real(block_sig_no, &sa, &block_app) < 0)
 		return -1;
 	__atomic_store_n(&block_installed, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* A handler installed behind our back (the raw system call, or a
+ * sanitizer runtime that looks sigaction up by version and so skips ours)
+ * becomes the target's action, chained to; ours goes back in place. */
+static void block_signal_reclaim(void)
+{
+	struct sigaction cur;
+	block_sigaction_fn real = block_real_sigaction();
+
+	if (real(block_sig_no, NULL, &cur) < 0 || ((cur.sa_flags & SA_SIGINFO) &&
+	    cur.sa_sigaction == block_handler))
+		return;
+	block_app = cur;
+	real(block_sig_no, &block_ours, NULL);
 }
 
 /* See block.h (watchdog thread). */
@@ -166,6 +184,7 @@ int block_signal_capture(int32_t tid, struct block_sample *out, unsigned timeout
 		errno = ETIMEDOUT;
 		return -1;
 	}
+	block_signal_reclaim();
 	req = block_req + 1;
 	__atomic_store_n(&block_req, req, __ATOMIC_RELEASE);
 	memset(&si, 0, sizeof si);
