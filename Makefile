@@ -64,6 +64,8 @@ RL_LIBS        := $(or $(call pc,--libs,readline),-lreadline)
 CMOCKA_CFLAGS  := $(call pc,--cflags,cmocka)
 CMOCKA_LIBS    := $(or $(call pc,--libs,cmocka),-lcmocka)
 CAPSTONE_LIBS  := $(or $(call pc,--libs,capstone),-lcapstone)
+DW_LIBS        := $(or $(call pc,--libs,libdw),-ldw)
+UNWIND_LIBS    := -lunwind-generic -lunwind
 
 PROTO_SRCS  := $(wildcard protocol/*.c)
 AGENT_SRCS  := $(wildcard collectors/*.c)
@@ -136,7 +138,7 @@ AGENT_WRAP := -Wl,--wrap=getenv -Wl,--wrap=pthread_key_create
 $(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) collectors/libhookscope.map
 	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
 		-Wl,--version-script=collectors/libhookscope.map $(LDFLAGS_ALL) -o $@ \
-		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(CAPSTONE_LIBS) -ldl
+		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
 $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
@@ -144,7 +146,7 @@ $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
 
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(AGENT_LIB) $(DAEMON_LIB) $(TUI_LIB) $(PROTO_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(CAPSTONE_LIBS) -ldl
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)

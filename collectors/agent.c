@@ -10,6 +10,8 @@
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
  * An agent injected into a running process (hookscoped attach) reads these
  * from its attach file instead (agent_attach.c).
+ *   HOOKSCOPE_UI_THREAD    the UI thread: "main" (default), a tid or a name
+ *                          (read by block.c)
  *
  * Agent code running on a target thread holds the timing guard, so an
  * instrumented function it might reach (an interposed malloc) is not timed
@@ -26,6 +28,7 @@
 #define HOOKSCOPE_BUILDING_AGENT
 #include "hookscope.h"
 #include "agent.h"
+#include "block.h"
 #include "collector.h"
 #include "timing.h"
 
@@ -148,6 +151,10 @@ void agent_apply(const struct proto_agent_rec *r)
 		    ret == 0 ? "applied" : ret > 0 ? "unknown name" : "value out of range");
 		break;
 	}
+	case PROTO_AG_UI_THREAD:
+		agent_log("ui thread %s", r->name);
+		block_ui_select(r->name);
+		break;
 	default:
 		agent_log("ignoring a record of type %d from the daemon", (int)r->type);
 		break;

@@ -64,7 +64,30 @@ HOOKSCOPE_API void hookscope_frame(void);
  * surface); up to 31 bytes of the name count, at most 8 streams per thread. */
 HOOKSCOPE_API void hookscope_frame_named(const char *name);
 
+/* Message boundaries of the UI thread's loop, for a loop that does not wait
+ * in poll, ppoll, epoll_wait, epoll_pwait(2), select or pselect (those are
+ * seen without any call): begin when a message (event, callback) starts,
+ * end when it is done.  A message longer than the block threshold is
+ * reported with the stacks where the time went.  Only the UI thread's calls
+ * count (the main thread unless `--ui-thread` says otherwise); cheap (a
+ * clock read and two stores). */
+HOOKSCOPE_API void hookscope_loop_begin(void);
+HOOKSCOPE_API void hookscope_loop_end(void);
+
 #ifndef HOOKSCOPE_BUILDING_AGENT
+/* hookscope_loop_begin() / _end() if the agent is loaded, else nothing. */
+static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_note_loop_begin(void)
+{
+	if (hookscope_loop_begin)
+		hookscope_loop_begin();
+}
+
+static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_note_loop_end(void)
+{
+	if (hookscope_loop_end)
+		hookscope_loop_end();
+}
+
 /* hookscope_frame() if the agent is loaded, else nothing. */
 static inline HOOKSCOPE_NO_INSTRUMENT void hookscope_note_frame(void)
 {

@@ -14,6 +14,7 @@ static const struct collector_ops *const collector_table[] = {
 	&hook_collector,          /* after timing: its sites feed timing's table */
 	&fps_collector,           /* frame rate: fps*.c */
 	&threads_collector,       /* threads and pools: threads*.c */
+	&block_collector,         /* UI-thread blocks: block*.c */
 	&sites_collector,         /* last: counts what the others hooked */
 };
 #define COLLECTOR_COUNT (sizeof collector_table / sizeof collector_table[0])

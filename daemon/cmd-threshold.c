@@ -28,6 +28,10 @@ static const struct cmd_threshold_def {
 	  .help = "frames longer are level high, not middle" },
 	{ .name = "frame_frozen", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
 	  .help = "frames longer are level frozen" },
+	{ .name = "block", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
+	  .help = "UI-thread messages longer are blocks" },
+	{ .name = "block_sample", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 10e3,
+	  .help = "stack sampling interval during a block" },
 };
 #define CMD_NTHRESHOLDS (sizeof cmd_thresholds / sizeof cmd_thresholds[0])
 
@@ -50,7 +54,7 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 {
 	const struct cmd_threshold_def *t = NULL;
 	struct proto_agent_rec r = { .type = PROTO_AG_THRESHOLD };
-	char names[768], *end;
+	char names[1024], *end;
 	double v;
 
 	for (size_t i = 0; i < CMD_NTHRESHOLDS; i++)
@@ -79,7 +83,8 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 
 const struct daemon_cmd_entry daemon_cmd_threshold_entry = {
 	.name = "threshold",
-	.usage = "NAME VALUE (NAME: slow, frame, frame_high, frame_frozen; in ms)",
+	.usage = "NAME VALUE (NAME: slow, frame, frame_high, frame_frozen, block, "
+	    "block_sample; in ms)",
 	.min_args = 2,
 	.max_args = 2,
 	.flags = DAEMON_CMD_TARGET | DAEMON_CMD_LIVE,

@@ -75,6 +75,7 @@ struct daemon_opts {
 	unsigned attach_grace_s;  /* --grace: the agent's self-detach delay */
 	bool    allow_remote_attach;  /* attach/detach from non-loopback clients */
 	bool    detach_on_exit;   /* detach attached agents at shutdown */
+	char   *run_ui_thread;    /* run --ui-thread, or NULL */
 };
 
 enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
@@ -154,6 +155,8 @@ struct daemon_session {
 	struct proto_fps fps;     /* frame-rate streams (fps.c) */
 	struct proto_threads thr; /* the last "threads" record (threads.c) */
 	struct daemon_thr_hist thr_hist;
+	struct proto_blocks blocks; /* UI-thread blocks, newest first (block.c) */
+	uint64_t block_seen_ms;   /* wall clock of the newest block's last change */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -186,6 +189,8 @@ void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *
     uint64_t now_ns);
 /* Forget the streams (the agent resends them zeroed after a reset). */
 void daemon_session_fps_reset(struct daemon_session *s);
+/* "HH:MM:SS.mmm", local time, of a wall-clock ms value, into buf. */
+const char *daemon_clock_ms(char *buf, size_t len, uint64_t ms);
 /* The report's frame-rate section (heap). */
 char *daemon_fps_report(const struct daemon_session *s);
 /* threads.c: keep a "threads" record (absolute: it replaces the last),
@@ -195,6 +200,14 @@ void daemon_session_threads(struct daemon_session *s, const struct proto_agent_r
 void daemon_session_threads_free(struct daemon_session *s);
 /* The report's threads section (heap). */
 char *daemon_threads_report(const struct daemon_session *s);
+/* block.c: merge a "blocks" record (blocks replaced by id, newest first,
+ * at most PROTO_MAX_BLOCKS). */
+void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Forget the blocks (reset). */
+void daemon_session_blocks_reset(struct daemon_session *s);
+/* The report's blocks section (heap). */
+char *daemon_blocks_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 
@@ -377,6 +390,7 @@ extern const struct daemon_cmd_entry daemon_cmd_targets_entry;
 extern const struct daemon_cmd_entry daemon_cmd_attach_entry;
 extern const struct daemon_cmd_entry daemon_cmd_detach_entry;
 extern const struct daemon_cmd_entry daemon_cmd_ps_entry;
+extern const struct daemon_cmd_entry daemon_cmd_ui_thread_entry;
 
 /* Run one command for a client view; fills r (msg/data on the heap). */
 void daemon_cmd_run(struct daemon_state *d, struct daemon_view *view,

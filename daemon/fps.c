@@ -124,9 +124,9 @@ fps_ms(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/* Local time of day with ms of a wall-clock ms value. */
-static const char *
-fps_clock(char *buf, size_t len, uint64_t ms)
+/* See daemon.h: local time of day with ms of a wall-clock ms value. */
+const char *
+daemon_clock_ms(char *buf, size_t len, uint64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
@@ -175,7 +175,7 @@ daemon_fps_report(const struct daemon_session *s)
 		for (size_t k = 0; k < t->nworst; k++)
 			fprintf(m, "  worst %zu: %s at %s\n", k + 1,
 			    fps_ms(b[0], sizeof b[0], t->worst[k].ns),
-			    fps_clock(b[1], sizeof b[1], t->worst[k].time_ms));
+			    daemon_clock_ms(b[1], sizeof b[1], t->worst[k].time_ms));
 	}
 	fprintf(m, "\n");
 	fclose(m);

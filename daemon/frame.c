@@ -102,6 +102,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.nsites = s->nsites;
 		f.fps = s->fps;           /* borrowed, like sites */
 		f.thr = s->thr;           /* borrowed too */
+		f.blocks = s->blocks;
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */
 	for (;;) {

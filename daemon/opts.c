@@ -24,7 +24,8 @@ daemon_opts_usage(FILE *f)
 {
 	fprintf(f,
 "usage: hookscoped [options]\n"
-"       hookscoped [options] run [--level N] [--map GLOB=FILE]... -- PROG [ARGS...]\n"
+"       hookscoped [options] run [--level N] [--map GLOB=FILE]... [--ui-thread T]\n"
+"                  -- PROG [ARGS...]\n"
 "       hookscoped [options] attach PID [--level N] [--grace SEC]\n"
 "       hookscoped [options] detach PID\n"
 "\n"
@@ -61,6 +62,9 @@ daemon_opts_usage(FILE *f)
 "  --map GLOB=FILE   GNU ld map file (ld -Map) naming the functions of the\n"
 "                    modules whose path or base name matches GLOB, e.g. a\n"
 "                    stripped executable; repeatable (passed as HOOKSCOPE_MAP)\n"
+"  --ui-thread T     the thread whose event loop is watched for blocks: a\n"
+"                    thread name or tid (default: the main thread; passed as\n"
+"                    HOOKSCOPE_UI_THREAD)\n"
 "\n"
 "attach options:\n"
 "  --level N         monitoring level 0-4 (default 2), applied by the hook engine\n"
@@ -196,6 +200,16 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 			i++;
 			continue;
 		}
+		if (strcmp(a, "--ui-thread") == 0 || strncmp(a, "--ui-thread=", 12) == 0) {
+			if (a[11] == '\0' && (i + 1 >= argc || argv[i + 1][0] == '\0')) {
+				snprintf(err, errlen, "run: --ui-thread needs a thread name or tid");
+				return -1;
+			}
+			free(o->run_ui_thread);
+			o->run_ui_thread = xstrdup(a[11] == '=' ? a + 12 : argv[++i]);
+			i++;
+			continue;
+		}
 		if (strcmp(a, "--level") == 0) {
 			if (i + 1 >= argc) {
 				snprintf(err, errlen, "run: --level needs a value (0-4)");
@@ -206,7 +220,8 @@ opts_parse_run(struct daemon_opts *o, int argc, char **argv, int i,
 			val = a + 8;
 		} else {
 			snprintf(err, errlen, "run: unknown option '%s' (run "
-			    "takes --level N and --map GLOB=FILE, then -- PROG ARGS...)", a);
+			    "takes --level N, --map GLOB=FILE and --ui-thread T, then -- PROG "
+			    "ARGS...)", a);
 			return -1;
 		}
 		if (daemon_parse_int(val, 0, 4, &v) < 0) {
@@ -474,5 +489,6 @@ daemon_opts_free(struct daemon_opts *o)
 	free(o->report_dir);
 	free(o->agent);
 	free(o->run_map);
+	free(o->run_ui_thread);
 	memset(o, 0, sizeof *o);
 }

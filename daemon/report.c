@@ -160,6 +160,7 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	report_add(&b, "\n%s", fps);
 	free(fps);
 	fps = daemon_threads_report(s);
+	fps = daemon_blocks_report(s);
 	report_add(&b, "%s", fps);
 	free(fps);
 	*len = b.len;

@@ -132,7 +132,7 @@ run_environ(const struct daemon_opts *o, const char *agent)
 
 	while (environ[n] != NULL)
 		n++;
-	env = xcalloc(n + 5, sizeof *env);
+	env = xcalloc(n + 6, sizeof *env);
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
@@ -159,6 +159,10 @@ run_environ(const struct daemon_opts *o, const char *agent)
 		env[k] = xmalloc(len);
 		snprintf(env[k++], len, "HOOKSCOPE_MAP=%s%s%s", o->run_map,
 		    oldmap && *oldmap ? ":" : "", oldmap ? oldmap : "");
+	}
+	if (o->run_ui_thread != NULL) {
+		env[k] = xmalloc(strlen(o->run_ui_thread) + 32);
+		sprintf(env[k++], "HOOKSCOPE_UI_THREAD=%s", o->run_ui_thread);
 	}
 	env[k] = NULL;
 	return env;

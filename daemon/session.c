@@ -45,6 +45,7 @@ daemon_session_free(struct daemon_session *s)
 	proto_sites_free(s->sites, s->nsites);
 	proto_fps_free(&s->fps);
 	daemon_session_threads_free(s);
+	proto_blocks_free(&s->blocks);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);
@@ -246,6 +247,7 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 	}
 	session_restart_samples(s, now_ns, true);
 	daemon_session_fps_reset(s);
+	daemon_session_blocks_reset(s);
 	s->ref_ns = now_ns;
 	s->baseline = false;
 	s->reset_ns = now_ns;

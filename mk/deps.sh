@@ -5,7 +5,7 @@
 #   sh mk/deps.sh --check-or-install   silent when all is there; else as --install
 #   sh mk/deps.sh --list               print the package list
 BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
-libreadline-dev libelf-dev libcmocka-dev libcapstone-dev"
+libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
 mesa-utils mesa-utils-bin xvfb"

@@ -24,6 +24,8 @@ static const struct {
 	[PROTO_AG_FPS]       = { "fps" },
 	[PROTO_AG_DETACH]    = { "detach" },
 	[PROTO_AG_THREADS]   = { "threads" },
+	[PROTO_AG_BLOCKS]    = { "blocks" },
+	[PROTO_AG_UI_THREAD] = { "ui_thread" },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -112,6 +114,15 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 	case PROTO_AG_THREADS:
 		agent_pack_head(pk, 1, r->type);
 		proto_pack_threads(pk, &r->thr);
+		break;
+	case PROTO_AG_BLOCKS:
+		agent_pack_head(pk, 2, r->type);
+		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
+		proto_pack_blocks(pk, &r->blocks);
+		break;
+	case PROTO_AG_UI_THREAD:
+		agent_pack_head(pk, 1, r->type);
+		proto_pack_kv_str(pk, "name", r->name);
 		break;
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
@@ -282,6 +293,15 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 			return -1;
 		}
 		return proto_decode_threads(root, &r->thr, err, errlen);
+	case PROTO_AG_BLOCKS:
+		if (proto_map_get(root, "blocks") == NULL) {
+			snprintf(err, errlen, "missing field \"blocks\"");
+			return -1;
+		}
+		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
+		    proto_decode_blocks(root, &r->blocks, err, errlen) < 0 ? -1 : 0;
+	case PROTO_AG_UI_THREAD:
+		return proto_get_str(root, "name", true, &r->name, err, errlen);
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
 	case PROTO_AG_DETACH:
@@ -334,6 +354,7 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	proto_sites_free(r->sites, r->nsites);
 	proto_fps_free(&r->fps);
 	proto_threads_free(&r->thr);
+	proto_blocks_free(&r->blocks);
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

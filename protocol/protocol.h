@@ -102,6 +102,11 @@ int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max
 int proto_get_u32_array(const msgpack_object *map, const char *key, uint32_t max,
     uint32_t **out, size_t *n, char *err, size_t errlen);
 
+/* The optional array key of map, at most max entries (else an error);
+ * *out NULL when absent. */
+int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
+    const msgpack_object_array **out, char *err, size_t errlen);
+
 /* Packing helpers: a key then a value, for building maps. */
 void proto_pack_str(msgpack_packer *pk, const char *s);
 void proto_pack_kv_str(msgpack_packer *pk, const char *key, const char *val);
@@ -276,6 +281,64 @@ int  proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
     char *err, size_t errlen);
 void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src);
 void proto_threads_free(struct proto_threads *t);
+/* ---- UI-thread blocks (block.c) ---- */
+
+#define PROTO_MAX_BLOCKS    16            /* blocks in one message: the most recent */
+#define PROTO_BLOCK_STACKS  8             /* distinct stacks of one block, at most */
+#define PROTO_BLOCK_FRAMES  32            /* frames of one stack, at most */
+
+/* One frame of a symbolized stack. */
+struct proto_block_frame {
+	uint64_t addr;                    /* interrupted pc (first frame), else return address */
+	char    *func;                    /* function name, "" when unknown */
+	uint64_t off;                     /* addr - the function's first byte */
+	char    *module;                  /* basename of the module, "" when none */
+	char    *file;                    /* source file (debug info), "" when unknown */
+	uint32_t line;                    /* source line, 0 when unknown */
+};
+
+/* One distinct stack of a block (same functions, innermost first). */
+struct proto_block_stack {
+	uint64_t samples;                 /* samples that had this stack */
+	size_t   nframes;
+	struct proto_block_frame *frames;
+};
+
+/* One message of the UI thread that ran longer than the threshold. */
+struct proto_block {
+	uint32_t id;                      /* agent-assigned, increasing */
+	int32_t  tid;                     /* the UI thread */
+	uint64_t start_ns;                /* message start, agent monotonic clock */
+	uint64_t time_ms;                 /* the same as wall clock (frames only) */
+	uint64_t dur_ns;                  /* the message's length (so far, while running) */
+	bool     ended;                   /* false while the message still runs */
+	uint64_t samples;                 /* stacks sampled */
+	uint64_t lost;                    /* samples that could not be taken or kept */
+	size_t   nstacks;                 /* most samples first */
+	struct proto_block_stack *stacks;
+};
+
+/* Block detection state of a target and its most recent blocks. */
+struct proto_blocks {
+	uint64_t threshold_ns;            /* a message longer than this is a block */
+	uint64_t sample_ns;               /* stack sampling interval during a block */
+	int32_t  ui_tid;                  /* the UI thread now, 0 = not found */
+	char    *ui;                      /* the selection: "main", a tid or a thread name */
+	uint64_t count;                   /* blocks since start or reset */
+	size_t   nblocks;                 /* newest first */
+	struct proto_block *blocks;
+};
+
+/* Pack key "blocks" and its map. */
+void proto_pack_blocks(msgpack_packer *pk, const struct proto_blocks *b);
+/* Decode the optional "blocks" map of root into b (zeroed first; left empty
+ * when absent).  On error b holds what was decoded so far (free it). */
+int  proto_decode_blocks(const msgpack_object *root, struct proto_blocks *b,
+    char *err, size_t errlen);
+/* Deep copy of one block into dst (dst's old contents are not freed). */
+void proto_block_copy(struct proto_block *dst, const struct proto_block *src);
+void proto_block_free(struct proto_block *b);
+void proto_blocks_free(struct proto_blocks *b);
 
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
@@ -344,6 +407,7 @@ struct proto_frame {
 	struct proto_sites *sites;
 	struct proto_fps fps;             /* frame rate of the target */
 	struct proto_threads thr;         /* threads and pools ("threading") */
+	struct proto_blocks blocks;       /* UI-thread blocks of the target */
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -405,6 +469,8 @@ enum proto_agent_type {
 	PROTO_AG_FPS,         /* agent -> daemon: frame-rate streams */
 	PROTO_AG_DETACH,      /* remove every hook and unload (attached agents) */
 	PROTO_AG_THREADS,     /* agent -> daemon: threads and pools */
+	PROTO_AG_BLOCKS,      /* agent -> daemon: UI-thread blocks that changed */
+	PROTO_AG_UI_THREAD,   /* daemon -> agent: select the UI thread (name) */
 };
 
 struct proto_ag_hello {
@@ -448,10 +514,11 @@ struct proto_agent_rec {
 	size_t nsites;                    /* SITES */
 	struct proto_sites *sites;
 	uint8_t level;                    /* LEVEL */
-	char   *name;                     /* THRESHOLD */
+	char   *name;                     /* THRESHOLD, UI_THREAD */
 	int64_t value;                    /* THRESHOLD */
 	struct proto_fps fps;             /* FPS (time_ns set too) */
 	struct proto_threads thr;         /* THREADS */
+	struct proto_blocks blocks;       /* BLOCKS (time_ns set too) */
 };
 
 /* Each encoder appends one whole record, length prefix included. */

@@ -21,6 +21,7 @@ static int cmd_theme(struct tui_app *a, int argc, char **argv, char *err, size_t
 static int cmd_help(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_quit(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 
 const struct tui_command tui_commands[] = {
 	{ .name = "level", .args = "N", .min_args = 1, .max_args = 1, .exec = cmd_level,
@@ -49,6 +50,10 @@ const struct tui_command tui_commands[] = {
 	  .help = "remove every hook from the target (or PID) and unload its agent" },
 	{ .name = "ps", .args = "[FILTER]", .min_args = 0, .max_args = 1, .exec = cmd_plain,
 	  .help = "processes one can attach to, those whose name or command has FILTER" },
+	{ .name = "ui-thread", .args = "T", .min_args = 1, .max_args = 1, .exec = cmd_plain,
+	  .help = "watch thread T (main, a tid or a name) for UI-thread blocks" },
+	{ .name = "blocks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_blocks,
+	  .help = "UI-thread blocks with their symbolized stacks (also b)" },
 	{ .name = "sites", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_sites,
 	  .help = "hooked functions per back-end: active, disabled, skipped and why" },
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
@@ -335,6 +340,17 @@ static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t
 	}
 	tui_fmt_sites_why(&a->frame->frame, text, sizeof text);
 	tui_app_overlay(a, " hook sites ", text);
+	return 0;
+}
+
+/* blocks: the detail view of the UI-thread blocks. */
+static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	(void)err;
+	(void)errlen;
+	tui_blocks_show(a);
 	return 0;
 }
 

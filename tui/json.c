@@ -414,6 +414,64 @@ static void json_threads(struct json *j, const struct proto_threads *t)
 	json_close(j, '}');
 }
 
+/* One block with its stacks (doc/protocol.md, blocks). */
+static void json_block(struct json *j, const struct proto_block *b)
+{
+	json_open(j, '{');
+	json_kv_u64(j, "id", b->id);
+	json_kv_i64(j, "tid", b->tid);
+	json_kv_u64(j, "start_ns", b->start_ns);
+	json_kv_u64(j, "time_ms", b->time_ms);
+	json_kv_u64(j, "dur_ns", b->dur_ns);
+	json_key(j, "ended");
+	json_pre(j);
+	json_raw(j, b->ended ? "true" : "false", b->ended ? 4 : 5);
+	json_kv_u64(j, "samples", b->samples);
+	json_kv_u64(j, "lost", b->lost);
+	json_key(j, "stacks");
+	json_open(j, '[');
+	for (size_t i = 0; i < b->nstacks; i++) {
+		json_open(j, '{');
+		json_kv_u64(j, "samples", b->stacks[i].samples);
+		json_key(j, "frames");
+		json_open(j, '[');
+		for (size_t k = 0; k < b->stacks[i].nframes; k++) {
+			const struct proto_block_frame *f = &b->stacks[i].frames[k];
+
+			json_open(j, '{');
+			json_kv_u64(j, "addr", f->addr);
+			json_kv_str(j, "func", f->func);
+			json_kv_u64(j, "off", f->off);
+			json_kv_str(j, "module", f->module);
+			json_kv_str(j, "file", f->file);
+			json_kv_u64(j, "line", f->line);
+			json_close(j, '}');
+		}
+		json_close(j, ']');
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* The "blocks" object: settings, count and the most recent blocks. */
+static void json_blocks(struct json *j, const struct proto_blocks *b)
+{
+	json_key(j, "blocks");
+	json_open(j, '{');
+	json_kv_u64(j, "threshold_ns", b->threshold_ns);
+	json_kv_u64(j, "sample_ns", b->sample_ns);
+	json_kv_i64(j, "ui_tid", b->ui_tid);
+	json_kv_str(j, "ui", b->ui ? b->ui : "");
+	json_kv_u64(j, "count", b->count);
+	json_key(j, "list");
+	json_open(j, '[');
+	for (size_t i = 0; i < b->nblocks; i++)
+		json_block(j, &b->blocks[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 /* See tui.h. */
 char *tui_json_frame(const struct proto_frame *f, size_t *len)
 {
@@ -447,6 +505,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	json_sites(&j, f->sites, f->nsites);
 	json_fps(&j, &f->fps);
 	json_threads(&j, &f->thr);
+	json_blocks(&j, &f->blocks);
 	json_close(&j, '}');
 	if (len != NULL)
 		*len = j.len;

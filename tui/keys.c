@@ -55,6 +55,13 @@ static void key_module(struct tui_app *a, int key)
 	a->show_module = !a->show_module;
 }
 
+/* b: the UI-thread blocks with their stacks. */
+static void key_blocks(struct tui_app *a, int key)
+{
+	(void)key;
+	tui_blocks_show(a);
+}
+
 /* ?: the help overlay, made from the key and command tables. */
 static void key_help(struct tui_app *a, int key)
 {
@@ -188,6 +195,7 @@ static const struct key_binding key_table[] = {
 	{ { 'H' },                       "H",           "threads panel (tree of pools and creators) or functions", key_threads },
 	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
 	{ { '-' },                       NULL,          NULL, key_level },
+	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
 	{ { 't' },                       "t, T",        "show the next or previous target", key_target },
 	{ { 'T' },                       NULL,          NULL, key_target },
 	{ { 'm' },                       "m",           "show or hide the module column", key_module },

@@ -3,7 +3,8 @@
  * info line, message line and the overlay box.
  *
  * Layout (rows): 0 status bar, 1 info line, 2.. the FPS panel (while the
- * target presents frames) and the hot-functions panel,
+ * target presents frames), the blocks panel (while it has UI-thread blocks)
+ * and the hot-functions panel,
  * LINES-2 message line, LINES-1 command line / key hints (its own window,
  * refreshed last so the cursor ends there).  Input is read through two
  * pads (pads never refresh on wgetch): one with keypad() for the keys, one
@@ -34,6 +35,7 @@ static SCREEN *scr_screen;
 static bool scr_active;
 static bool scr_utf8;
 static int scr_fps_rows;                  /* rows of the FPS panel at the last draw */
+static int scr_block_rows;                /* rows of the blocks panel at the last draw */
 
 /* For the crash handler: what restores the terminal, saved beforehand. */
 static struct termios scr_saved_tio;
@@ -173,7 +175,9 @@ void *tui_screen_rawpad(void) { return scr_raw; }
 /* See tui.h. */
 int tui_screen_panel_rows(void)
 {
-	return LINES - 5 - scr_fps_rows > 1 ? LINES - 5 - scr_fps_rows : 1;
+	int n = LINES - 5 - scr_fps_rows - scr_block_rows;
+
+	return n > 1 ? n : 1;
 }
 
 /* See tui.h. */
@@ -281,6 +285,8 @@ static void screen_status(struct tui_app *a, int cols)
 		screen_seg(&s, base, "%s%s %d ", sep, t->name, (int)t->pid);
 		screen_seg(&s, screen_state_attr(a, t->state), " %s ", proto_target_state_name(t->state));
 		screen_seg(&s, base, "%slevel %u", sep, t->level);
+		if (tui_blocks_flag(a, sites, sizeof sites))   /* early: never cut off */
+			screen_seg(&s, a->attr[TUI_EL_STATUS_ERROR], " %s", sites);
 	} else if (f != NULL && f->pid == 0) {
 		screen_seg(&s, base, "%sno target", sep);
 	}
@@ -422,17 +428,21 @@ void tui_screen_draw(struct tui_app *a)
 	if (COLS < SCREEN_MIN_COLS || LINES < SCREEN_MIN_ROWS) {
 		tui_screen_put(scr_main, 0, 0, cols, a->attr[TUI_EL_ERROR], "terminal too small");
 	} else {
+		int top;
+
 		screen_status(a, cols);
 		screen_info(a, cols);
 		scr_fps_rows = tui_panel_fps_height(a, rows - 3);
 		if (scr_fps_rows > 0)
 			tui_panel_fps_draw(a, scr_main, 2, 0, scr_fps_rows, cols);
+		scr_block_rows = tui_panel_blocks_height(a, rows - 3 - scr_fps_rows);
+		if (scr_block_rows > 0)
+			tui_panel_blocks_draw(a, scr_main, 2 + scr_fps_rows, 0, scr_block_rows, cols);
+		top = 2 + scr_fps_rows + scr_block_rows;
 		if (a->show_threads)
-			tui_panel_threads_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows,
-			    cols);
+			tui_panel_threads_draw(a, scr_main, top, 0, rows - 1 - top, cols);
 		else
-			tui_panel_funcs_draw(a, scr_main, 2 + scr_fps_rows, 0, rows - 3 - scr_fps_rows,
-			    cols);
+			tui_panel_funcs_draw(a, scr_main, top, 0, rows - 1 - top, cols);
 		screen_message(a, rows - 1, cols);
 		if (a->overlay.active)
 			screen_overlay(a, 2, rows - 3, cols);

@@ -308,6 +308,14 @@ void tui_screen_theme(struct tui_app *a);   /* apply a->theme again */
 int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 
+/* panel-blocks.c: the UI-thread blocks panel, its detail view, the flag */
+int  tui_panel_blocks_height(const struct tui_app *a, int avail);
+void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
+void tui_block_row(const struct proto_block *b, char *buf, size_t len);
+char *tui_blocks_text(const struct proto_blocks *l);
+void tui_blocks_show(struct tui_app *a);
+bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
 /* panel-fps.c: the FPS panel above the functions, when frames come */
 int  tui_panel_fps_height(const struct tui_app *a, int avail);
 void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);

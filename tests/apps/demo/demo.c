@@ -18,6 +18,10 @@
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
+ *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
+ *                  whose timer fires every MS ms and runs a 300 ms callback,
+ *                  alternately sleeping and spinning: UI-thread blocks when
+ *                  it is watched (hookscoped run --ui-thread demo-loop)
  *
  * Exact calls of the instrumented functions (a call counts when it returns):
  *   per cycle:      slow_work 1      busy ~1 ms: the hottest by total and self
@@ -59,6 +63,7 @@
 #define DEMO_SLOW_FRAME_MS 60     /* ... and comes this late */
 
 volatile uint64_t demo_sink;      /* keeps results alive */
+int demo_loop_start(long *ms);    /* loop.c: --loop */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
 static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
@@ -176,7 +181,7 @@ __attribute__((noinline)) void stuck_work(long ms)
 
 /* Command line: --cycles K, --period-ms P, --exit, --stall-ms MS. */
 __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
-    long *period_ms, int *do_exit, long *stall_ms, long *render_hz)
+    long *period_ms, int *do_exit, long *stall_ms, long *render_hz, long *loop_ms)
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--cycles") == 0) {
@@ -192,13 +197,16 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			i++;
 		} else if (strcmp(argv[i], "--threads") == 0) {
 			demo_threads_on = 1;
+		} else if (strcmp(argv[i], "--loop") == 0) {
+			*loop_ms = demo_number("--loop", argv[i + 1]);
+			i++;
 		} else if (strcmp(argv[i], "--render") == 0) {
 			*render_hz = demo_number("--render", argv[i + 1]);
 			i++;
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -207,16 +215,17 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 /* K cycles of the fixed work shape, one per period, then done. */
 int main(int argc, char **argv)
 {
-	long cycles = -1, period_ms = 100, stall_ms = 0, render_hz = 0;
+	long cycles = -1, period_ms = 100, stall_ms = 0, render_hz = 0, loop_ms = 0;
 	int do_exit = 0;
 	pthread_t worker, render;
 	uint64_t next;
 
-	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz);
+	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz, &loop_ms);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
 	    pthread_create(&worker, NULL, worker_main, NULL) != 0 ||
 	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0) ||
-	    (demo_threads_on && demo_threads_start() != 0)) {
+	    (demo_threads_on && demo_threads_start() != 0) ||
+	    (loop_ms > 0 && demo_loop_start(&loop_ms) != 0)) {
 		fprintf(stderr, "demo: cannot start the worker or render thread\n");
 		return 1;
 	}
