@@ -43,6 +43,13 @@ void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char
 	}
 	if (namelen > SYM_MAX_NAME)
 		namelen = SYM_MAX_NAME;
+	/* "clock_nanosleep@@GLIBC_2.17" (a debug file's .symtab names the
+	 * symbol version): the function is "clock_nanosleep". */
+	for (size_t k = 1; k < namelen; k++)
+		if (name[k] == '@') {
+			namelen = k;
+			break;
+		}
 	s = &sv->v[sv->n++];
 	s->offset = offset;
 	s->size = size;

@@ -70,6 +70,8 @@ static void test_libc_debug(void **state)
 	assert_false(t->dynamic);
 	assert_int_equal(t->nsrc[SYM_SRC_DEBUG], t->n);
 	for (size_t i = 0; i < t->n; i++) {
+		/* versioned names ("f@@GLIBC_2.17") are cut to the function */
+		assert_null(strchr(t->syms[i].name, '@'));
 		if (t->syms[i].bind != SYM_BIND_LOCAL)
 			continue;
 		nlocal++;
