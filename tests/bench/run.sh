@@ -117,8 +117,8 @@ BEGIN {
 
 echo
 echo "hooks called directly (leaf and parent-with-children cost, minus an unhooked call):"
-echo "  reproduce: $B/timing-overhead   and   HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent $B/timing-overhead"
+echo "  reproduce: $B/timing-overhead   and   HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 LD_PRELOAD=$agent $B/timing-overhead"
 echo "-- glibc's empty hooks:"
 "$B/timing-overhead"
 echo "-- the agent's hooks:"
-HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/timing-overhead"
+HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$B/timing-overhead"
