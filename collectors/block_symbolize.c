@@ -29,9 +29,12 @@ static struct block_sym_ent *block_cache;
 static Dwfl *block_dwfl;
 static size_t block_dwfl_mods;            /* sym_modules_count when reported */
 
+/* Debug files by build-id under the standard directory only (libc6-dbg
+ * style; a -g file has its own): dwfl_standard_find_debuginfo would also
+ * ask debuginfod, which loads libcurl and OpenSSL into the target. */
 static const Dwfl_Callbacks block_dwfl_cb = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 };
 
 /* The site function of a trampoline block holding addr, or 0. */

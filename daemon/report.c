@@ -124,7 +124,7 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	struct report_buf b = { .cap = 4096 };
 	struct daemon_func **rows;
 	struct daemon_totals tot;
-	char c1[32], c2[32], c3[32], c4[32], c5[32], *fps;
+	char c1[32], c2[32], c3[32], c4[32], c5[32], *section;
 	size_t n;
 
 	b.p = xmalloc(b.cap);
@@ -156,13 +156,15 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	if (n == 0)
 		report_add(&b, "(no calls recorded)\n");
 	free(rows);
-	fps = daemon_fps_report(s);
-	report_add(&b, "\n%s", fps);
-	free(fps);
-	fps = daemon_threads_report(s);
-	fps = daemon_blocks_report(s);
-	report_add(&b, "%s", fps);
-	free(fps);
+	section = daemon_fps_report(s);
+	report_add(&b, "\n%s", section);
+	free(section);
+	section = daemon_threads_report(s);
+	report_add(&b, "%s", section);
+	free(section);
+	section = daemon_blocks_report(s);
+	report_add(&b, "%s", section);
+	free(section);
 	*len = b.len;
 	return b.p;
 }

@@ -151,6 +151,11 @@ HS_PRELOAD=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {p
 # runtime, and the agent's heap outlives a detach (doc/architecture.md): no
 # leak check in such a process.
 HS_SAN_RT=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {print $3}')
+# A sanitizer runtime is preloaded before the agent: its pthread_create
+# interceptor calls the agent's with the runtime's own start function, so
+# start routine names (and what depends on them) cannot be checked there.
+HS_SAN_THREADS=""
+[ -n "$HS_SAN_RT" ] && HS_SAN_THREADS=1
 spawn_attachable() {
 	if [ -n "$HS_SAN_RT" ]; then
 		spawn env LD_PRELOAD="$HS_SAN_RT" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$@"
