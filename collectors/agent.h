@@ -43,6 +43,9 @@ void agent_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- agent_info.c ---- */
 void agent_info_init(void);             /* exe, build-id, cmdline */
 void agent_info_hello(msgpack_sbuffer *sb); /* append the hello record */
+/* Read /proc/self/task/TID/NAME (a small text file) into buf, terminated;
+ * its length, or -1. */
+ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len);
 
 /* ---- agent_link.c: one connection to the daemon ---- */
 struct agent_link {

@@ -117,3 +117,21 @@ void agent_info_hello(msgpack_sbuffer *sb)
 	collector_hello_all(&rec.hello);
 	proto_agent_encode(sb, &rec);
 }
+
+/* See agent.h. */
+ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, name);
+	if (len == 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}

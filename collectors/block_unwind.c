@@ -21,6 +21,7 @@
 
 #include <libunwind.h>
 
+#include "agent.h"
 #include "block.h"
 
 /* What the accessors know of the thread. */
@@ -100,19 +101,11 @@ static unw_addr_space_t block_uw_space(void)
 /* pc and sp of tid if it is in a system call now; -1 if running. */
 static int block_uw_syscall_regs(int32_t tid, struct block_uw_regs *r)
 {
-	char path[64], buf[256];
+	char buf[256];
 	unsigned long long v[9];
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (agent_task_read(tid, "syscall", buf, sizeof buf) < 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* "nr a1 a2 a3 a4 a5 a6 sp pc", or "running", or "-1 sp pc" */
 	if (sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx", &v[0], &v[1], &v[2],
 	    &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)

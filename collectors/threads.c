@@ -54,20 +54,11 @@ static int thr_init(void)
 /* Parse one /proc/self/task/TID/stat: comm and utime + stime. */
 static int thr_read_stat(int32_t tid, struct thr_task *t)
 {
-	char path[64], buf[1024], *lp, *rp, *p;
+	char buf[1024], *lp, *rp, *p;
 	unsigned long long ut = 0, st = 0;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (agent_task_read(tid, "stat", buf, sizeof buf) < 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	lp = strchr(buf, '(');
 	rp = strrchr(buf, ')');
 	if (lp == NULL || rp == NULL || rp < lp)
