@@ -29,6 +29,10 @@
 #include "block.h"
 
 #define API __attribute__((visibility("default")))
+/* ThreadSanitizer's runtime, preloaded first, calls our sigaction while it
+ * initializes (its REAL(sigaction) is the next definition: ours): that path
+ * must not run its instrumentation yet. */
+#define NO_TSAN __attribute__((no_sanitize("thread")))
 #define BLOCK_BT_MAX 96
 
 typedef int (*block_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -45,7 +49,7 @@ static int block_installed;               /* relaxed atomic */
 static int block_sig_no;                  /* BLOCK_SIG (not a constant) */
 
 /* The real sigaction (libc's, or the next interposer's). */
-static block_sigaction_fn block_real_sigaction(void)
+static NO_TSAN block_sigaction_fn block_real_sigaction(void)
 {
 	static block_sigaction_fn fn;
 
@@ -213,7 +217,7 @@ int block_signal_capture(int32_t tid, struct block_sample *out, unsigned timeout
 
 /* The target's sigaction: BLOCK_SIG stays ours, the target's action is
  * kept for chaining and reported back as the old one. */
-API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+API NO_TSAN int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	block_sigaction_fn real = block_real_sigaction();
 
@@ -231,7 +235,7 @@ API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 }
 
 /* The target's signal(): the same rule as sigaction. */
-API sighandler_t signal(int sig, sighandler_t fn)
+API NO_TSAN sighandler_t signal(int sig, sighandler_t fn)
 {
 	struct sigaction a, old;
 
