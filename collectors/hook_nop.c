@@ -321,6 +321,26 @@ static bool hook_nop_stale(const struct hook_site *s)
 	return s->nop && s->patched && s->code_on != s->on;
 }
 
+/* Write bytes 1-4 of every stale site's new instruction, or (head) its
+ * first byte, which makes it the new instruction. */
+static void hook_nop_write(struct hook_engine *g, bool head)
+{
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+		uint8_t code[HOOK_PATCH_LEN];
+
+		if (!hook_nop_stale(s))
+			continue;
+		hook_nop_code(s, code);
+		if (!head) {
+			hook_code_copy((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
+			continue;
+		}
+		hook_code_store1((void *)s->fn, code[0]);
+		s->code_on = s->on;
+	}
+}
+
 /* Give the modules made writable their protection back. */
 static void hook_nop_close(const struct hook_engine *g, const bool opened[HOOK_MAX_MODS])
 {
@@ -362,26 +382,9 @@ void hook_nop_sync(struct hook_engine *g)
 		if (hook_nop_stale(g->sites[i]))
 			hook_code_store1((void *)g->sites[i]->fn, 0xcc);
 	hook_nop_barrier();
-	for (size_t i = 0; i < g->nsites; i++) {
-		struct hook_site *s = g->sites[i];
-		uint8_t code[HOOK_PATCH_LEN];
-
-		if (!hook_nop_stale(s))
-			continue;
-		hook_nop_code(s, code);
-		hook_code_copy((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
-	}
+	hook_nop_write(g, false);
 	hook_nop_barrier();
-	for (size_t i = 0; i < g->nsites; i++) {
-		struct hook_site *s = g->sites[i];
-		uint8_t code[HOOK_PATCH_LEN];
-
-		if (!hook_nop_stale(s))
-			continue;
-		hook_nop_code(s, code);
-		hook_code_store1((void *)s->fn, code[0]);
-		s->code_on = s->on;
-	}
+	hook_nop_write(g, true);
 	hook_nop_barrier();
 	hook_nop_close(g, opened);
 }

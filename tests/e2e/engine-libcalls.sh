@@ -86,12 +86,16 @@ exact() {
 		[ "$got" = "dl_once=3 dl_many=1000 dl_static=1000" ] &&
 		[ "$(calls dl_tick)" != "dl_tick=0" ]
 }
-i=0
-while ! exact; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "dlopened library at level 4: counts are not exact: $got (want dl_once=3 dl_many=1000 dl_static=1000)"
-	sleep 0.2
-done
+# wait_exact WHAT: poll exact (it sets $got) for up to 20 s.
+wait_exact() {
+	local i=0
+	while ! exact; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "$1: counts are not exact: $got (want dl_once=3 dl_many=1000 dl_static=1000)"
+		sleep 0.2
+	done
+}
+wait_exact "dlopened library at level 4"
 echo "level 4, dlopened later: $got"
 stop_daemon
 
@@ -108,12 +112,7 @@ wait_for 10 sh -c "grep -q dlmain /proc/$DL_PID/maps"
 	fail "attach failed: $(cat "$HS_TMP/attach.txt")"
 wait_for 20 jq_once ".funcs[] | select(.name == \"main_wait\" and .calls > 0)" --top 500
 touch "$HS_TMP/go"
-i=0
-while ! exact; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "attached, dlopened later: counts are not exact: $got"
-	sleep 0.2
-done
+wait_exact "attached, dlopened later"
 "$O/hookscoped" detach "$DL_PID" >"$HS_TMP/detach.txt" 2>&1 || fail "detach failed: $(cat "$HS_TMP/detach.txt")"
 wait_for 10 sh -c "! grep -q libhookscope /proc/$DL_PID/maps"
 kill -0 "$DL_PID" || fail "dlmain died after the detach"
