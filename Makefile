@@ -158,7 +158,11 @@ $(O)/bench/%: $(O)/obj/tests/bench/%.o $(PROTO_LIB)
 .SECONDEXPANSION:
 $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notdir $$(wildcard tests/apps/$$*/*.c)))))
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^
+	$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^ $(APP_LIBS_$*)
+
+# Libraries of the test apps that need some (APP_LIBS_<dir>, and their headers).
+APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
+$(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
 
 $(O)/themes/%: themes/%
 	@mkdir -p $(@D)

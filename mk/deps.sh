@@ -8,6 +8,7 @@ BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libnc
 libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
+dbus-daemon libdbus-1-dev libsystemd-dev
 mesa-utils mesa-utils-bin xvfb"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
