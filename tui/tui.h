@@ -277,6 +277,7 @@ struct tui_app {
 
 	bool              quit;
 	int               status;         /* exit status */
+	bool              show_ipc;       /* the IPC panel replaces the functions (key I) */
 };
 
 /* app.c */
@@ -330,6 +331,12 @@ void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t
 void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_threads_move(struct tui_app *a, int delta);
 void tui_panel_threads_details(struct tui_app *a);
+
+/* panel-ipc.c: the IPC panel (key I until the views of dash) */
+int  tui_panel_ipc_height(const struct tui_app *a, int avail);   /* rows wanted in a shared screen */
+void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_ipc_move(struct tui_app *a, int delta);
+void tui_panel_ipc_details(struct tui_app *a);                   /* Enter: detail view (slow calls) */
 
 /* panel-funcs.c */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);

@@ -6,7 +6,7 @@
  * function below is timed except those marked HOOKSCOPE_NO_INSTRUMENT; idle
  * time is spent in those (and in libc), so the counts stay exact.
  *
- * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS] [--render HZ] [--threads]
+ * Usage: demo [--cycles K] [--period-ms P] [--exit] [--stall-ms MS] [--render HZ] [--threads] [--ipc]
  *   --cycles K     run K cycles (default: forever), then print "demo: done"
  *   --period-ms P  one cycle every P ms (default 100)
  *   --exit         exit after the cycles (default: idle forever)
@@ -18,6 +18,9 @@
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
+ *   --ipc          first the IPC scenario (demo_ipc.c) on the main thread:
+ *                  requests to a helper process over a unix socket, every
+ *                  4th answer 250 ms late (for the cycles' time, or forever)
  *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
  *                  whose timer fires every MS ms and runs a 300 ms callback,
  *                  alternately sleeping and spinning: UI-thread blocks when
@@ -67,6 +70,8 @@ int demo_loop_start(long *ms);    /* loop.c: --loop */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
 static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
+static int demo_ipc_on;           /* --ipc */
+void demo_ipc_scenario(double seconds);   /* demo_ipc.c */
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -197,6 +202,8 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			i++;
 		} else if (strcmp(argv[i], "--threads") == 0) {
 			demo_threads_on = 1;
+		} else if (strcmp(argv[i], "--ipc") == 0) {
+			demo_ipc_on = 1;
 		} else if (strcmp(argv[i], "--loop") == 0) {
 			*loop_ms = demo_number("--loop", argv[i + 1]);
 			i++;
@@ -206,7 +213,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--ipc]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -240,6 +247,8 @@ int main(int argc, char **argv)
 		printf(", threads scenario");
 	printf("\n");
 	fflush(stdout);
+	if (demo_ipc_on)   /* the cycles' time, or about forever */
+		demo_ipc_scenario(cycles >= 0 ? (double)(cycles * period_ms) / 1e3 : 1e9);
 	next = app_now_ns();
 	for (long c = 0; cycles < 0 || c < cycles; c++) {
 		slow_work();
