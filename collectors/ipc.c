@@ -24,7 +24,7 @@
 static struct ipc_tstat ipc_tot[IPC_MAX_EP];   /* last harvest, baseline removed */
 static struct ipc_tstat ipc_base[IPC_MAX_EP];  /* raw sums at the last reset */
 static struct ipc_tstat ipc_sent[IPC_MAX_EP];  /* what the last record said */
-static bool ipc_tried_peer[IPC_MAX_EP];
+static uint8_t ipc_peer_scans[IPC_MAX_EP];   /* /proc scans done per pipe endpoint */
 static struct proto_ipc_slow ipc_slow_kept[IPC_KEEP_SLOW];   /* newest first */
 static size_t ipc_nslow, ipc_nslow_new;
 static uint32_t ipc_slow_id;
@@ -233,8 +233,29 @@ static void ipc_atfork_child(void)
 	ipc_reset();
 }
 
-/* The pid (not ours) holding an fd whose /proc link reads target; 0 if none. */
-static int32_t ipc_peer_find(const char *target)
+/* The access mode of /proc/PID/fd/FD (its fdinfo flags), -1 if unknown. */
+static int ipc_fd_mode(int32_t pid, const char *fd)
+{
+	char path[300], buf[256];
+	const char *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%s", (int)pid, fd);
+	if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = pread(f, buf, sizeof buf - 1, 0);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "flags:");
+	return p ? (int)(strtol(p + 6, NULL, 8) & O_ACCMODE) : -1;
+}
+
+/* The pid (not ours) holding an fd whose /proc link reads target with an
+ * access mode other than acc (the other end of a pipe; -1: any); 0 if none. */
+static int32_t ipc_peer_find(const char *target, int acc)
 {
 	DIR *d = opendir("/proc"), *fdd;
 	struct dirent *p, *f;
@@ -256,7 +277,9 @@ static int32_t ipc_peer_find(const char *target)
 
 			snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, f->d_name);
 			n = readlink(path, link, sizeof link - 1);
-			if (n > 0 && (link[n] = '\0', strcmp(link, target) == 0)) {
+			if (n <= 0 || (link[n] = '\0', strcmp(link, target) != 0))
+				continue;
+			if (acc < 0 || acc == O_RDWR || ipc_fd_mode(pid, f->d_name) != acc) {
 				found = pid;
 				break;
 			}
@@ -267,7 +290,9 @@ static int32_t ipc_peer_find(const char *target)
 	return found;
 }
 
-/* See ipc_int.h: the other end of each new pipe or FIFO endpoint, once. */
+/* See ipc_int.h: the other end of each pipe or FIFO endpoint, looked for
+ * in its first 5 harvests (about a second: a peer forked by a shell shows
+ * its own command only once it has exec'd). */
 void ipc_peer_scan(void)
 {
 	uint32_t n = ipc_ep_count();
@@ -278,10 +303,10 @@ void ipc_peer_scan(void)
 		int32_t pid;
 		int fd;
 
-		if (ipc_tried_peer[i] || (e->kind != IPC_K_PIPE && e->kind != IPC_K_FIFO))
+		if (ipc_peer_scans[i] >= 5 || (e->kind != IPC_K_PIPE && e->kind != IPC_K_FIFO))
 			continue;
-		ipc_tried_peer[i] = true;
-		if ((pid = ipc_peer_find(e->name)) == 0)
+		ipc_peer_scans[i]++;
+		if ((pid = ipc_peer_find(e->name, e->acc - 1)) == 0)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
 		comm[0] = '\0';

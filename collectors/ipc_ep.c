@@ -98,7 +98,20 @@ uint16_t ipc_ep_get(uint8_t kind, const char *name, const char *method, int32_t 
 	return (uint16_t)i;
 }
 
-/* See ipc_int.h: the table plus "other" once used. */
+/* See ipc_int.h.  The first fd seen sets the mode (a later fd of the
+ * other end, a pipe to oneself, keeps it). */
+uint16_t ipc_ep_get_pipe(uint8_t kind, const char *name, int acc)
+{
+	uint16_t i = ipc_ep_get(kind, name, "", 0, "");
+
+	pthread_mutex_lock(&ipc_ep_lock);
+	if (ipc_eps[i].acc == 0)
+		ipc_eps[i].acc = acc + 1;
+	pthread_mutex_unlock(&ipc_ep_lock);
+	return i;
+}
+
+/* See ipc_int.h. */
 uint32_t ipc_ep_count(void)
 {
 	return __atomic_load_n(&ipc_neps, __ATOMIC_ACQUIRE);

@@ -116,6 +116,7 @@ static uint32_t ipc_fd_classify(int fd)
 	if (S_ISFIFO(st.st_mode)) {
 		char link[64], name[256];
 		ssize_t n;
+		int acc;
 
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 		n = readlink(link, name, sizeof name - 1);
@@ -123,9 +124,11 @@ static uint32_t ipc_fd_classify(int fd)
 			snprintf(name, sizeof name, "pipe:[%lu]", (unsigned long)st.st_ino);
 		else
 			name[n] = '\0';
+		acc = fcntl(fd, F_GETFL);
+		acc = acc < 0 ? O_RDWR : acc & O_ACCMODE;
 		if (strncmp(name, "pipe:[", 6) == 0)
-			return (uint32_t)IPC_K_PIPE << 16 | ipc_ep_get(IPC_K_PIPE, name, "", 0, "");
-		return (uint32_t)IPC_K_FIFO << 16 | ipc_ep_get(IPC_K_FIFO, name, "", 0, "");
+			return (uint32_t)IPC_K_PIPE << 16 | ipc_ep_get_pipe(IPC_K_PIPE, name, acc);
+		return (uint32_t)IPC_K_FIFO << 16 | ipc_ep_get_pipe(IPC_K_FIFO, name, acc);
 	}
 	return (uint32_t)IPC_K_OTHER << 16;
 }

@@ -52,6 +52,7 @@ struct ipc_ep {
 	char     key_comm[16];     /* peer command as part of the key ("" for pipes) */
 	int32_t  peer_pid;         /* SO_PEERCRED (0: unknown; the reporter may fill it) */
 	char     peer_comm[16];    /* shown */
+	int      acc;              /* pipe/FIFO: 1 + O_ACCMODE of the first fd seen, 0 unknown */
 };
 
 /* One thread's figures for one endpoint (written by the owner only). */
@@ -100,6 +101,8 @@ extern const char *const ipc_kind_names[IPC_K_COUNT];
  * endpoint's first caller. */
 uint16_t ipc_ep_get(uint8_t kind, const char *name, const char *method, int32_t peer_pid,
     const char *peer_comm);
+/* The same for a pipe or FIFO, remembering the access mode of its fd. */
+uint16_t ipc_ep_get_pipe(uint8_t kind, const char *name, int acc);
 /* Published endpoints, and endpoint i (i < count). */
 uint32_t ipc_ep_count(void);
 const struct ipc_ep *ipc_ep_at(uint32_t i);

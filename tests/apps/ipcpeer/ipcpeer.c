@@ -8,10 +8,17 @@
  *       N requests of SIZE bytes (stream: send + recv until the whole reply
  *       came; datagram: sendto the server, recv the reply), each through
  *       fetch_reply(); prints "ipcpeer: done N" and waits for F to exist.
+ *   ipcpeer mq /NAME N SIZE [--wait-file F]
+ *       creates the POSIX message queue, forks a reader (mq_receive until
+ *       N messages came) and sends N messages of SIZE bytes (mq_send), then
+ *       waits for the reader and for F.
  * The client's requests happen on its main thread (the UI thread for the
  * agent), so a slow reply is a slow call on the UI thread in fetch_reply.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,15 @@ static void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* Wait until path exists (NULL: return at once). */
+static void wait_file_exists(const char *path)
+{
+	struct stat st;
+
+	while (path != NULL && stat(path, &st) < 0)
+		sleep_ms(50);
 }
 
 /* Stream server: one client, echo each request (read/write). */
@@ -130,7 +146,6 @@ static void client(const char *path, long n, size_t size, int dgram, const char 
 	struct sockaddr_un srv, me;
 	char *req = malloc(size), *rep = malloc(size), mine[108];
 	int s = socket(AF_UNIX, dgram ? SOCK_DGRAM : SOCK_STREAM, 0);
-	struct stat st;
 
 	if (s < 0 || req == NULL || rep == NULL)
 		die("socket");
@@ -153,10 +168,38 @@ static void client(const char *path, long n, size_t size, int dgram, const char 
 	close(s);
 	printf("ipcpeer: done %ld\n", n);
 	fflush(stdout);
-	while (wait_file != NULL && stat(wait_file, &st) < 0)
-		sleep_ms(50);
+	wait_file_exists(wait_file);
 	free(req);
 	free(rep);
+}
+
+/* Message queue: a forked reader takes n messages the parent sends. */
+static void mq_run(const char *name, long n, size_t size, const char *wait_file)
+{
+	struct mq_attr at = { .mq_maxmsg = 8, .mq_msgsize = (long)size };
+	char *buf = calloc(1, size + 1);
+	mqd_t q;
+	pid_t reader;
+
+	mq_unlink(name);
+	if (buf == NULL || (q = mq_open(name, O_CREAT | O_RDWR, 0600, &at)) == (mqd_t)-1)
+		die("mq_open");
+	if ((reader = fork()) == 0) {
+		for (long i = 0; i < n; i++)
+			if (mq_receive(q, buf, size + 1, NULL) < 0)
+				die("mq_receive");
+		exit(0);          /* not _exit: the agent's final report goes out */
+	}
+	for (long i = 0; i < n; i++)
+		if (mq_send(q, buf, size, 0) < 0)
+			die("mq_send");
+	waitpid(reader, NULL, 0);
+	mq_close(q);
+	mq_unlink(name);
+	printf("ipcpeer: done %ld\n", n);
+	fflush(stdout);
+	wait_file_exists(wait_file);
+	free(buf);
 }
 
 int main(int argc, char **argv)
@@ -167,7 +210,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: ipcpeer server PATH [--dgram] [--slow-every K --slow-ms MS]\n"
-		    "       ipcpeer client PATH N SIZE [--dgram] [--wait-file F]\n");
+		    "       ipcpeer client PATH N SIZE [--dgram] [--wait-file F]\n"
+		    "       ipcpeer mq /NAME N SIZE [--wait-file F]\n");
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
@@ -185,6 +229,10 @@ int main(int argc, char **argv)
 			serve_dgram(argv[2], slow_every, slow_ms);
 		else
 			serve_stream(argv[2], slow_every, slow_ms);
+		return 0;
+	}
+	if (strcmp(argv[1], "mq") == 0 && argc >= 5) {
+		mq_run(argv[2], atol(argv[3]), (size_t)atol(argv[4]), wait_file);
 		return 0;
 	}
 	if (strcmp(argv[1], "client") == 0 && argc >= 5) {
