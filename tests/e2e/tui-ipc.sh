@@ -14,6 +14,7 @@ trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
 
 start_daemon run -- "$O/apps/demo" --ipc
 wait_for 20 grep -q "demo: ipc scenario" "$HS_TMP/daemon.log"
+wait_for 20 jq_once '[.targets[] | select(.name == "demo")] | length >= 1'
 pid=$(once_json | jq -e '[.targets[] | select(.name == "demo")] | min_by(.pid) | .pid') || fail "no demo target"
 wait_for 20 jq_once '[.ipc.slow[] | select(.ui)] | length >= 2' --target "$pid"
 once_json --target "$pid" >"$HS_TMP/f.json"
