@@ -13,8 +13,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <linux/android/binder.h>
 
 #include "ipc.h"
@@ -355,6 +359,48 @@ static void test_binder_observe(void **state)
 	assert_int_equal(observed, 2);
 }
 
+static struct ipc_binder_txn hook_seen;
+static int hook_nseen;
+static void hook_observer(const struct ipc_binder_txn *t, void *arg)
+{
+	(void)arg;
+	hook_seen = *t;
+	hook_seen.data = NULL;
+	hook_nseen++;
+}
+
+/* The agent's ioctl (this test links it: collectors/ipc_binder_hook.c)
+ * decodes a BINDER_WRITE_READ write buffer in our own memory before the
+ * call and hands each transaction to the observers; the real ioctl then
+ * fails on a non-binder fd with its own errno, which the caller gets. */
+static void test_binder_hook(void **state)
+{
+	struct bytes p = { .len = 0 }, w = { .len = 0 };
+	struct binder_write_read bwr;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), rc;
+
+	(void)state;
+	assert_true(fd >= 0);
+	parcel_iface(&p, 30, "android.os.IServiceManager", 5);
+	put_txn(&w, BC_TRANSACTION, 0, 3, 0, (uint64_t)(uintptr_t)p.b, p.len, 0, 0);
+	memset(&bwr, 0, sizeof bwr);
+	bwr.write_size = w.len;
+	bwr.write_buffer = (uint64_t)(uintptr_t)w.b;
+	ipc_binder_observe(hook_observer, NULL);
+	errno = 0;
+	rc = ioctl(fd, BINDER_WRITE_READ, &bwr);
+	assert_int_equal(rc, -1);
+	assert_int_equal(errno, ENOTTY);
+	assert_int_equal(hook_nseen, 1);
+	assert_int_equal(hook_seen.cmd, BC_TRANSACTION);
+	assert_int_equal(hook_seen.code, 3);
+	assert_string_equal(hook_seen.iface, "android.os.IServiceManager");
+	/* other requests pass straight through */
+	assert_int_equal(ioctl(fd, FIONREAD, &rc), -1);
+	assert_int_equal(hook_nseen, 1);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_binder_corrupt),
 		cmocka_unit_test(test_binder_bad_descriptor),
 		cmocka_unit_test(test_binder_observe),
+		cmocka_unit_test(test_binder_hook),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
