@@ -162,6 +162,9 @@ $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notd
 
 # Libraries of the test apps that need some (APP_LIBS_<dir>, and their headers).
 APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
+
+# Sources a fuzz target needs beyond protocol/*.c (the rule is harden's).
+FUZZ_SRCS_binder := collectors/ipc_binder.c
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
 
 $(O)/themes/%: themes/%

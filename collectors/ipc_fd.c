@@ -18,7 +18,7 @@
 
 #include "ipc_int.h"
 
-static uint32_t ipc_fd_cache[IPC_FD_MAX];   /* (kind << 16 | ep), 0: not classified */
+uint32_t ipc_fd_cache[IPC_FD_MAX];          /* (kind << 16 | ep), 0: not classified */
 
 /* A unix address as text: the path, "@name" for an abstract one, "" unnamed. */
 static void ipc_fd_sun_name(const struct sockaddr_un *a, socklen_t len, char *out, size_t cap)

@@ -55,7 +55,7 @@ static bool ipc_watch(int fd, const void *ra, uint16_t *ep, uint8_t *kind)
 {
 	uint8_t k;
 
-	if (ipc_busy || ipc_is_agent(ra))
+	if (ipc_fd_not_ipc(fd) || ipc_busy || ipc_is_agent(ra))
 		return false;
 	ipc_busy = 1;
 	k = ipc_fd_class(fd, ep);

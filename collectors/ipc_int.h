@@ -114,6 +114,13 @@ void ipc_ep_set_peer(uint32_t i, int32_t pid, const char *comm);
 /* The fd's kind and endpoint (classified once: fstat, getsockopt,
  * getpeername, SO_PEERCRED); IPC_K_OTHER for anything else. */
 uint8_t ipc_fd_class(int fd, uint16_t *ep);
+/* Is fd known not to be IPC?  One load: the wrappers' fast path. */
+extern uint32_t ipc_fd_cache[IPC_FD_MAX];
+static inline bool ipc_fd_not_ipc(int fd)
+{
+	return fd >= 0 && fd < IPC_FD_MAX &&
+	    __atomic_load_n(&ipc_fd_cache[fd], __ATOMIC_RELAXED) >> 16 == IPC_K_OTHER;
+}
 /* Forget fd (closed, replaced by dup2, new socket...). */
 void ipc_fd_forget(int fd);
 /* The endpoint of a unix address (connect, sendto): kind from the socket. */
