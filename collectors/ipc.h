@@ -43,6 +43,10 @@ void ipc_binder_observe(void (*fn)(const struct ipc_binder_txn *t, void *arg), v
 /* ipc_binder.c: call every registered observer with t (the agent's ioctl hook does). */
 void ipc_binder_notify(const struct ipc_binder_txn *t);
 
+/* ipc_binder_hook.c: what the agent's ioctl does (the real ioctl around
+ * the decoding of a BINDER_WRITE_READ's buffers); for tests. */
+int ipc_binder_ioctl(int fd, unsigned long req, void *arg);
+
 /* A readable name for a BC_/BR_ command ("BC_TRANSACTION"), "?" when unknown. */
 const char *ipc_binder_cmd_name(uint32_t cmd);
 

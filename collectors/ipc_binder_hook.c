@@ -86,19 +86,15 @@ static void ipc_binder_in(const struct ipc_binder_txn *t, void *arg)
 	    ipc_bwait.t0[ipc_bwait.n], ipc_now());
 }
 
-API int ioctl(int fd, unsigned long req, ...)
+/* See ipc.h: the body of the agent's ioctl. */
+int ipc_binder_ioctl(int fd, unsigned long req, void *arg)
 {
 	static void *slot;
 	int (*real)(int, unsigned long, void *) = __atomic_load_n(&slot, __ATOMIC_RELAXED);
 	struct binder_write_read *bwr;
-	binder_size_t wc = 0, rc = 0;
-	va_list ap;
-	void *arg;
+	binder_size_t rc;
 	int r, e;
 
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	if (real == NULL) {
 		real = (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
 		__atomic_store_n(&slot, (void *)real, __ATOMIC_RELAXED);
@@ -107,17 +103,42 @@ API int ioctl(int fd, unsigned long req, ...)
 			return -1;
 		}
 	}
-	if (req != BINDER_WRITE_READ || arg == NULL || ipc_is_agent(__builtin_return_address(0)))
+	if (req != BINDER_WRITE_READ || arg == NULL)
 		return real(fd, req, arg);
 	bwr = arg;
-	wc = bwr->write_consumed;
 	rc = bwr->read_consumed;
-	if (bwr->write_size > wc)
-		ipc_binder_scan(bwr->write_buffer + wc, bwr->write_size - wc, false, ipc_binder_out);
+	if (bwr->write_size > bwr->write_consumed)
+		ipc_binder_scan(bwr->write_buffer + bwr->write_consumed,
+		    bwr->write_size - bwr->write_consumed, false, ipc_binder_out);
 	r = real(fd, req, arg);
 	e = errno;
 	if (r == 0 && bwr->read_consumed > rc)
 		ipc_binder_scan(bwr->read_buffer + rc, bwr->read_consumed - rc, true, ipc_binder_in);
 	errno = e;
 	return r;
+}
+
+/* The exported ioctl: one pointer argument, as every ioctl request takes. */
+API int ioctl(int fd, unsigned long req, ...)
+{
+	static void *slot;
+	int (*real)(int, unsigned long, void *);
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (req == BINDER_WRITE_READ && !ipc_is_agent(__builtin_return_address(0)))
+		return ipc_binder_ioctl(fd, req, arg);
+	real = __atomic_load_n(&slot, __ATOMIC_RELAXED);
+	if (real == NULL) {
+		real = (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
+		__atomic_store_n(&slot, (void *)real, __ATOMIC_RELAXED);
+		if (real == NULL) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return real(fd, req, arg);
 }

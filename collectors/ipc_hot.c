@@ -9,6 +9,7 @@
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ static pthread_key_t ipc_key;
 static bool ipc_key_ok;
 static uint64_t ipc_thr_ns = IPC_THRESHOLD_NS;     /* relaxed */
 static uintptr_t ipc_self_lo, ipc_self_hi;          /* the agent's text */
+static struct { uintptr_t lo, hi; } ipc_san[2];     /* sanitizer runtimes' text */
 
 const char *const ipc_op_names[IPC_OP_COUNT] = {
 	[IPC_OP_CONNECT] = "connect", [IPC_OP_SEND] = "send", [IPC_OP_RECV] = "recv",
@@ -41,23 +43,44 @@ static void ipc_thread_exit(void *arg)
 	__atomic_store_n(&t->owner, 0, __ATOMIC_RELEASE);
 }
 
-/* Find the agent's text: the loaded segment holding this function. */
+/* Find the agent's text (the segment holding this function) and that of
+ * sanitizer runtimes, whose interceptors sit between a caller and us. */
 static int ipc_self_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	uintptr_t me = (uintptr_t)arg;
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	bool san = strstr(name, "/libasan.") || strstr(name, "/libtsan.") ||
+	    strstr(name, "/libubsan.") || strstr(name, "/liblsan.");
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
 
-		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && me >= lo && me < lo + p->p_memsz) {
+		if (p->p_type != PT_LOAD || !(p->p_flags & PF_X))
+			continue;
+		if (me >= lo && me < lo + p->p_memsz) {
 			ipc_self_lo = lo;
 			ipc_self_hi = lo + p->p_memsz;
-			return 1;
+		} else if (san) {
+			for (int k = 0; k < 2; k++)
+				if (ipc_san[k].hi == 0) {
+					ipc_san[k].lo = lo;
+					ipc_san[k].hi = lo + p->p_memsz;
+					break;
+				}
 		}
 	}
 	return 0;
+}
+
+/* A frame of the agent or of a sanitizer runtime (left out of stacks). */
+static bool ipc_is_ours(const void *pc)
+{
+	uintptr_t a = (uintptr_t)pc;
+
+	return ipc_is_agent(pc) || (a >= ipc_san[0].lo && a < ipc_san[0].hi) ||
+	    (a >= ipc_san[1].lo && a < ipc_san[1].hi);
 }
 
 /* See ipc_int.h: the key, the agent's range, backtrace() warmed up. */
@@ -123,7 +146,8 @@ static struct ipc_thread *ipc_self(void)
 }
 
 /* Keep the calling stack of a slow call in the thread's ring, frames of
- * the agent (this function, the wrapper) left out. */
+ * the agent (this function, the wrapper) and of a sanitizer's interceptors
+ * left out. */
 static void ipc_slow(struct ipc_thread *t, uint16_t ep, enum ipc_op op, bool ui, uint64_t t0,
     uint64_t t1)
 {
@@ -133,7 +157,7 @@ static void ipc_slow(struct ipc_thread *t, uint16_t ep, enum ipc_op op, bool ui,
 	int n = backtrace(buf, IPC_FRAMES + 8), k = 0;
 
 	STORE(&r->seq, 0);                  /* being rewritten (x86-64 and arm64 keep */
-	while (k < n && ipc_is_agent(buf[k]))   /* stores in order for the reader's check) */
+	while (k < n && ipc_is_ours(buf[k]))    /* stores in order for the reader's check) */
 		k++;
 	STORE(&r->n, 0);
 	for (uint32_t i = 0; k < n && i < IPC_FRAMES; k++, i++) {

@@ -369,10 +369,12 @@ static void hook_observer(const struct ipc_binder_txn *t, void *arg)
 	hook_nseen++;
 }
 
-/* The agent's ioctl (this test links it: collectors/ipc_binder_hook.c)
- * decodes a BINDER_WRITE_READ write buffer in our own memory before the
- * call and hands each transaction to the observers; the real ioctl then
- * fails on a non-binder fd with its own errno, which the caller gets. */
+/* The agent's ioctl (collectors/ipc_binder_hook.c: ipc_binder_ioctl, its
+ * body, called directly: under a sanitizer the runtime's ioctl would be
+ * linked instead of the archive's) decodes a BINDER_WRITE_READ write buffer
+ * in our own memory before the call and hands each transaction to the
+ * observers; the real ioctl then fails on a non-binder fd with its own
+ * errno, which the caller gets. */
 static void test_binder_hook(void **state)
 {
 	struct bytes p = { .len = 0 }, w = { .len = 0 };
@@ -388,7 +390,7 @@ static void test_binder_hook(void **state)
 	bwr.write_buffer = (uint64_t)(uintptr_t)w.b;
 	ipc_binder_observe(hook_observer, NULL);
 	errno = 0;
-	rc = ioctl(fd, BINDER_WRITE_READ, &bwr);
+	rc = ipc_binder_ioctl(fd, BINDER_WRITE_READ, &bwr);
 	assert_int_equal(rc, -1);
 	assert_int_equal(errno, ENOTTY);
 	assert_int_equal(hook_nseen, 1);
@@ -396,7 +398,7 @@ static void test_binder_hook(void **state)
 	assert_int_equal(hook_seen.code, 3);
 	assert_string_equal(hook_seen.iface, "android.os.IServiceManager");
 	/* other requests pass straight through */
-	assert_int_equal(ioctl(fd, FIONREAD, &rc), -1);
+	assert_int_equal(ipc_binder_ioctl(fd, FIONREAD, &rc), -1);
 	assert_int_equal(hook_nseen, 1);
 	close(fd);
 }
