@@ -104,10 +104,14 @@ void demo_ipc_scenario(double seconds)
 		demo_ipc_helper(&a, alen, ready[1]);
 	}
 	close(ready[1]);
-	if (helper < 0 || read(ready[0], &ok, 1) != 1 ||
-	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	if (helper < 0 || read(ready[0], &ok, 1) != 1) {
+		fprintf(stderr, "demo: ipc scenario: the helper process did not start%s%s\n",
+		    helper < 0 ? ": " : " (it exited)", helper < 0 ? strerror(errno) : "");
+		if (helper > 0)
+			kill(helper, SIGTERM);
+	} else if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
 	    connect(fd, (struct sockaddr *)&a, alen) < 0) {
-		fprintf(stderr, "demo: ipc scenario: no helper: %s\n", strerror(errno));
+		fprintf(stderr, "demo: ipc scenario: cannot reach the helper: %s\n", strerror(errno));
 		if (helper > 0)
 			kill(helper, SIGTERM);
 	} else {
