@@ -306,7 +306,7 @@ void ipc_peer_scan(void)
 		if (ipc_peer_scans[i] >= 5 || (e->kind != IPC_K_PIPE && e->kind != IPC_K_FIFO))
 			continue;
 		ipc_peer_scans[i]++;
-		if ((pid = ipc_peer_find(e->name, e->acc - 1)) == 0)
+		if ((pid = ipc_peer_find(e->name, __atomic_load_n(&e->acc, __ATOMIC_RELAXED) - 1)) == 0)
 			continue;
 		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
 		comm[0] = '\0';

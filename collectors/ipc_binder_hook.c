@@ -86,22 +86,30 @@ static void ipc_binder_in(const struct ipc_binder_txn *t, void *arg)
 	    ipc_bwait.t0[ipc_bwait.n], ipc_now());
 }
 
+/* The real ioctl (next after ours), looked up once. */
+static int (*ipc_real_ioctl(void))(int, unsigned long, void *)
+{
+	static void *slot;
+	void *p = __atomic_load_n(&slot, __ATOMIC_RELAXED);
+
+	if (p == NULL) {
+		p = dlsym(RTLD_NEXT, "ioctl");
+		__atomic_store_n(&slot, p, __ATOMIC_RELAXED);
+	}
+	return (int (*)(int, unsigned long, void *))p;
+}
+
 /* See ipc.h: the body of the agent's ioctl. */
 int ipc_binder_ioctl(int fd, unsigned long req, void *arg)
 {
-	static void *slot;
-	int (*real)(int, unsigned long, void *) = __atomic_load_n(&slot, __ATOMIC_RELAXED);
+	int (*real)(int, unsigned long, void *) = ipc_real_ioctl();
 	struct binder_write_read *bwr;
 	binder_size_t rc;
 	int r, e;
 
 	if (real == NULL) {
-		real = (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
-		__atomic_store_n(&slot, (void *)real, __ATOMIC_RELAXED);
-		if (real == NULL) {
-			errno = ENOSYS;
-			return -1;
-		}
+		errno = ENOSYS;
+		return -1;
 	}
 	if (req != BINDER_WRITE_READ || arg == NULL)
 		return real(fd, req, arg);
@@ -118,10 +126,10 @@ int ipc_binder_ioctl(int fd, unsigned long req, void *arg)
 	return r;
 }
 
-/* The exported ioctl: one pointer argument, as every ioctl request takes. */
+/* The exported ioctl: one pointer argument, as every ioctl request takes;
+ * the agent's own calls and other requests go straight through. */
 API int ioctl(int fd, unsigned long req, ...)
 {
-	static void *slot;
 	int (*real)(int, unsigned long, void *);
 	va_list ap;
 	void *arg;
@@ -131,14 +139,9 @@ API int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (req == BINDER_WRITE_READ && !ipc_is_agent(__builtin_return_address(0)))
 		return ipc_binder_ioctl(fd, req, arg);
-	real = __atomic_load_n(&slot, __ATOMIC_RELAXED);
-	if (real == NULL) {
-		real = (int (*)(int, unsigned long, void *))dlsym(RTLD_NEXT, "ioctl");
-		__atomic_store_n(&slot, (void *)real, __ATOMIC_RELAXED);
-		if (real == NULL) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if ((real = ipc_real_ioctl()) == NULL) {
+		errno = ENOSYS;
+		return -1;
 	}
 	return real(fd, req, arg);
 }

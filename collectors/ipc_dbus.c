@@ -61,32 +61,31 @@ static uint16_t ipc_bus_ep(uint8_t kind, const char *dest, const char *iface, co
 	return ipc_ep_get(kind, dest ? dest : "(no destination)", method, 0, "");
 }
 
-/* Endpoint of a libdbus message. */
-static uint16_t ipc_dbus_msg_ep(void *msg)
+/* The getters of a bus library's messages: destination, interface, member. */
+struct ipc_bus_getters {
+	uint8_t     kind;
+	const char *names[3];
+	void       *slots[3];
+};
+static struct ipc_bus_getters ipc_dbus_get = { IPC_K_DBUS,
+	{ "dbus_message_get_destination", "dbus_message_get_interface", "dbus_message_get_member" },
+	{ NULL, NULL, NULL } };
+static struct ipc_bus_getters ipc_sdbus_get = { IPC_K_SDBUS,
+	{ "sd_bus_message_get_destination", "sd_bus_message_get_interface",
+	  "sd_bus_message_get_member" }, { NULL, NULL, NULL } };
+
+/* Endpoint of a message of the library g describes. */
+static uint16_t ipc_bus_msg_ep(struct ipc_bus_getters *g, void *msg)
 {
 	typedef const char *(*get_fn)(void *);
-	static void *sd, *si, *sm;
-	get_fn gd = (get_fn)ipc_bus_fn(&sd, "dbus_message_get_destination");
-	get_fn gi = (get_fn)ipc_bus_fn(&si, "dbus_message_get_interface");
-	get_fn gm = (get_fn)ipc_bus_fn(&sm, "dbus_message_get_member");
+	const char *v[3] = { NULL, NULL, NULL };
 
-	if (gd == NULL || gi == NULL || gm == NULL || msg == NULL)
-		return ipc_bus_ep(IPC_K_DBUS, NULL, NULL, NULL);
-	return ipc_bus_ep(IPC_K_DBUS, gd(msg), gi(msg), gm(msg));
-}
+	for (int i = 0; i < 3 && msg != NULL; i++) {
+		get_fn f = (get_fn)ipc_bus_fn(&g->slots[i], g->names[i]);
 
-/* Endpoint of an sd-bus message. */
-static uint16_t ipc_sdbus_msg_ep(void *msg)
-{
-	typedef const char *(*get_fn)(void *);
-	static void *sd, *si, *sm;
-	get_fn gd = (get_fn)ipc_bus_fn(&sd, "sd_bus_message_get_destination");
-	get_fn gi = (get_fn)ipc_bus_fn(&si, "sd_bus_message_get_interface");
-	get_fn gm = (get_fn)ipc_bus_fn(&sm, "sd_bus_message_get_member");
-
-	if (gd == NULL || gi == NULL || gm == NULL || msg == NULL)
-		return ipc_bus_ep(IPC_K_SDBUS, NULL, NULL, NULL);
-	return ipc_bus_ep(IPC_K_SDBUS, gd(msg), gi(msg), gm(msg));
+		v[i] = f != NULL ? f(msg) : NULL;
+	}
+	return ipc_bus_ep(g->kind, v[0], v[1], v[2]);
 }
 
 /* Count one finished method call, errno kept. */
@@ -109,7 +108,7 @@ API void *dbus_connection_send_with_reply_and_block(void *conn, void *msg, int t
 		return NULL;
 	if (ipc_bus_depth || ipc_is_agent(__builtin_return_address(0)))
 		return fn_(conn, msg, timeout, error);
-	ep = ipc_dbus_msg_ep(msg);
+	ep = ipc_bus_msg_ep(&ipc_dbus_get, msg);
 	ipc_bus_depth++;
 	t0 = ipc_now();
 	r = fn_(conn, msg, timeout, error);
@@ -131,7 +130,7 @@ API uint32_t dbus_connection_send_with_reply(void *conn, void *msg, void **pendi
 	r = fn_(conn, msg, pending, timeout);
 	if (ipc_bus_depth || !r || pending == NULL || *pending == NULL)
 		return r;
-	ep = ipc_dbus_msg_ep(msg);
+	ep = ipc_bus_msg_ep(&ipc_dbus_get, msg);
 	pthread_mutex_lock(&ipc_pend_lock);
 	for (int i = 1; i < IPC_PENDING && ipc_pend[slot].pending != NULL; i++)
 		if (ipc_pend[i].pending == NULL || ipc_pend[i].t0 < ipc_pend[slot].t0)
@@ -180,7 +179,7 @@ API int sd_bus_call(void *bus, void *m, uint64_t usec, void *error, void **reply
 		return -ENOSYS;
 	if (ipc_bus_depth || ipc_is_agent(__builtin_return_address(0)))
 		return fn_(bus, m, usec, error, reply);
-	ep = ipc_sdbus_msg_ep(m);
+	ep = ipc_bus_msg_ep(&ipc_sdbus_get, m);
 	ipc_bus_depth++;
 	t0 = ipc_now();
 	r = fn_(bus, m, usec, error, reply);

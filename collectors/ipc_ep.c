@@ -104,10 +104,11 @@ uint16_t ipc_ep_get_pipe(uint8_t kind, const char *name, int acc)
 {
 	uint16_t i = ipc_ep_get(kind, name, "", 0, "");
 
-	pthread_mutex_lock(&ipc_ep_lock);
-	if (ipc_eps[i].acc == 0)
-		ipc_eps[i].acc = acc + 1;
-	pthread_mutex_unlock(&ipc_ep_lock);
+	int none = 0;
+
+	/* the reporter reads it without the lock */
+	__atomic_compare_exchange_n(&ipc_eps[i].acc, &none, acc + 1, false, __ATOMIC_RELAXED,
+	    __ATOMIC_RELAXED);
 	return i;
 }
 

@@ -283,17 +283,21 @@ API int socket(int domain, int type, int proto)
 	return r;
 }
 
+/* A call that made two fds (r == 0): both are new. */
+static int ipc_forget_pair(int r, const int fds[2])
+{
+	if (r == 0) {
+		ipc_fd_forget(fds[0]);
+		ipc_fd_forget(fds[1]);
+	}
+	return r;
+}
+
 API int socketpair(int domain, int type, int proto, int sv[2])
 {
 	IPC_REAL("socketpair", -1,
 	    int (*)(int, int, int, int *));
-	int r = real_(domain, type, proto, sv);
-
-	if (r == 0) {
-		ipc_fd_forget(sv[0]);
-		ipc_fd_forget(sv[1]);
-	}
-	return r;
+	return ipc_forget_pair(real_(domain, type, proto, sv), sv);
 }
 
 API int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -320,26 +324,14 @@ API int pipe(int fds[2])
 {
 	IPC_REAL("pipe", -1,
 	    int (*)(int *));
-	int r = real_(fds);
-
-	if (r == 0) {
-		ipc_fd_forget(fds[0]);
-		ipc_fd_forget(fds[1]);
-	}
-	return r;
+	return ipc_forget_pair(real_(fds), fds);
 }
 
 API int pipe2(int fds[2], int flags)
 {
 	IPC_REAL("pipe2", -1,
 	    int (*)(int *, int));
-	int r = real_(fds, flags);
-
-	if (r == 0) {
-		ipc_fd_forget(fds[0]);
-		ipc_fd_forget(fds[1]);
-	}
-	return r;
+	return ipc_forget_pair(real_(fds, flags), fds);
 }
 
 /* Is a message-queue call from ra watched?  The queue's endpoint in *ep. */

@@ -279,3 +279,46 @@ void proto_pack_kv_bool(msgpack_packer *pk, const char *key, bool val)
 	else
 		msgpack_pack_false(pk);
 }
+
+/* See protocol.h. */
+int proto_get_str_or_empty(const msgpack_object *map, const char *key, char **out,
+    char *err, size_t errlen)
+{
+	if (proto_get_str(map, key, false, out, err, errlen) < 0)
+		return -1;
+	if (*out == NULL)
+		*out = xstrdup("");
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_u32(const msgpack_object *map, const char *key, bool required, uint32_t *out,
+    char *err, size_t errlen)
+{
+	uint64_t v = 0;
+
+	if (proto_get_u64(map, key, required, &v, err, errlen) < 0)
+		return -1;
+	if (v > UINT32_MAX) {
+		snprintf(err, errlen, "field \"%s\" must be at most %u", key, UINT32_MAX);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_pid(const msgpack_object *map, const char *key, int32_t *out, char *err,
+    size_t errlen)
+{
+	int64_t v = 0;
+
+	if (proto_get_i64(map, key, false, &v, err, errlen) < 0)
+		return -1;
+	if (v < 0 || v > INT32_MAX) {
+		snprintf(err, errlen, "field \"%s\" must be a process or thread id", key);
+		return -1;
+	}
+	*out = (int32_t)v;
+	return 0;
+}

@@ -68,49 +68,6 @@ void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p)
 		ipc_pack_slow(pk, &p->slow[i]);
 }
 
-/* A string field that is "" when absent. */
-static int ipc_get_str(const msgpack_object *o, const char *key, char **out, char *err,
-    size_t errlen)
-{
-	if (proto_get_str(o, key, false, out, err, errlen) < 0)
-		return -1;
-	if (*out == NULL)
-		*out = xstrdup("");
-	return 0;
-}
-
-/* An id field: 0 .. UINT32_MAX. */
-static int ipc_get_u32(const msgpack_object *o, const char *key, bool required, uint32_t *out,
-    char *err, size_t errlen)
-{
-	uint64_t v = 0;
-
-	if (proto_get_u64(o, key, required, &v, err, errlen) < 0)
-		return -1;
-	if (v > UINT32_MAX) {
-		snprintf(err, errlen, "field \"%s\" must be at most %u", key, UINT32_MAX);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* A pid or tid field: 0 .. INT32_MAX. */
-static int ipc_get_pid(const msgpack_object *o, const char *key, int32_t *out, char *err,
-    size_t errlen)
-{
-	int64_t v = 0;
-
-	if (proto_get_i64(o, key, false, &v, err, errlen) < 0)
-		return -1;
-	if (v < 0 || v > INT32_MAX) {
-		snprintf(err, errlen, "field \"%s\" must be a process or thread id", key);
-		return -1;
-	}
-	*out = (int32_t)v;
-	return 0;
-}
-
 /* Decode one endpoint map. */
 static int ipc_decode_ep(const msgpack_object *o, struct proto_ipc_ep *e, char *err, size_t errlen)
 {
@@ -118,12 +75,12 @@ static int ipc_decode_ep(const msgpack_object *o, struct proto_ipc_ep *e, char *
 		snprintf(err, errlen, "an IPC endpoint must be a map");
 		return -1;
 	}
-	if (ipc_get_u32(o, "id", true, &e->id, err, errlen) < 0 ||
-	    ipc_get_str(o, "kind", &e->kind, err, errlen) < 0 ||
-	    ipc_get_str(o, "name", &e->name, err, errlen) < 0 ||
-	    ipc_get_str(o, "method", &e->method, err, errlen) < 0 ||
-	    ipc_get_pid(o, "peer_pid", &e->peer_pid, err, errlen) < 0 ||
-	    ipc_get_str(o, "peer_comm", &e->peer_comm, err, errlen) < 0 ||
+	if (proto_get_u32(o, "id", true, &e->id, err, errlen) < 0 ||
+	    proto_get_str_or_empty(o, "kind", &e->kind, err, errlen) < 0 ||
+	    proto_get_str_or_empty(o, "name", &e->name, err, errlen) < 0 ||
+	    proto_get_str_or_empty(o, "method", &e->method, err, errlen) < 0 ||
+	    proto_get_pid(o, "peer_pid", &e->peer_pid, err, errlen) < 0 ||
+	    proto_get_str_or_empty(o, "peer_comm", &e->peer_comm, err, errlen) < 0 ||
 	    proto_get_u64(o, "sends", false, &e->sends, err, errlen) < 0 ||
 	    proto_get_u64(o, "recvs", false, &e->recvs, err, errlen) < 0 ||
 	    proto_get_u64(o, "calls", false, &e->calls, err, errlen) < 0 ||
@@ -154,10 +111,10 @@ static int ipc_decode_slow(const msgpack_object *o, struct proto_ipc_slow *s, ch
 		snprintf(err, errlen, "a slow IPC call must be a map");
 		return -1;
 	}
-	if (ipc_get_u32(o, "id", true, &s->id, err, errlen) < 0 ||
-	    ipc_get_u32(o, "ep", true, &s->ep, err, errlen) < 0 ||
-	    ipc_get_str(o, "op", &s->op, err, errlen) < 0 ||
-	    ipc_get_pid(o, "tid", &s->tid, err, errlen) < 0 ||
+	if (proto_get_u32(o, "id", true, &s->id, err, errlen) < 0 ||
+	    proto_get_u32(o, "ep", true, &s->ep, err, errlen) < 0 ||
+	    proto_get_str_or_empty(o, "op", &s->op, err, errlen) < 0 ||
+	    proto_get_pid(o, "tid", &s->tid, err, errlen) < 0 ||
 	    proto_get_bool(o, "ui", false, &s->ui, err, errlen) < 0 ||
 	    proto_get_u64(o, "start_ns", false, &s->start_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "time_ms", false, &s->time_ms, err, errlen) < 0 ||

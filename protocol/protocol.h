@@ -90,6 +90,15 @@ int proto_get_bool(const msgpack_object *map, const char *key, bool required,
 /* *out is a fresh heap copy (NUL-terminated; embedded NULs rejected). */
 int proto_get_str(const msgpack_object *map, const char *key, bool required,
     char **out, char *err, size_t errlen);
+/* An optional string that is "" (heap) when absent. */
+int proto_get_str_or_empty(const msgpack_object *map, const char *key, char **out,
+    char *err, size_t errlen);
+/* An unsigned field of at most UINT32_MAX (an id). */
+int proto_get_u32(const msgpack_object *map, const char *key, bool required, uint32_t *out,
+    char *err, size_t errlen);
+/* An optional process or thread id: 0 .. INT32_MAX. */
+int proto_get_pid(const msgpack_object *map, const char *key, int32_t *out, char *err,
+    size_t errlen);
 /* *out points at the array inside the doc (not copied). */
 int proto_get_array(const msgpack_object *map, const char *key, bool required,
     const msgpack_object_array **out, char *err, size_t errlen);
