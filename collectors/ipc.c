@@ -227,9 +227,12 @@ static void ipc_reset(void)
 	ipc_cfg_changed = true;
 }
 
-/* Fork child: a new session, which starts from zero. */
+/* Fork child: a new session, which starts from zero; locks another thread
+ * held at the fork start free. */
 static void ipc_atfork_child(void)
 {
+	ipc_ep_atfork_child();
+	ipc_dbus_atfork_child();
 	ipc_reset();
 }
 

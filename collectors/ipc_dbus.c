@@ -88,6 +88,12 @@ static uint16_t ipc_bus_msg_ep(struct ipc_bus_getters *g, void *msg)
 	return ipc_bus_ep(g->kind, v[0], v[1], v[2]);
 }
 
+/* See ipc_int.h. */
+void ipc_dbus_atfork_child(void)
+{
+	pthread_mutex_init(&ipc_pend_lock, NULL);
+}
+
 /* Count one finished method call, errno kept. */
 static void ipc_bus_done(uint16_t ep, enum ipc_op op, uint64_t t0)
 {

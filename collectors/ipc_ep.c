@@ -124,6 +124,12 @@ const struct ipc_ep *ipc_ep_at(uint32_t i)
 	return i < IPC_MAX_EP ? &ipc_eps[i] : NULL;
 }
 
+/* See ipc_int.h: another thread may have held the lock when fork() copied it. */
+void ipc_ep_atfork_child(void)
+{
+	pthread_mutex_init(&ipc_ep_lock, NULL);
+}
+
 /* See ipc_int.h.  Only the reporter writes it; the wrappers never read it. */
 void ipc_ep_set_peer(uint32_t i, int32_t pid, const char *comm)
 {

@@ -106,6 +106,10 @@ uint16_t ipc_ep_get_pipe(uint8_t kind, const char *name, int acc);
 /* Published endpoints, and endpoint i (i < count). */
 uint32_t ipc_ep_count(void);
 const struct ipc_ep *ipc_ep_at(uint32_t i);
+/* Fork child (single-threaded): the lock starts free. */
+void ipc_ep_atfork_child(void);
+/* ipc_dbus.c: the same for the pending-call table. */
+void ipc_dbus_atfork_child(void);
 /* Reporter: fill a pipe or FIFO's peer process when it was unknown. */
 void ipc_ep_set_peer(uint32_t i, int32_t pid, const char *comm);
 
