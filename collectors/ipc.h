@@ -46,6 +46,9 @@ void ipc_binder_notify(const struct ipc_binder_txn *t);
 /* ipc_binder_hook.c: what the agent's ioctl does (the real ioctl around
  * the decoding of a BINDER_WRITE_READ's buffers); for tests. */
 int ipc_binder_ioctl(int fd, unsigned long req, void *arg);
+/* The same around the ioctl function real (a test's stand-in for the driver). */
+int ipc_binder_ioctl_via(int (*real)(int, unsigned long, void *), int fd, unsigned long req,
+    void *arg);
 
 /* A readable name for a BC_/BR_ command ("BC_TRANSACTION"), "?" when unknown. */
 const char *ipc_binder_cmd_name(uint32_t cmd);

@@ -1,10 +1,11 @@
 /*
  * ipc_binder_hook.c - Binder transactions of the target: the agent's ioctl
  * wrapper passes every other request straight through; for
- * BINDER_WRITE_READ it decodes the write buffer before the call (each
- * BC_TRANSACTION goes to the observers, ipc_binder_observe; a synchronous
- * one starts the thread's clock) and the read buffer after it (a BR_REPLY
- * stops it: one call on the endpoint "handle N", method "IFACE code N").
+ * BINDER_WRITE_READ it decodes the write buffer before the call (a
+ * synchronous BC_TRANSACTION starts the thread's clock), the part the
+ * driver consumed after it (each BC_TRANSACTION goes to the observers,
+ * ipc_binder_observe, once) and the read buffer (a BR_REPLY stops the
+ * clock: one call on the endpoint "handle N", method "IFACE code N").
  * Memory named by the buffers is read with process_vm_readv, so a bad
  * pointer is an error, never a fault.  Only exercised by unit tests here:
  * no binder device exists on Debian (doc/binder.md).
@@ -58,13 +59,21 @@ static void ipc_binder_scan(uint64_t addr, size_t len, bool is_read,
 	free(copy);
 }
 
-/* An outgoing transaction: observers, then the clock of a synchronous one. */
+/* A command the driver took: the observers see it (once, even when the
+ * caller retries an interrupted ioctl). */
+static void ipc_binder_taken(const struct ipc_binder_txn *t, void *arg)
+{
+	(void)arg;
+	if (t->cmd == BC_TRANSACTION || t->cmd == BC_TRANSACTION_SG)
+		ipc_binder_notify(t);
+}
+
+/* An outgoing synchronous transaction starts the thread's clock. */
 static void ipc_binder_out(const struct ipc_binder_txn *t, void *arg)
 {
 	char name[32], method[160];
 
 	(void)arg;
-	ipc_binder_notify(t);
 	if ((t->cmd != BC_TRANSACTION && t->cmd != BC_TRANSACTION_SG) || (t->flags & TF_ONE_WAY) ||
 	    ipc_bwait.n >= IPC_BINDER_NEST)
 		return;
@@ -102,10 +111,16 @@ static int (*ipc_real_ioctl(void))(int, unsigned long, void *)
 /* See ipc.h: the body of the agent's ioctl. */
 int ipc_binder_ioctl(int fd, unsigned long req, void *arg)
 {
-	int (*real)(int, unsigned long, void *) = ipc_real_ioctl();
+	return ipc_binder_ioctl_via(ipc_real_ioctl(), fd, req, arg);
+}
+
+/* See ipc.h. */
+int ipc_binder_ioctl_via(int (*real)(int, unsigned long, void *), int fd, unsigned long req,
+    void *arg)
+{
 	struct binder_write_read *bwr;
-	binder_size_t rc;
-	int r, e;
+	binder_size_t rc, wc;
+	int r, e, waiting;
 
 	if (real == NULL) {
 		errno = ENOSYS;
@@ -115,11 +130,21 @@ int ipc_binder_ioctl(int fd, unsigned long req, void *arg)
 		return real(fd, req, arg);
 	bwr = arg;
 	rc = bwr->read_consumed;
+	wc = bwr->write_consumed;
+	waiting = ipc_bwait.n;
 	if (bwr->write_size > bwr->write_consumed)
 		ipc_binder_scan(bwr->write_buffer + bwr->write_consumed,
 		    bwr->write_size - bwr->write_consumed, false, ipc_binder_out);
 	r = real(fd, req, arg);
 	e = errno;
+	/* Failed before the driver took any command (libbinder retries an
+	 * EINTR with the same struct, from write_consumed on): no reply will
+	 * come for what this call pushed. */
+	if (r != 0 && bwr->write_consumed == wc)
+		ipc_bwait.n = waiting;
+	if (bwr->write_consumed > wc && bwr->write_consumed <= bwr->write_size)
+		ipc_binder_scan(bwr->write_buffer + wc, bwr->write_consumed - wc, false,
+		    ipc_binder_taken);
 	if (r == 0 && bwr->read_consumed > rc)
 		ipc_binder_scan(bwr->read_buffer + rc, bwr->read_consumed - rc, true, ipc_binder_in);
 	errno = e;

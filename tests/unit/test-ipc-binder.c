@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/android/binder.h>
 
 #include "ipc.h"
+#include "ipc_int.h"
 
 #define ARENA_BASE 0x7f0000100000ull
 
@@ -371,10 +373,10 @@ static void hook_observer(const struct ipc_binder_txn *t, void *arg)
 
 /* The agent's ioctl (collectors/ipc_binder_hook.c: ipc_binder_ioctl, its
  * body, called directly: under a sanitizer the runtime's ioctl would be
- * linked instead of the archive's) decodes a BINDER_WRITE_READ write buffer
- * in our own memory before the call and hands each transaction to the
- * observers; the real ioctl then fails on a non-binder fd with its own
- * errno, which the caller gets. */
+ * linked instead of the archive's) around the real ioctl on a non-binder
+ * fd: it fails with its own errno, which the caller gets, and as the
+ * driver took nothing the observers see nothing; other requests pass
+ * straight through. */
 static void test_binder_hook(void **state)
 {
 	struct bytes p = { .len = 0 }, w = { .len = 0 };
@@ -393,14 +395,88 @@ static void test_binder_hook(void **state)
 	rc = ipc_binder_ioctl(fd, BINDER_WRITE_READ, &bwr);
 	assert_int_equal(rc, -1);
 	assert_int_equal(errno, ENOTTY);
-	assert_int_equal(hook_nseen, 1);
-	assert_int_equal(hook_seen.cmd, BC_TRANSACTION);
-	assert_int_equal(hook_seen.code, 3);
-	assert_string_equal(hook_seen.iface, "android.os.IServiceManager");
-	/* other requests pass straight through */
+	assert_int_equal(hook_nseen, 0);
 	assert_int_equal(ipc_binder_ioctl(fd, FIONREAD, &rc), -1);
-	assert_int_equal(hook_nseen, 1);
+	assert_int_equal(hook_nseen, 0);
 	close(fd);
+}
+
+/* A stand-in for the binder driver: consumes the write buffer and, after
+ * 30 ms (the remote side's work), returns BR_NOOP, BR_TRANSACTION_COMPLETE
+ * and a BR_REPLY whose Parcel lives in reply_parcel. */
+static struct bytes reply_parcel;
+static struct bytes reply_read;
+static int fake_driver(int fd, unsigned long req, void *arg)
+{
+	struct binder_write_read *bwr = arg;
+	struct timespec ts = { 0, 30000000 };
+
+	(void)fd;
+	if (req != BINDER_WRITE_READ)
+		return -1;
+	bwr->write_consumed = bwr->write_size;
+	nanosleep(&ts, NULL);
+	reply_read.len = 0;
+	put32(&reply_read, BR_NOOP);
+	put32(&reply_read, BR_TRANSACTION_COMPLETE);
+	put_txn(&reply_read, BR_REPLY, 0, 0, 0, (uint64_t)(uintptr_t)reply_parcel.b,
+	    reply_parcel.len, 0, 0);
+	assert_true(reply_read.len <= bwr->read_size);
+	memcpy((void *)(uintptr_t)bwr->read_buffer, reply_read.b, reply_read.len);
+	bwr->read_consumed = reply_read.len;
+	return 0;
+}
+
+/* A synchronous and a one-way transaction through the hook and a
+ * stand-in driver that takes both: the observers see both, once each, with
+ * interface and code; one call on the endpoint "handle 7", "IFACE code 9",
+ * timed from the BC_TRANSACTION to the BR_REPLY (at least the driver's
+ * 30 ms); the one-way transaction is not timed. */
+static void test_binder_hook_latency(void **state)
+{
+	struct bytes p = { .len = 0 }, w = { .len = 0 };
+	uint8_t rbuf[256];
+	struct binder_write_read bwr;
+	uint64_t calls = 0, total = 0, bytes = 0;
+	int found = -1;
+
+	(void)state;
+	ipc_hot_init();
+	parcel_iface(&p, 30, "android.hardware.ILights", 1);
+	reply_parcel.len = 0;
+	put32(&reply_parcel, 0);
+	put_txn(&w, BC_TRANSACTION, 7, 9, 0, (uint64_t)(uintptr_t)p.b, p.len, 0, 0);
+	put_txn(&w, BC_TRANSACTION, 7, 10, TF_ONE_WAY, (uint64_t)(uintptr_t)p.b, p.len, 0, 0);
+	memset(&bwr, 0, sizeof bwr);
+	bwr.write_size = w.len;
+	bwr.write_buffer = (uint64_t)(uintptr_t)w.b;
+	bwr.read_size = sizeof rbuf;
+	bwr.read_buffer = (uint64_t)(uintptr_t)rbuf;
+	hook_nseen = 0;
+	assert_int_equal(ipc_binder_ioctl_via(fake_driver, 3, BINDER_WRITE_READ, &bwr), 0);
+	assert_int_equal(hook_nseen, 2);
+	assert_int_equal(hook_seen.code, 10);
+	assert_true(hook_seen.flags & TF_ONE_WAY);
+	assert_string_equal(hook_seen.iface, "android.hardware.ILights");
+	for (uint32_t i = 0; i < ipc_ep_count(); i++) {
+		const struct ipc_ep *e = ipc_ep_at(i);
+
+		if (e->kind == IPC_K_BINDER && strcmp(e->name, "handle 7") == 0) {
+			assert_string_equal(e->method, "android.hardware.ILights code 9");
+			found = (int)i;
+		}
+	}
+	assert_true(found >= 0);
+	for (struct ipc_thread *t = ipc_threads(); t; t = t->next) {
+		calls += t->st[found].calls;
+		total += t->st[found].total_ns;
+		bytes += t->st[found].bytes_in;
+	}
+	assert_int_equal(calls, 1);
+	assert_true(total >= 30000000);
+	assert_int_equal(bytes, 0);   /* transactions count calls, not bytes */
+	for (uint32_t i = 0; i < ipc_ep_count(); i++)   /* the one-way call is not timed */
+		assert_null(strstr(ipc_ep_at(i)->method, "code 10"));
 }
 
 int main(void)
@@ -415,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_binder_bad_descriptor),
 		cmocka_unit_test(test_binder_observe),
 		cmocka_unit_test(test_binder_hook),
+		cmocka_unit_test(test_binder_hook_latency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
