@@ -32,7 +32,10 @@ struct ipc_binder_txn {
 typedef int (*ipc_binder_read_fn)(void *ctx, uint64_t addr, void *dst, size_t size);
 
 /* Decode one BINDER_WRITE_READ write (is_read=false) or read (true) buffer; fn is called for each
- * transaction/reply.  0, or -1 with err filled: truncated, unknown command, corrupt Parcel. */
+ * transaction/reply (also BR_DEAD_REPLY, BR_FAILED_REPLY and BR_FROZEN_REPLY, with only cmd set:
+ * the replies that end a call without data).  The whole buffer is framed first: a truncated one
+ * reports nothing.  t->data is valid during the call only.
+ * 0, or -1 with err filled: truncated, unknown command, corrupt Parcel. */
 int ipc_binder_decode(const void *buf, size_t len, bool is_read, ipc_binder_read_fn rd, void *rd_ctx,
                       void (*fn)(const struct ipc_binder_txn *t, void *arg), void *arg,
                       char *err, size_t errlen);

@@ -331,6 +331,11 @@ static int ipc_binder_walk(const uint8_t *p, size_t len, bool is_read, bool txn,
 			memcpy(&td, p + off, sizeof td);
 			if (ipc_binder_txn(cmd, &td, rd, rd_ctx, fn, arg, err, errlen) < 0)
 				return -1;
+		} else if (txn && fn && (cmd == BR_DEAD_REPLY || cmd == BR_FAILED_REPLY ||
+		    cmd == BR_FROZEN_REPLY)) {
+			struct ipc_binder_txn t = { .cmd = cmd };   /* a reply with no data */
+
+			fn(&t, arg);
 		}
 		off += sz;
 	}

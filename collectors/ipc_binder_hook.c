@@ -84,11 +84,13 @@ static void ipc_binder_out(const struct ipc_binder_txn *t, void *arg)
 	ipc_bwait.n++;
 }
 
-/* An incoming reply ends the innermost waiting transaction. */
+/* An incoming reply (or a dead, failed or frozen one) ends the innermost
+ * waiting transaction. */
 static void ipc_binder_in(const struct ipc_binder_txn *t, void *arg)
 {
 	(void)arg;
-	if (t->cmd != BR_REPLY || ipc_bwait.n == 0)
+	if ((t->cmd != BR_REPLY && t->cmd != BR_DEAD_REPLY && t->cmd != BR_FAILED_REPLY &&
+	    t->cmd != BR_FROZEN_REPLY) || ipc_bwait.n == 0)
 		return;
 	ipc_bwait.n--;
 	ipc_count(ipc_bwait.ep[ipc_bwait.n], IPC_CALL, IPC_OP_BINDER, (long long)t->data_size,

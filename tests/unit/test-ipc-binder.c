@@ -231,6 +231,19 @@ static void test_binder_read_reply(void **state)
 	assert_int_equal(s.t[0].cmd, BR_REPLY);
 	assert_string_equal(s.t[0].iface, "");
 	assert_int_equal(s.t[0].data_size, 8);
+	/* a dead reply ends a call too: reported with its command only */
+	{
+		struct bytes d = { .len = 0 };
+		struct seen s2 = { .n = 0 };
+
+		put32(&d, BR_NOOP);
+		put32(&d, BR_DEAD_REPLY);
+		assert_int_equal(ipc_binder_decode(d.b, d.len, true, arena_read, &a, collect, &s2,
+		    err, sizeof err), 0);
+		assert_int_equal(s2.n, 1);
+		assert_int_equal(s2.t[0].cmd, BR_DEAD_REPLY);
+		assert_int_equal(s2.t[0].data_size, 0);
+	}
 	/* the same bytes as a write buffer: BR_ codes are not write commands */
 	assert_int_equal(ipc_binder_decode(r.b, r.len, false, arena_read, &a, collect, &s, err,
 	    sizeof err), -1);
