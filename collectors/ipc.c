@@ -85,27 +85,15 @@ static void ipc_keep_slow(const struct ipc_slow_rec *r)
 	ipc_slow_count++;
 }
 
-/* Take the slow calls each thread wrote since the last harvest. */
+/* Take the slow calls each thread wrote since the last harvest (those
+ * overwritten in its ring meanwhile are lost). */
 static void ipc_drain_slow(void)
 {
-	static struct { struct ipc_thread *t; uint64_t seen; } seen[256];
-	static size_t nseen;
-
 	for (struct ipc_thread *t = ipc_threads(); t; t = t->next) {
-		size_t i;
-		uint64_t top = __atomic_load_n(&t->slow_seq, __ATOMIC_ACQUIRE), from;
+		uint64_t top = __atomic_load_n(&t->slow_seq, __ATOMIC_ACQUIRE), from = t->slow_taken + 1;
 
-		for (i = 0; i < nseen && seen[i].t != t; i++)
-			;
-		if (i == nseen) {
-			if (nseen == sizeof seen / sizeof seen[0])
-				continue;
-			seen[nseen].t = t;
-			seen[nseen++].seen = 0;
-		}
-		from = seen[i].seen + 1;
 		if (top >= IPC_SLOW_RING && from <= top - IPC_SLOW_RING)
-			from = top - IPC_SLOW_RING + 1;   /* overwritten: lost */
+			from = top - IPC_SLOW_RING + 1;
 		for (uint64_t q = from; q <= top; q++) {
 			const struct ipc_slow_rec *src = &t->slow[q % IPC_SLOW_RING];
 			struct ipc_slow_rec r;
@@ -126,7 +114,7 @@ static void ipc_drain_slow(void)
 			if (__atomic_load_n(&src->seq, __ATOMIC_ACQUIRE) == q)
 				ipc_keep_slow(&r);
 		}
-		seen[i].seen = top;
+		t->slow_taken = top;
 	}
 }
 

@@ -81,6 +81,7 @@ struct ipc_thread {
 	int32_t  owner;            /* tid, 0 when free (CAS to claim) */
 	int32_t  tid;
 	uint64_t slow_seq;         /* slow calls written */
+	uint64_t slow_taken;       /* of them, taken by the reporter (its own field) */
 	struct ipc_slow_rec slow[IPC_SLOW_RING];
 	struct ipc_tstat st[IPC_MAX_EP];
 };
