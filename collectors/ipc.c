@@ -118,6 +118,8 @@ static void ipc_drain_slow(void)
 	}
 }
 
+static void ipc_peer_scan(void);
+
 /* Gather the threads' figures. */
 static void ipc_harvest(void)
 {
@@ -281,10 +283,10 @@ static int32_t ipc_peer_find(const char *target, int acc)
 	return found;
 }
 
-/* See ipc_int.h: the other end of each pipe or FIFO endpoint, looked for
+/* The other end of each pipe or FIFO endpoint, looked for
  * in its first 5 harvests (about a second: a peer forked by a shell shows
  * its own command only once it has exec'd). */
-void ipc_peer_scan(void)
+static void ipc_peer_scan(void)
 {
 	uint32_t n = ipc_ep_count();
 

@@ -159,11 +159,10 @@ void ipc_fd_forget(int fd)
 }
 
 /* See ipc_int.h. */
-uint16_t ipc_fd_addr_ep(uint8_t kind, const void *addr, unsigned addrlen, int fd)
+uint16_t ipc_fd_addr_ep(uint8_t kind, const void *addr, unsigned addrlen)
 {
 	char name[sizeof ((struct sockaddr_un *)0)->sun_path + 2];
 
-	(void)fd;
 	ipc_fd_sun_name(addr, (socklen_t)addrlen, name, sizeof name);
 	return ipc_ep_get(kind, name[0] ? name : "(unnamed)", "", 0, "");
 }

@@ -115,7 +115,7 @@ static ssize_t ipc_send_to(int fd, const struct sockaddr *to, socklen_t tolen, s
 		return call(fd, buf, n, flags, to, tolen);
 	if (to != NULL && to->sa_family == AF_UNIX) {
 		ipc_busy = 1;
-		ep = ipc_fd_addr_ep(kind, to, tolen, fd);
+		ep = ipc_fd_addr_ep(kind, to, tolen);
 		ipc_busy = 0;
 	}
 	t0 = ipc_now();
@@ -140,7 +140,7 @@ API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	ipc_busy = 1;
 	ipc_fd_forget(fd);
 	if (r != 0 || ipc_fd_class(fd, &ep) < IPC_K_UNIX)
-		ep = ipc_fd_addr_ep(ipc_sock_kind(fd), addr, len, fd);
+		ep = ipc_fd_addr_ep(ipc_sock_kind(fd), addr, len);
 	ipc_busy = 0;
 	errno = e;
 	ipc_done(ep, IPC_CONNECT, IPC_OP_CONNECT, r, t0);
@@ -176,7 +176,7 @@ API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	if (m != NULL && m->msg_name != NULL && m->msg_namelen > sizeof(sa_family_t) &&
 	    ((const struct sockaddr *)m->msg_name)->sa_family == AF_UNIX) {
 		ipc_busy = 1;
-		ep = ipc_fd_addr_ep(kind, m->msg_name, m->msg_namelen, fd);
+		ep = ipc_fd_addr_ep(kind, m->msg_name, m->msg_namelen);
 		ipc_busy = 0;
 	}
 	t0 = ipc_now();

@@ -129,7 +129,7 @@ static inline bool ipc_fd_not_ipc(int fd)
 /* Forget fd (closed, replaced by dup2, new socket...). */
 void ipc_fd_forget(int fd);
 /* The endpoint of a unix address (connect, sendto): kind from the socket. */
-uint16_t ipc_fd_addr_ep(uint8_t kind, const void *addr, unsigned addrlen, int fd);
+uint16_t ipc_fd_addr_ep(uint8_t kind, const void *addr, unsigned addrlen);
 /* The endpoint of a POSIX message queue descriptor (its /proc link). */
 uint16_t ipc_fd_mq_ep(int fd);
 
@@ -150,8 +150,5 @@ bool ipc_is_agent(const void *ra);
 struct ipc_thread *ipc_threads(void);
 /* Zero every thread's maxima (reset; racing a writer loses at most one). */
 void ipc_hot_reset_max(void);
-
-/* ---- ipc.c (reporter side) ---- */
-void ipc_peer_scan(void);
 
 #endif
