@@ -397,3 +397,45 @@ out:
 		elf_end(e);
 	close(fd);
 }
+
+/* See hook_int.h.  The entries of functions the loader has not bound yet
+ * are resolved here, as hook_got_prepare does, so the loader's resolver
+ * cannot overwrite the wrapper later. */
+int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n)
+{
+	struct hook_got_imp *imps;
+	int fd, nimp, bound = 0;
+	Elf *e;
+
+	if (m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	nimp = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	for (int i = 0; i < nimp; i++)
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t cur;
+
+			if (strcmp(imps[i].name, names[k]) != 0)
+				continue;
+			cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+			if (cur == wrappers[k])
+				break;
+			if (cur >= m->lo && cur < m->hi)
+				cur = hook_got_resolve(m, main, &imps[i]);
+			if (cur == 0)
+				break;
+			if (reals[k] == 0)
+				__atomic_store_n(&reals[k], cur, __ATOMIC_RELEASE);
+			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0)
+				bound++;
+			break;
+		}
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return nimp < 0 ? -1 : bound;
+}

@@ -144,6 +144,19 @@ extern uint32_t hook_wrap_inflight;
 /* hook_got.c: attach mode: bind module mi's PLT calls of dlopen and dlclose
  * to the agent's wrappers. */
 void hook_got_bind(struct hook_engine *g, int mi);
+/* hook_patch.c: the modules loaded now (the agent flagged), for users of
+ * the GOT outside the engine (hook_got_wrap). */
+void hook_mods_read(struct hook_mods *ms);
+/* hook_got.c: a generic import wrapper (the power collector's table rows):
+ * bind every import of name (JUMP_SLOT or GLOB_DAT) in module m (not the
+ * agent) to wrapper.  *real gets the function the entry was bound to
+ * (resolved in the module's scope if still lazy) when it is 0; an entry
+ * already at wrapper is left.  Entries bound, or -1 (unreadable module).
+ * Works at any level and before the engine patched anything; the entries
+ * are not given back at detach (the wrapper stays valid while the agent
+ * is loaded; see doc/power.md). */
+int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n);
 /* hook_got.c: put every redirected or bound GOT entry back. */
 void hook_got_restore(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT

@@ -157,6 +157,7 @@ struct daemon_session {
 	struct daemon_thr_hist thr_hist;
 	struct proto_blocks blocks; /* UI-thread blocks, newest first (block.c) */
 	uint64_t block_seen_ms;   /* wall clock of the newest block's last change */
+	struct proto_power power; /* the last "power" record, priced (power.c) */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -208,6 +209,11 @@ void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_re
 void daemon_session_blocks_reset(struct daemon_session *s);
 /* The report's blocks section (heap). */
 char *daemon_blocks_report(const struct daemon_session *s);
+/* power.c: keep a "power" record (absolute: it replaces the last), priced
+ * with the power profile, charge summed per category. */
+void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r);
+/* The report's power section (heap). */
+char *daemon_power_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 

@@ -46,6 +46,7 @@ daemon_session_free(struct daemon_session *s)
 	proto_fps_free(&s->fps);
 	daemon_session_threads_free(s);
 	proto_blocks_free(&s->blocks);
+	proto_power_free(&s->power);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);
