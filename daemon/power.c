@@ -81,6 +81,11 @@ static double pwr_price(const struct proto_pwr_res *r, const char **from)
 		*from = r->item;
 		return v;
 	}
+	if (strcmp(r->item, "gps.on") == 0 &&          /* newer profiles: per signal quality */
+	    (v = power_profile_get(&pwr_profile, "gps.signalqualitybased")) >= 0) {
+		*from = "gps.signalqualitybased[0]";
+		return v;
+	}
 	if (strncmp(r->item, "bluetooth.", 10) == 0 &&
 	    (v = power_profile_get(&pwr_profile, "bluetooth.on")) >= 0) {
 		*from = "bluetooth.on";
