@@ -8,7 +8,6 @@
  * minutes, `threshold hold`), or held when the process exits.
  * Always on (all levels).  doc/power.md.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,18 +123,6 @@ static char **power_stack_names(const struct power_stack *st, size_t *n)
 	return out;
 }
 
-/* The current of a resource from its row's power= function (the
- * resource pointer as its argument; ASensor_getPower returns mA). */
-static double power_res_ma(const struct power_res *r)
-{
-	float (*fn)(const void *);
-
-	if (r->power_fn[0] == '\0' || r->power_arg == 0)
-		return -1;
-	fn = (float (*)(const void *))dlsym(RTLD_DEFAULT, r->power_fn);
-	return fn != NULL ? (double)fn((const void *)r->power_arg) : -1;
-}
-
 /* Send the ledger when it changed, every second while something is held,
  * and on a new connection. */
 static void power_encode(msgpack_sbuffer *sb, bool resend_all)
@@ -171,7 +158,7 @@ static void power_encode(msgpack_sbuffer *sb, bool resend_all)
 		o->name = (char *)r->name;
 		o->api = (char *)r->api;
 		o->item = (char *)r->item;
-		o->ma = power_res_ma(r);
+		o->ma = r->ma;
 		o->refcount = r->refcount;
 		o->held = r->held;
 		o->refs = r->refs;

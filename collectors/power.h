@@ -91,9 +91,7 @@ struct power_res {
 	char      name[POWER_NAME_MAX];
 	char      api[POWER_NAME_MAX];            /* the acquiring symbol */
 	char      item[POWER_NAME_MAX];
-	char      power_fn[POWER_NAME_MAX];
-	uintptr_t power_arg;                      /* the resource pointer for power_fn */
-	double    ma;                             /* from power_fn, -1 unknown */
+	double    ma;                             /* from the row's power= function, -1 none */
 	bool      refcount;
 	int64_t   refs;
 	bool      held;
@@ -107,7 +105,7 @@ struct power_res {
 };
 
 /* Record one event of a row on resource name (now = monotonic ns). */
-void power_ledger_acquire(const struct power_row *r, const char *name, uintptr_t ptr,
+void power_ledger_acquire(const struct power_row *r, const char *name, double ma,
     uint64_t timeout_ns, const struct power_stack *st, uint64_t now);
 void power_ledger_release(const struct power_row *r, const char *name,
     const struct power_stack *st, uint64_t now);

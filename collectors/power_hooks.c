@@ -186,6 +186,19 @@ static uint64_t power_timeout(const struct power_row *r, const long *a)
 	return v > 0 ? (uint64_t)v * r->timeout_unit_ns : 0;
 }
 
+/* The current of the resource from the row's power= function, called
+ * with the resource argument (ASensor_getPower(sensor) returns mA), on
+ * the calling thread while the argument is valid; -1 when none. */
+static double power_own_ma(const struct power_row *r, const long *a)
+{
+	float (*fn)(const void *);
+
+	if (r->power_fn[0] == '\0' || r->res.src != POWER_SRC_ARG || a[r->res.arg] == 0)
+		return -1;
+	fn = (float (*)(const void *))dlsym(RTLD_DEFAULT, r->power_fn);
+	return fn != NULL ? (double)fn((const void *)a[r->res.arg]) : -1;
+}
+
 /* After a call of symbol slot k: apply the rows that match. */
 static void power_after(int k, const long *a, long ret)
 {
@@ -209,8 +222,8 @@ static void power_after(int k, const long *a, long ret)
 		switch (r->role) {
 		case POWER_ACQUIRE:
 		case POWER_ACQUIRE_TIMEOUT:
-			power_ledger_acquire(r, tag, r->res.src == POWER_SRC_ARG ?
-			    (uintptr_t)a[r->res.arg] : 0, power_timeout(r, a), &st, now);
+			power_ledger_acquire(r, tag, power_own_ma(r, a), power_timeout(r, a), &st,
+			    now);
 			break;
 		case POWER_RELEASE:
 			power_ledger_release(r, tag, &st, now);

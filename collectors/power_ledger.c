@@ -75,7 +75,7 @@ static void power_due(uint64_t now)
 }
 
 /* See power.h. */
-void power_ledger_acquire(const struct power_row *r, const char *name, uintptr_t ptr,
+void power_ledger_acquire(const struct power_row *r, const char *name, double ma,
     uint64_t timeout_ns, const struct power_stack *st, uint64_t now)
 {
 	struct power_res *p;
@@ -90,8 +90,8 @@ void power_ledger_acquire(const struct power_row *r, const char *name, uintptr_t
 			p->holder = *st;
 			p->holder_tid = (int32_t)gettid();
 			strcpy(p->api, r->symbol);
-			strcpy(p->power_fn, r->power_fn);
-			p->power_arg = ptr;
+			if (ma >= 0)
+				p->ma = ma;
 		}
 		p->refs = p->refcount ? p->refs + 1 : 1;
 		if (timeout_ns != 0 && (p->deadline_ns == 0 || now + timeout_ns > p->deadline_ns ||
