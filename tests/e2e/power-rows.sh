@@ -15,13 +15,14 @@
 #   - the wakelock never released is flagged as leaked when the process exits
 #     (and nothing else is), with its holder stack.
 . tests/e2e/lib.sh
-command -v pkg-config >/dev/null && pkg-config --exists dbus-1 ||
-	fail "libdbus-1-dev is not installed (a test dependency: make deps)"
+command -v pkg-config >/dev/null && pkg-config --exists dbus-1 libgps ||
+	fail "libdbus-1-dev or libgps-dev is not installed (test dependencies: make deps)"
+command -v socat >/dev/null || fail "socat is not installed (a test dependency: make deps)"
 
 D=tests/e2e/data
 cc -O2 -g -shared -fPIC -o "$HS_TMP/libpowerfixture.so" $D/power-fixture.c ||
 	fail "cannot build the fixture library"
-cc -O2 -g -o "$HS_TMP/power-app" $D/power-app.c $(pkg-config --cflags --libs dbus-1) \
+cc -O2 -g -o "$HS_TMP/power-app" $D/power-app.c $(pkg-config --cflags --libs dbus-1 libgps) \
 	-L"$HS_TMP" -lpowerfixture -Wl,-rpath,"$HS_TMP" || fail "cannot build power-app"
 SYS=$HS_TMP/sys
 mkdir -p "$SYS/sys/power" "$SYS/sys/bus/iio/devices/iio:device0/buffer"
@@ -36,9 +37,14 @@ fixture_lock_put  release  arg0:str  wakelock  ref  cpu.idle
 fixture_lock_get  grab     arg0:str  wakelock  ref  cpu.idle
 ROWS
 bad_line=$(wc -l <"$HS_TMP/table")
+# A stand-in gpsd: accepts the client library's connection, reads its commands.
+GPS_PORT=$(free_port)
+spawn socat TCP-LISTEN:$GPS_PORT,bind=127.0.0.1,reuseaddr,fork SYSTEM:'cat >/dev/null'
+wait_for 10 port_listening "$GPS_PORT"
+
 export HOOKSCOPE_POWER_TABLE=$HS_TMP/table HOOKSCOPE_POWER_SYSFS=$SYS
 export HOOKSCOPE_POWER_PROFILE=$(pwd)/daemon/power_profile.sample.xml
-start_daemon run -- "$HS_TMP/power-app" "$SYS" "$HS_TMP/go"
+start_daemon run -- "$HS_TMP/power-app" "$SYS" "$HS_TMP/go" "$GPS_PORT"
 wait_for 20 grep -q "power-app: done" "$HS_TMP/daemon.log"
 grep -q "$HS_TMP/table:$bad_line: role must be" "$HS_TMP/daemon.log" ||
 	fail "the malformed row (line $bad_line) was not reported with its line"
@@ -82,6 +88,7 @@ check iio '.name == "/sys/bus/iio/devices/iio:device0/buffer/enable"' "1 1 0 0 0
 check hci '.category == "bluetooth-scan" and .name == "7"' "1 1 0 0 0 0 0"
 check discovery '.name == "bluez-discovery"' "1 1 0 0 0 0 0"
 check custom '.name == "custom"' "2 2 0 0 0 0 0"
+check gps '.category == "location" and .name == "gpsd"' "1 1 0 0 0 0 0"
 if grep -q "alarm timerfd ok" "$HS_TMP/daemon.log"; then
 	check alarm '.category == "alarm"' "0 0 0 0 1 0 0"
 else
@@ -104,6 +111,9 @@ jq -e '.power.resources[] | select(.ma == 5) | .price_from == "own power" and
 	fail "the sensor is not priced at its own power"
 jq -e '[.power.categories[] | select(.category == "wakelock")][0] | .leaks == 1 and .mah > 0' \
 	"$HS_TMP/f.json" >/dev/null || fail "the wakelock category total is wrong"
+jq -e '.power.resources[] | select(.name == "gpsd") | .price_from == "gps.signalqualitybased[0]" and
+	((.mah - (.total_ns / 1e6 * 14.33 / 3600000)) | fabs < 1e-12)' "$HS_TMP/f.json" >/dev/null ||
+	fail "GPS is not priced at the profile's GPS current"
 echo "charge: $(jq -c '.power.categories' "$HS_TMP/f.json")"
 stop_daemon
 

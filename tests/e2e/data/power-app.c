@@ -3,10 +3,12 @@
  * times, measured here with CLOCK_MONOTONIC and printed as
  * "hold NAME NS" lines for tests/e2e/power-rows.sh to compare with
  * hookscope's figures.  SYSFS is the directory standing in for /sys
- * (HOOKSCOPE_POWER_SYSFS).  The "leak" wakelock is never released.
+ * (HOOKSCOPE_POWER_SYSFS); GPSPORT a loopback port where a stand-in gpsd
+ * accepts connections.  The "leak" wakelock is never released.
  */
 #include <dbus/dbus.h>
 #include <fcntl.h>
+#include <gps.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,7 @@ int main(int argc, char **argv)
 	struct ASensor accel = { 5.0f }, gyro = { 6.5f };
 	int q = 0, tfd;
 	DBusMessage *m;
+	struct gps_data_t gps;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	nap_ms(300);          /* the agent connects */
@@ -94,6 +97,15 @@ int main(int argc, char **argv)
 	    "StartDiscovery"), dbus_message_unref(m)),
 	    (m = dbus_message_new_method_call("org.bluez", "/org/bluez/hci0", "org.bluez.Adapter1",
 	    "StopDiscovery"), dbus_message_unref(m)));
+	if (argc > 3) {
+		if (gps_open("127.0.0.1", argv[3], &gps) != 0) {
+			fprintf(stderr, "power-app: cannot reach gpsd on port %s\n", argv[3]);
+			return 1;
+		}
+		HOLD("gps", 350, gps_stream(&gps, WATCH_ENABLE | WATCH_JSON, NULL),
+		    gps_stream(&gps, WATCH_DISABLE, NULL));
+		gps_close(&gps);
+	}
 	tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, 0);
 	printf("alarm timerfd %s\n", tfd >= 0 ? "ok" : "refused");
 	/* rows a test copy of the table adds (reference-counted) */
