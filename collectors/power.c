@@ -8,10 +8,12 @@
  * minutes, `threshold hold`), or held when the process exits.
  * Always on (all levels).  doc/power.md.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "block.h"
@@ -61,14 +63,35 @@ static int power_load(const char *path)
 	return 0;
 }
 
+/* Where the table is: HOOKSCOPE_POWER_TABLE, else the installed one, else
+ * the source tree's when the agent runs from a build directory
+ * (build/libhookscope.so -> collectors/power-apis.table). */
+static void power_table_find(char *out, size_t len)
+{
+	const char *p = getenv("HOOKSCOPE_POWER_TABLE");
+	Dl_info di;
+	char *slash;
+
+	if (p != NULL && *p) {
+		snprintf(out, len, "%s", p);
+		return;
+	}
+	snprintf(out, len, "%s", HS_DATA_DIR "/power-apis.table");
+	if (access(out, R_OK) == 0 || dladdr((void *)power_table_find, &di) == 0 ||
+	    di.dli_fname == NULL)
+		return;
+	snprintf(out, len, "%s", di.dli_fname);
+	if ((slash = strrchr(out, '/')) != NULL)
+		snprintf(slash, len - (size_t)(slash - out), "/../collectors/power-apis.table");
+	if (access(out, R_OK) != 0)
+		snprintf(out, len, "%s", HS_DATA_DIR "/power-apis.table");
+}
+
 /* Collector init: the table, then the wrappers (at start no other thread
  * runs, so binding the GOT races with nobody). */
 static int power_init(void)
 {
-	const char *p = getenv("HOOKSCOPE_POWER_TABLE");
-
-	snprintf(power_table_path, sizeof power_table_path, "%s",
-	    p != NULL && *p ? p : HS_DATA_DIR "/power-apis.table");
+	power_table_find(power_table_path, sizeof power_table_path);
 	if (power_load(power_table_path) < 0 || power_table.nrows == 0)
 		return 0;       /* still report the table's state */
 	if (agent_attached()) {

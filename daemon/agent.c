@@ -276,7 +276,7 @@ agent_record(struct daemon_agent *a, const struct proto_agent_rec *r, uint64_t n
 		daemon_session_blocks(a->session, r, now);
 		return 0;
 	case PROTO_AG_POWER:
-		daemon_session_power(a->session, r);
+		daemon_session_power(a->session, r, now);
 		return 0;
 	case PROTO_AG_BYE:
 		a->session->bye = true;

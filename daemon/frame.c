@@ -103,6 +103,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.fps = s->fps;           /* borrowed, like sites */
 		f.thr = s->thr;           /* borrowed too */
 		f.blocks = s->blocks;
+		daemon_session_power_tick(s, now);
 		f.power = s->power;       /* borrowed */
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */

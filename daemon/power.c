@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "power_profile.h"
@@ -27,7 +28,7 @@ static bool pwr_loaded;
 static void pwr_profile_load(void)
 {
 	const char *env = getenv("HOOKSCOPE_POWER_PROFILE");
-	char err[256];
+	char err[256], buf0[400];
 	size_t len = 0, n;
 	char *buf;
 	FILE *f;
@@ -37,6 +38,20 @@ static void pwr_profile_load(void)
 	pwr_loaded = true;
 	snprintf(pwr_profile_path, sizeof pwr_profile_path, "%s",
 	    env != NULL && *env ? env : HS_DATA_DIR "/power_profile.sample.xml");
+	if ((env == NULL || !*env) && access(pwr_profile_path, R_OK) != 0) {
+		/* a build directory: build/hookscoped -> daemon/power_profile.sample.xml */
+		ssize_t k = readlink("/proc/self/exe", buf0, sizeof buf0 - 1);
+		char *slash;
+
+		if (k > 0) {
+			buf0[k] = '\0';
+			if ((slash = strrchr(buf0, '/')) != NULL) {
+				*slash = '\0';
+				snprintf(pwr_profile_path, sizeof pwr_profile_path,
+				    "%s/../daemon/power_profile.sample.xml", buf0);
+			}
+		}
+	}
 	if ((f = fopen(pwr_profile_path, "rb")) == NULL) {
 		snprintf(pwr_warning, sizeof pwr_warning, "no power profile: cannot read %s: %s "
 		    "(set HOOKSCOPE_POWER_PROFILE); charge not estimated", pwr_profile_path,
@@ -96,13 +111,29 @@ static double pwr_price(const struct proto_pwr_res *r, const char **from)
 }
 
 /* See daemon.h. */
-void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r)
+void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns)
+{
+	proto_power_free(&s->power_raw);
+	proto_power_copy(&s->power_raw, &r->power);
+	s->power_rx_ns = now_ns;
+	daemon_session_power_tick(s, now_ns);
+}
+
+/* See daemon.h: s->power = the record, held times advanced by the time
+ * since it arrived (not after the final one), priced, summed per category. */
+void daemon_session_power_tick(struct daemon_session *s, uint64_t now_ns)
 {
 	struct proto_power p;
+	uint64_t dt = now_ns > s->power_rx_ns ? now_ns - s->power_rx_ns : 0;
 	size_t ncat = 0;
 
+	if (s->power_rx_ns == 0)
+		return;
 	pwr_profile_load();
-	proto_power_copy(&p, &r->power);
+	proto_power_copy(&p, &s->power_raw);
+	if (p.exited || s->state != PROTO_TARGET_LIVE)
+		dt = 0;
 	free(p.profile);
 	free(p.warning);
 	p.profile = xstrdup(pwr_profile_path);
@@ -115,6 +146,13 @@ void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec
 		const char *from;
 		size_t k;
 
+		if (x->held) {
+			x->held_ns += dt;
+			x->total_ns += dt;
+			if (x->held_ns > x->longest_ns)
+				x->longest_ns = x->held_ns;
+			x->leaked |= p.hold_ns > 0 && x->held_ns >= p.hold_ns;
+		}
 		x->price_ma = pwr_price(x, &from);
 		free(x->price_from);
 		x->price_from = xstrdup(from);

@@ -26,7 +26,9 @@ static void key_filter(struct tui_app *a, int key)    { (void)key; tui_cmdline_o
 /* Move the selection of the panel shown. */
 static void key_move(struct tui_app *a, int delta)
 {
-	if (a->show_threads)
+	if (a->show_power)
+		tui_panel_power_move(a, delta);
+	else if (a->show_threads)
 		tui_panel_threads_move(a, delta);
 	else
 		tui_panel_funcs_move(a, delta);
@@ -46,6 +48,13 @@ static void key_threads(struct tui_app *a, int key)
 {
 	(void)key;
 	a->show_threads = !a->show_threads;
+}
+
+/* W: the power panel in place of the functions, and back. */
+static void key_power(struct tui_app *a, int key)
+{
+	(void)key;
+	a->show_power = !a->show_power;
 }
 
 /* m: the module column comes and goes. */
@@ -152,6 +161,10 @@ static void key_details(struct tui_app *a, int key)
 	char run[16], running[48] = "";
 
 	(void)key;
+	if (a->show_power) {
+		tui_panel_power_details(a);
+		return;
+	}
 	if (a->show_threads) {
 		tui_panel_threads_details(a);
 		return;
@@ -193,6 +206,7 @@ static const struct key_binding key_table[] = {
 	{ { KEY_END, 'G' },              "End, G",      "last row", key_end },
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function (threads: its creation stack)", key_details },
 	{ { 'H' },                       "H",           "threads panel (tree of pools and creators) or functions", key_threads },
+	{ { 'W' },                       "W",           "power panel (wakelocks, sensors held; mAh) or functions", key_power },
 	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
 	{ { '-' },                       NULL,          NULL, key_level },
 	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },

@@ -439,7 +439,9 @@ void tui_screen_draw(struct tui_app *a)
 		if (scr_block_rows > 0)
 			tui_panel_blocks_draw(a, scr_main, 2 + scr_fps_rows, 0, scr_block_rows, cols);
 		top = 2 + scr_fps_rows + scr_block_rows;
-		if (a->show_threads)
+		if (a->show_power)
+			tui_panel_power_draw(a, scr_main, top, 0, rows - 1 - top, cols);
+		else if (a->show_threads)
 			tui_panel_threads_draw(a, scr_main, top, 0, rows - 1 - top, cols);
 		else
 			tui_panel_funcs_draw(a, scr_main, top, 0, rows - 1 - top, cols);

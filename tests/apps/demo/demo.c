@@ -16,6 +16,8 @@
  *   --render HZ    also "render" on a thread of its own: a frame every
  *                  1000/HZ ms through hookscope_frame_named("demo"), every
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
+ *   --power S      first the power scenario for S seconds (demo_power.c): a
+ *                  wakelock taken and released, a sensor enabled and leaked
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
  *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
@@ -67,6 +69,7 @@ int demo_loop_start(long *ms);    /* loop.c: --loop */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
 static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
+void demo_power_scenario(double seconds);   /* demo_power.c */
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -197,6 +200,9 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			i++;
 		} else if (strcmp(argv[i], "--threads") == 0) {
 			demo_threads_on = 1;
+		} else if (strcmp(argv[i], "--power") == 0) {   /* demo_power.c */
+			demo_power_scenario(demo_number("--power", argv[i + 1]));
+			i++;
 		} else if (strcmp(argv[i], "--loop") == 0) {
 			*loop_ms = demo_number("--loop", argv[i + 1]);
 			i++;
@@ -206,7 +212,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--power S]\n", argv[i]);
 			exit(2);
 		}
 	}
