@@ -15,6 +15,7 @@ static const struct collector_ops *const collector_table[] = {
 	&fps_collector,           /* frame rate: fps*.c */
 	&threads_collector,       /* threads and pools: threads*.c */
 	&block_collector,         /* UI-thread blocks: block*.c */
+	&ipc_collector,           /* IPC calls: ipc*.c */
 	&power_collector,         /* power APIs: power*.c */
 	&sites_collector,         /* last: counts what the others hooked */
 };

@@ -83,9 +83,9 @@ daemon_session_blocks_reset(struct daemon_session *s)
 	s->blocks.count = 0;
 }
 
-/* One stack, a frame per line. */
-static void
-block_report_stack(FILE *m, const struct proto_block_stack *st)
+/* See daemon.h: one stack, a frame per line. */
+void
+daemon_report_stack(FILE *m, const struct proto_block_stack *st)
 {
 	for (size_t k = 0; k < st->nframes; k++) {
 		const struct proto_block_frame *f = &st->frames[k];
@@ -124,7 +124,7 @@ daemon_blocks_report(const struct daemon_session *s)
 		for (size_t k = 0; k < b->nstacks; k++) {
 			fprintf(m, "  stack %zu: %" PRIu64 " of %" PRIu64 " samples\n", k + 1,
 			    b->stacks[k].samples, b->samples);
-			block_report_stack(m, &b->stacks[k]);
+			daemon_report_stack(m, &b->stacks[k]);
 		}
 	}
 	fprintf(m, "\n");

@@ -157,6 +157,8 @@ struct daemon_session {
 	struct daemon_thr_hist thr_hist;
 	struct proto_blocks blocks; /* UI-thread blocks, newest first (block.c) */
 	uint64_t block_seen_ms;   /* wall clock of the newest block's last change */
+	struct proto_ipc ipc;     /* IPC endpoints and slow calls (ipc.c) */
+	struct daemon_ipc_rate *ipc_rate;  /* operations per second (ipc.c) */
 	struct proto_power power; /* the last "power" record, priced (power.c) */
 	struct proto_power power_raw; /* that record as received */
 	uint64_t power_rx_ns;     /* when it arrived */
@@ -211,6 +213,16 @@ void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_re
 void daemon_session_blocks_reset(struct daemon_session *s);
 /* The report's blocks section (heap). */
 char *daemon_blocks_report(const struct daemon_session *s);
+/* One symbolized stack for a report, a frame per line (block.c). */
+void daemon_report_stack(FILE *m, const struct proto_block_stack *st);
+/* ipc.c: keep an "ipc" record (endpoints replace the last ones, slow calls
+ * merged by id, newest PROTO_MAX_IPC_SLOW kept), with operations per second. */
+void daemon_session_ipc(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+void daemon_session_ipc_reset(struct daemon_session *s);
+void daemon_session_ipc_free(struct daemon_session *s);
+/* The report's IPC section (heap). */
+char *daemon_ipc_report(const struct daemon_session *s);
 /* power.c: keep a "power" record (absolute: it replaces the last), priced
  * with the power profile, charge summed per category. */
 void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r,

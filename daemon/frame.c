@@ -103,6 +103,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.fps = s->fps;           /* borrowed, like sites */
 		f.thr = s->thr;           /* borrowed too */
 		f.blocks = s->blocks;
+		f.ipc = s->ipc;           /* borrowed */
 		daemon_session_power_tick(s, now);
 		f.power = s->power;       /* borrowed */
 	}

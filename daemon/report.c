@@ -165,6 +165,9 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	section = daemon_blocks_report(s);
 	report_add(&b, "%s", section);
 	free(section);
+	section = daemon_ipc_report(s);
+	report_add(&b, "%s", section);
+	free(section);
 	section = daemon_power_report(s);
 	report_add(&b, "%s", section);
 	free(section);

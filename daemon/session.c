@@ -46,6 +46,7 @@ daemon_session_free(struct daemon_session *s)
 	proto_fps_free(&s->fps);
 	daemon_session_threads_free(s);
 	proto_blocks_free(&s->blocks);
+	daemon_session_ipc_free(s);
 	proto_power_free(&s->power);
 	proto_power_free(&s->power_raw);
 	free(s->name);
@@ -250,6 +251,7 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 	session_restart_samples(s, now_ns, true);
 	daemon_session_fps_reset(s);
 	daemon_session_blocks_reset(s);
+	daemon_session_ipc_reset(s);
 	s->ref_ns = now_ns;
 	s->baseline = false;
 	s->reset_ns = now_ns;

@@ -36,16 +36,19 @@ static void block_pack_one(msgpack_packer *pk, const struct proto_block *b)
 	proto_pack_kv_u64(pk, "lost", b->lost);
 	proto_pack_str(pk, "stacks");
 	msgpack_pack_array(pk, b->nstacks);
-	for (size_t i = 0; i < b->nstacks; i++) {
-		const struct proto_block_stack *s = &b->stacks[i];
+	for (size_t i = 0; i < b->nstacks; i++)
+		proto_block_stack_pack(pk, &b->stacks[i]);
+}
 
-		msgpack_pack_map(pk, 2);
-		proto_pack_kv_u64(pk, "samples", s->samples);
-		proto_pack_str(pk, "frames");
-		msgpack_pack_array(pk, s->nframes);
-		for (size_t k = 0; k < s->nframes; k++)
-			block_pack_frame(pk, &s->frames[k]);
-	}
+/* See protocol.h. */
+void proto_block_stack_pack(msgpack_packer *pk, const struct proto_block_stack *s)
+{
+	msgpack_pack_map(pk, 2);
+	proto_pack_kv_u64(pk, "samples", s->samples);
+	proto_pack_str(pk, "frames");
+	msgpack_pack_array(pk, s->nframes);
+	for (size_t k = 0; k < s->nframes; k++)
+		block_pack_frame(pk, &s->frames[k]);
 }
 
 /* See protocol.h. */
@@ -95,8 +98,8 @@ static int block_decode_frame(const msgpack_object *o, struct proto_block_frame 
 	return 0;
 }
 
-/* Decode one stack map. */
-static int block_decode_stack(const msgpack_object *o, struct proto_block_stack *s,
+/* See protocol.h. */
+int proto_block_stack_decode(const msgpack_object *o, struct proto_block_stack *s,
     char *err, size_t errlen)
 {
 	const msgpack_object_array *a;
@@ -152,7 +155,7 @@ static int block_decode_one(const msgpack_object *o, struct proto_block *b,
 	b->stacks = xcalloc(a->size ? a->size : 1, sizeof *b->stacks);
 	for (uint32_t i = 0; i < a->size; i++) {
 		b->nstacks = i + 1;
-		if (block_decode_stack(&a->ptr[i], &b->stacks[i], err, errlen) < 0)
+		if (proto_block_stack_decode(&a->ptr[i], &b->stacks[i], err, errlen) < 0)
 			return -1;
 	}
 	return 0;
@@ -203,32 +206,40 @@ void proto_block_copy(struct proto_block *dst, const struct proto_block *src)
 {
 	*dst = *src;
 	dst->stacks = xcalloc(src->nstacks ? src->nstacks : 1, sizeof *dst->stacks);
-	for (size_t i = 0; i < src->nstacks; i++) {
-		const struct proto_block_stack *s = &src->stacks[i];
-		struct proto_block_stack *d = &dst->stacks[i];
+	for (size_t i = 0; i < src->nstacks; i++)
+		proto_block_stack_copy(&dst->stacks[i], &src->stacks[i]);
+}
 
-		*d = *s;
-		d->frames = xcalloc(s->nframes ? s->nframes : 1, sizeof *d->frames);
-		for (size_t k = 0; k < s->nframes; k++) {
-			d->frames[k] = s->frames[k];
-			d->frames[k].func = xstrdup(s->frames[k].func ? s->frames[k].func : "");
-			d->frames[k].module = xstrdup(s->frames[k].module ? s->frames[k].module : "");
-			d->frames[k].file = xstrdup(s->frames[k].file ? s->frames[k].file : "");
-		}
+/* See protocol.h. */
+void proto_block_stack_copy(struct proto_block_stack *d, const struct proto_block_stack *s)
+{
+	*d = *s;
+	d->frames = xcalloc(s->nframes ? s->nframes : 1, sizeof *d->frames);
+	for (size_t k = 0; k < s->nframes; k++) {
+		d->frames[k] = s->frames[k];
+		d->frames[k].func = xstrdup(s->frames[k].func ? s->frames[k].func : "");
+		d->frames[k].module = xstrdup(s->frames[k].module ? s->frames[k].module : "");
+		d->frames[k].file = xstrdup(s->frames[k].file ? s->frames[k].file : "");
 	}
+}
+
+/* See protocol.h. */
+void proto_block_stack_free(struct proto_block_stack *s)
+{
+	for (size_t k = 0; k < s->nframes; k++) {
+		free(s->frames[k].func);
+		free(s->frames[k].module);
+		free(s->frames[k].file);
+	}
+	free(s->frames);
+	memset(s, 0, sizeof *s);
 }
 
 /* See protocol.h. */
 void proto_block_free(struct proto_block *b)
 {
-	for (size_t i = 0; i < b->nstacks; i++) {
-		for (size_t k = 0; k < b->stacks[i].nframes; k++) {
-			free(b->stacks[i].frames[k].func);
-			free(b->stacks[i].frames[k].module);
-			free(b->stacks[i].frames[k].file);
-		}
-		free(b->stacks[i].frames);
-	}
+	for (size_t i = 0; i < b->nstacks; i++)
+		proto_block_stack_free(&b->stacks[i]);
 	free(b->stacks);
 	memset(b, 0, sizeof *b);
 }

@@ -395,6 +395,67 @@ int  proto_decode_blocks(const msgpack_object *root, struct proto_blocks *b,
 void proto_block_copy(struct proto_block *dst, const struct proto_block *src);
 void proto_block_free(struct proto_block *b);
 void proto_blocks_free(struct proto_blocks *b);
+/* One stack {samples, frames} (also the stack of a slow IPC call). */
+void proto_block_stack_pack(msgpack_packer *pk, const struct proto_block_stack *s);
+int  proto_block_stack_decode(const msgpack_object *o, struct proto_block_stack *s,
+    char *err, size_t errlen);
+void proto_block_stack_copy(struct proto_block_stack *dst, const struct proto_block_stack *src);
+void proto_block_stack_free(struct proto_block_stack *s);
+
+/* ---- IPC: calls to other processes (ipc.c) ---- */
+
+#define PROTO_MAX_IPC_EPS   256           /* endpoints of a target */
+#define PROTO_MAX_IPC_SLOW  32            /* slow calls in one map: the most recent */
+
+/* What calls talk to: a peer (and method) of one kind. */
+struct proto_ipc_ep {
+	uint32_t id;                      /* agent-assigned, stable */
+	char    *kind;                    /* "unix", "unix-dgram", "pipe", "fifo", "mq", "dbus", "sd-bus", "binder" */
+	char    *name;                    /* peer path, "@abstract", "<- local path", "pipe:[ino]", queue, destination */
+	char    *method;                  /* "interface.member" (D-Bus), "" */
+	int32_t  peer_pid;                /* 0 when unknown */
+	char    *peer_comm;               /* "" when unknown */
+	uint64_t sends, recvs, calls, connects;   /* operations by direction */
+	uint64_t bytes_out, bytes_in;
+	uint64_t total_ns, max_ns;        /* time blocked in those calls */
+	uint64_t ui_calls, ui_ns;         /* of which on the UI thread */
+	uint64_t slow;                    /* operations longer than the threshold */
+	double   ops_per_s;               /* frames only: over the last second */
+};
+
+/* One operation longer than the threshold, with the calling stack. */
+struct proto_ipc_slow {
+	uint32_t id;                      /* agent-assigned, increasing */
+	uint32_t ep;                      /* endpoint id */
+	char    *op;                      /* "recv", "sd_bus_call", ... */
+	int32_t  tid;
+	bool     ui;                      /* on the UI thread */
+	uint64_t start_ns;                /* agent monotonic clock */
+	uint64_t time_ms;                 /* wall clock (frames only) */
+	uint64_t dur_ns;
+	struct proto_block_stack stack;   /* innermost first; samples = 1 */
+};
+
+/* The "ipc" map: threshold, endpoints, recent slow calls (newest first). */
+struct proto_ipc {
+	uint64_t threshold_ns;
+	uint64_t slow_count;              /* slow calls since start or reset */
+	size_t   neps;
+	struct proto_ipc_ep *eps;
+	size_t   nslow;
+	struct proto_ipc_slow *slow;
+};
+
+/* Pack key "ipc" and its map. */
+void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p);
+/* Decode the optional "ipc" map of root into p (zeroed first).  On error p
+ * holds what was decoded so far (free it). */
+int  proto_decode_ipc(const msgpack_object *root, struct proto_ipc *p, char *err, size_t errlen);
+void proto_ipc_ep_copy(struct proto_ipc_ep *dst, const struct proto_ipc_ep *src);
+void proto_ipc_ep_free(struct proto_ipc_ep *e);
+void proto_ipc_slow_copy(struct proto_ipc_slow *dst, const struct proto_ipc_slow *src);
+void proto_ipc_slow_free(struct proto_ipc_slow *s);
+void proto_ipc_free(struct proto_ipc *p);
 
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
@@ -464,6 +525,7 @@ struct proto_frame {
 	struct proto_fps fps;             /* frame rate of the target */
 	struct proto_threads thr;         /* threads and pools ("threading") */
 	struct proto_blocks blocks;       /* UI-thread blocks of the target */
+	struct proto_ipc ipc;             /* IPC endpoints and slow calls ("ipc") */
 	struct proto_power power;         /* power resources and charge ("power") */
 };
 
@@ -528,6 +590,7 @@ enum proto_agent_type {
 	PROTO_AG_THREADS,     /* agent -> daemon: threads and pools */
 	PROTO_AG_BLOCKS,      /* agent -> daemon: UI-thread blocks that changed */
 	PROTO_AG_UI_THREAD,   /* daemon -> agent: select the UI thread (name) */
+	PROTO_AG_IPC,         /* agent -> daemon: IPC endpoints and new slow calls */
 	PROTO_AG_POWER,       /* agent -> daemon: power resources (the ledger) */
 };
 
@@ -577,6 +640,7 @@ struct proto_agent_rec {
 	struct proto_fps fps;             /* FPS (time_ns set too) */
 	struct proto_threads thr;         /* THREADS */
 	struct proto_blocks blocks;       /* BLOCKS (time_ns set too) */
+	struct proto_ipc ipc;             /* IPC (time_ns set too) */
 	struct proto_power power;         /* POWER */
 };
 

@@ -414,6 +414,29 @@ static void json_threads(struct json *j, const struct proto_threads *t)
 	json_close(j, '}');
 }
 
+/* One stack {samples, frames} (blocks, slow IPC calls). */
+static void json_stack(struct json *j, const struct proto_block_stack *s)
+{
+	json_open(j, '{');
+	json_kv_u64(j, "samples", s->samples);
+	json_key(j, "frames");
+	json_open(j, '[');
+	for (size_t k = 0; k < s->nframes; k++) {
+		const struct proto_block_frame *f = &s->frames[k];
+
+		json_open(j, '{');
+		json_kv_u64(j, "addr", f->addr);
+		json_kv_str(j, "func", f->func);
+		json_kv_u64(j, "off", f->off);
+		json_kv_str(j, "module", f->module);
+		json_kv_str(j, "file", f->file);
+		json_kv_u64(j, "line", f->line);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 /* One block with its stacks (doc/protocol.md, blocks). */
 static void json_block(struct json *j, const struct proto_block *b)
 {
@@ -430,26 +453,8 @@ static void json_block(struct json *j, const struct proto_block *b)
 	json_kv_u64(j, "lost", b->lost);
 	json_key(j, "stacks");
 	json_open(j, '[');
-	for (size_t i = 0; i < b->nstacks; i++) {
-		json_open(j, '{');
-		json_kv_u64(j, "samples", b->stacks[i].samples);
-		json_key(j, "frames");
-		json_open(j, '[');
-		for (size_t k = 0; k < b->stacks[i].nframes; k++) {
-			const struct proto_block_frame *f = &b->stacks[i].frames[k];
-
-			json_open(j, '{');
-			json_kv_u64(j, "addr", f->addr);
-			json_kv_str(j, "func", f->func);
-			json_kv_u64(j, "off", f->off);
-			json_kv_str(j, "module", f->module);
-			json_kv_str(j, "file", f->file);
-			json_kv_u64(j, "line", f->line);
-			json_close(j, '}');
-		}
-		json_close(j, ']');
-		json_close(j, '}');
-	}
+	for (size_t i = 0; i < b->nstacks; i++)
+		json_stack(j, &b->stacks[i]);
 	json_close(j, ']');
 	json_close(j, '}');
 }
@@ -468,6 +473,64 @@ static void json_blocks(struct json *j, const struct proto_blocks *b)
 	json_open(j, '[');
 	for (size_t i = 0; i < b->nblocks; i++)
 		json_block(j, &b->blocks[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* The "ipc" object: threshold, endpoints, recent slow calls (doc/protocol.md, IPC). */
+static void json_ipc(struct json *j, const struct proto_ipc *p)
+{
+	json_key(j, "ipc");
+	json_open(j, '{');
+	json_kv_u64(j, "threshold_ns", p->threshold_ns);
+	json_kv_u64(j, "slow_count", p->slow_count);
+	json_key(j, "endpoints");
+	json_open(j, '[');
+	for (size_t i = 0; i < p->neps; i++) {
+		const struct proto_ipc_ep *e = &p->eps[i];
+
+		json_open(j, '{');
+		json_kv_u64(j, "id", e->id);
+		json_kv_str(j, "kind", e->kind);
+		json_kv_str(j, "name", e->name);
+		json_kv_str(j, "method", e->method);
+		json_kv_i64(j, "peer_pid", e->peer_pid);
+		json_kv_str(j, "peer_comm", e->peer_comm);
+		json_kv_u64(j, "sends", e->sends);
+		json_kv_u64(j, "recvs", e->recvs);
+		json_kv_u64(j, "calls", e->calls);
+		json_kv_u64(j, "connects", e->connects);
+		json_kv_u64(j, "bytes_out", e->bytes_out);
+		json_kv_u64(j, "bytes_in", e->bytes_in);
+		json_kv_u64(j, "total_ns", e->total_ns);
+		json_kv_u64(j, "max_ns", e->max_ns);
+		json_kv_u64(j, "ui_calls", e->ui_calls);
+		json_kv_u64(j, "ui_ns", e->ui_ns);
+		json_kv_u64(j, "slow", e->slow);
+		json_kv_f64(j, "ops_per_s", e->ops_per_s);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_key(j, "slow");
+	json_open(j, '[');
+	for (size_t i = 0; i < p->nslow; i++) {
+		const struct proto_ipc_slow *s = &p->slow[i];
+
+		json_open(j, '{');
+		json_kv_u64(j, "id", s->id);
+		json_kv_u64(j, "ep", s->ep);
+		json_kv_str(j, "op", s->op);
+		json_kv_i64(j, "tid", s->tid);
+		json_key(j, "ui");
+		json_pre(j);
+		json_raw(j, s->ui ? "true" : "false", s->ui ? 4 : 5);
+		json_kv_u64(j, "start_ns", s->start_ns);
+		json_kv_u64(j, "time_ms", s->time_ms);
+		json_kv_u64(j, "dur_ns", s->dur_ns);
+		json_key(j, "stack");
+		json_stack(j, &s->stack);
+		json_close(j, '}');
+	}
 	json_close(j, ']');
 	json_close(j, '}');
 }
@@ -577,6 +640,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	json_fps(&j, &f->fps);
 	json_threads(&j, &f->thr);
 	json_blocks(&j, &f->blocks);
+	json_ipc(&j, &f->ipc);
 	json_power(&j, &f->power);
 	json_close(&j, '}');
 	if (len != NULL)
