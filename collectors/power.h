@@ -23,7 +23,8 @@ enum power_role { POWER_ACQUIRE, POWER_ACQUIRE_TIMEOUT, POWER_RELEASE, POWER_ONE
  * constant, or the written buffer's words (write to an fd). */
 enum power_src { POWER_SRC_NONE, POWER_SRC_ARG, POWER_SRC_RET, POWER_SRC_CONST, POWER_SRC_WORD };
 /* How it is read. */
-enum power_kind { POWER_K_INT, POWER_K_STR, POWER_K_PTR, POWER_K_BUF, POWER_K_PATH };
+enum power_kind { POWER_K_INT, POWER_K_STR, POWER_K_PTR, POWER_K_BUF, POWER_K_PATH,
+	POWER_K_BINDER };
 
 struct power_val {
 	enum power_src  src;
@@ -118,9 +119,22 @@ void power_ledger_reset(void);
 void power_ledger_clear(void);            /* fork child: nothing held */
 
 /* ---- power_hooks.c ---- */
+#define POWER_ARGS 7                      /* six arguments; [6]: a Binder row's object */
+/* Apply one row to a call (arguments a, result ret) on the calling thread:
+ * conditions, tag, ledger event with the caller's stack. */
+void power_row_apply(const struct power_row *r, const long *a, long ret);
 /* Bind the table's symbols in every loaded module (again for new modules).
  * Returns how many GOT entries were bound this time. */
 int  power_hooks_bind(const struct power_table *t);
 void power_hooks_fini(void);
+/* Is the row's symbol a Binder method ("binder:DESCRIPTOR:CODE")? */
+bool power_row_binder(const struct power_row *r);
+
+/* ---- power_binder.c: the Binder rows, fed by the ipc decoder ---- */
+struct ipc_binder_txn;
+/* Keep the table's Binder rows and observe the decoder (once). */
+void power_binder_init(const struct power_table *t);
+/* The observer: an outgoing transaction matching rows is applied. */
+void power_binder_txn(const struct ipc_binder_txn *t, void *arg);
 
 #endif

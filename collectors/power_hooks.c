@@ -107,14 +107,20 @@ static inline uintptr_t power_callee(int i)
 #define power_real_openat64 power_reals[POWER_SLOTS + 3]
 #define power_real_close  power_reals[POWER_SLOTS + 4]
 
-/* Capture the caller's stack (the wrapper's frames dropped). */
+/* Capture the caller's stack: the agent's own frames (wrapper, ipc's
+ * ioctl hook and decoder for Binder rows) are dropped, so it starts at the
+ * program's call. */
 static void power_stack(struct power_stack *st)
 {
-	void *pc[POWER_STACK + 2];
-	int n = backtrace(pc, POWER_STACK + 2);
+	void *pc[POWER_STACK + 12];
+	int n = backtrace(pc, POWER_STACK + 12), i = 0;
+	Dl_info self, di;
 
 	st->n = 0;
-	for (int i = 2; i < n; i++)
+	if (dladdr((void *)power_stack, &self) != 0)
+		while (i < n && dladdr(pc[i], &di) != 0 && di.dli_fbase == self.dli_fbase)
+			i++;
+	for (; i < n && st->n < POWER_STACK; i++)
 		st->pc[st->n++] = (uintptr_t)pc[i];
 }
 
@@ -216,6 +222,9 @@ static void power_tag(const struct power_row *r, const long *a, long ret, char *
 	case POWER_K_PATH:
 		snprintf(out, cap, "%.63s", v >= 0 && v < POWER_FDS ? power_fd_path[v] : "?");
 		break;
+	case POWER_K_BINDER:
+		snprintf(out, cap, "binder %#lx", (unsigned long)a[6]);
+		break;
 	}
 }
 
@@ -245,40 +254,44 @@ static double power_own_ma(const struct power_row *r, const long *a)
 	return fn != NULL ? (double)fn((const void *)a[r->res.arg]) : -1;
 }
 
+/* See power.h. */
+void power_row_apply(const struct power_row *r, const long *a, long ret)
+{
+	struct power_stack st;
+	char tag[POWER_NAME_MAX];
+	uint64_t now;
+
+	if (!power_cond_ok(r, a, ret) ||
+	    (r->role == POWER_ACQUIRE_TIMEOUT && power_timeout(r, a) == 0))
+		return;         /* a timed row applies when a timeout is given */
+	now = proto_now_ns();
+	power_stack(&st);
+	power_tag(r, a, ret, tag, sizeof tag);
+	switch (r->role) {
+	case POWER_ACQUIRE:
+	case POWER_ACQUIRE_TIMEOUT:
+		power_ledger_acquire(r, tag, power_own_ma(r, a), power_timeout(r, a), &st, now);
+		break;
+	case POWER_RELEASE:
+		power_ledger_release(r, tag, &st, now);
+		break;
+	case POWER_ONESHOT:
+		power_ledger_oneshot(r, tag, &st, now);
+		break;
+	}
+}
+
+/* See power.h. */
+bool power_row_binder(const struct power_row *r)
+{
+	return strncmp(r->symbol, "binder:", 7) == 0;
+}
+
 /* After a call of symbol slot k: apply the rows that match. */
 static void power_after(int k, const long *a, long ret)
 {
-	const struct power_sym *s = &power_syms[k];
-	struct power_stack st;
-	bool have_st = false;
-	uint64_t now = proto_now_ns();
-
-	for (int i = 0; i < s->nrows; i++) {
-		const struct power_row *r = &power_tab->rows[s->rows[i]];
-		char tag[POWER_NAME_MAX];
-
-		if (!power_cond_ok(r, a, ret) ||
-		    (r->role == POWER_ACQUIRE_TIMEOUT && power_timeout(r, a) == 0))
-			continue;       /* a timed row applies when a timeout is given */
-		if (!have_st) {
-			power_stack(&st);
-			have_st = true;
-		}
-		power_tag(r, a, ret, tag, sizeof tag);
-		switch (r->role) {
-		case POWER_ACQUIRE:
-		case POWER_ACQUIRE_TIMEOUT:
-			power_ledger_acquire(r, tag, power_own_ma(r, a), power_timeout(r, a), &st,
-			    now);
-			break;
-		case POWER_RELEASE:
-			power_ledger_release(r, tag, &st, now);
-			break;
-		case POWER_ONESHOT:
-			power_ledger_oneshot(r, tag, &st, now);
-			break;
-		}
-	}
+	for (int i = 0; i < power_syms[k].nrows; i++)
+		power_row_apply(&power_tab->rows[power_syms[k].rows[i]], a, ret);
 }
 
 /* One wrapper per slot: the real call first (no vector register touched
@@ -289,7 +302,7 @@ static long power_slot_##n(long a0, long a1, long a2, long a3, long a4, long a5)
 	power_fn6 f = (power_fn6)power_callee(n); \
 	long ret = f(a0, a1, a2, a3, a4, a5); \
 	int e = errno; \
-	long a[6] = { a0, a1, a2, a3, a4, a5 }; \
+	long a[POWER_ARGS] = { a0, a1, a2, a3, a4, a5, 0 }; \
 	power_after(n, a, ret); \
 	errno = e; \
 	return ret; \
@@ -381,6 +394,8 @@ static void power_hooks_setup(const struct power_table *t)
 		const struct power_row *r = &t->rows[i];
 		int k;
 
+		if (power_row_binder(r))
+			continue;       /* power_binder.c */
 		for (int c = 0; c < r->ncond; c++)
 			power_fd_rows |= r->cond[c].op == POWER_OP_FD;
 		for (k = 0; k < power_nsyms; k++)

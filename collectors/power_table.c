@@ -64,7 +64,8 @@ static int power_argn(const char *s, const char **rest)
 static const char *power_parse_res(const char *s, struct power_val *v)
 {
 	static const char *const kinds[] = { [POWER_K_INT] = "int", [POWER_K_STR] = "str",
-		[POWER_K_PTR] = "ptr", [POWER_K_BUF] = "buf", [POWER_K_PATH] = "path" };
+		[POWER_K_PTR] = "ptr", [POWER_K_BUF] = "buf", [POWER_K_PATH] = "path",
+		[POWER_K_BINDER] = "binder" };
 	const char *rest;
 	int a;
 
@@ -90,7 +91,7 @@ static const char *power_parse_res(const char *s, struct power_val *v)
 				return "argN:buf needs its length in argN+1 (N 0-4)";
 			return NULL;
 		}
-	return "resource kind must be int, str, ptr, buf or path";
+	return "resource kind must be int, str, ptr, buf, path or binder";
 }
 
 /* when=COND (see power.h). */
@@ -164,15 +165,27 @@ static const char *power_parse_timeout(const char *s, struct power_row *r)
 	return "timeout unit must be ns, us, ms or s";
 }
 
-/* Is s a category or item word: [A-Za-z0-9._-]+? */
-static bool power_word(const char *s)
+/* Is s a category or item word: [A-Za-z0-9._-]+ (':' too when colon)? */
+static bool power_word_c(const char *s, bool colon)
 {
 	if (*s == '\0')
 		return false;
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-')
+		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' && *s != '-' &&
+		    !(colon && *s == ':'))
 			return false;
 	return true;
+}
+#define power_word(s) power_word_c(s, false)
+
+/* A Binder method "binder:DESCRIPTOR:CODE" (CODE 1-16777215)? */
+static bool power_binder_ok(const char *s)
+{
+	const char *c = strrchr(s, ':');
+	int64_t code;
+
+	return strncmp(s, "binder:", 7) == 0 && c != NULL && c > s + 7 &&
+	    power_num(c + 1, &code) == 0 && code >= 1 && code <= 0xffffff;
 }
 
 /* Parse the fields of one row into r; NULL, or what is wrong. */
@@ -183,8 +196,11 @@ static const char *power_parse_row(char **f, int nf, struct power_row *r)
 
 	if (nf < 6)
 		return "a row needs SYMBOL ROLE RESOURCE CATEGORY REFCOUNT ITEM";
-	if (power_copy(r->symbol, sizeof r->symbol, f[0], strlen(f[0])) < 0 || !power_word(f[0]))
-		return "symbol must be 1-63 bytes of [A-Za-z0-9._-]";
+	if (power_copy(r->symbol, sizeof r->symbol, f[0], strlen(f[0])) < 0 ||
+	    !power_word_c(f[0], strncmp(f[0], "binder:", 7) == 0))
+		return "symbol must be 1-63 bytes of [A-Za-z0-9._-] (or binder:DESCRIPTOR:CODE)";
+	if (strncmp(f[0], "binder:", 7) == 0 && !power_binder_ok(f[0]))
+		return "a Binder method is binder:DESCRIPTOR:CODE with a numeric CODE";
 	for (k = 0; k < (int)(sizeof power_roles / sizeof power_roles[0]); k++)
 		if (strcmp(f[1], power_roles[k]) == 0)
 			break;
@@ -221,6 +237,11 @@ static const char *power_parse_row(char **f, int nf, struct power_row *r)
 		return "acquire-timeout rows, and only they, need timeout=";
 	if (r->timeout.src == POWER_SRC_WORD && r->res.kind != POWER_K_BUF)
 		return "timeout=wordN needs an argN:buf resource";
+	if (r->res.kind == POWER_K_BINDER && strncmp(r->symbol, "binder:", 7) != 0)
+		return "argN:binder is for Binder rows, and Binder rows take int, binder or const";
+	if (strncmp(r->symbol, "binder:", 7) == 0 && r->res.src == POWER_SRC_ARG &&
+	    r->res.kind != POWER_K_INT && r->res.kind != POWER_K_BINDER)
+		return "argN:binder is for Binder rows, and Binder rows take int, binder or const";
 	return NULL;
 }
 
