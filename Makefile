@@ -205,3 +205,7 @@ clean:
 	rm -rf build build-*
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# Fuzz targets of the power collector (harden's fuzz rule builds them).
+FUZZ_SRCS_power-table   := collectors/power_table.c
+FUZZ_SRCS_power-profile := daemon/power_profile.c
