@@ -126,7 +126,6 @@ void power_row_apply(const struct power_row *r, const long *a, long ret);
 /* Bind the table's symbols in every loaded module (again for new modules).
  * Returns how many GOT entries were bound this time. */
 int  power_hooks_bind(const struct power_table *t);
-void power_hooks_fini(void);
 /* Is the row's symbol a Binder method ("binder:DESCRIPTOR:CODE")? */
 bool power_row_binder(const struct power_row *r);
 

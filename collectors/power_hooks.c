@@ -52,7 +52,11 @@ static const struct power_table *power_tab;
 static struct power_sym power_syms[POWER_SLOTS];
 static int      power_nsyms;
 static bool     power_fd_rows;            /* some row has an fd condition */
-static char     power_fd_path[POWER_FDS][POWER_PATH_MAX];   /* "" = not interesting */
+/* The path of each fd whose path a pattern matches: the path is written,
+ * then its flag set (release); readers check the flag first (acquire), so
+ * an open or close of an uninteresting fd is one relaxed load. */
+static char     power_fd_path[POWER_FDS][POWER_PATH_MAX];
+static uint8_t  power_fd_on[POWER_FDS];
 static char     power_sysfs[256];
 /* The real functions: the slots' first, then open, open64, openat,
  * openat64, close.  Set before a GOT entry is bound to the wrapper. */
@@ -187,7 +191,8 @@ static bool power_cond_ok(const struct power_row *r, const long *a, long ret)
 				ok = v != 0 && strcmp((const char *)v, c->text) == 0;
 			break;
 		case POWER_OP_FD:
-			ok = v >= 0 && v < POWER_FDS && power_fd_path[v][0] != '\0' &&
+			ok = v >= 0 && v < POWER_FDS &&
+			    __atomic_load_n(&power_fd_on[v], __ATOMIC_ACQUIRE) &&
 			    fnmatch(c->text, power_fd_path[v], 0) == 0;
 			break;
 		}
@@ -321,7 +326,6 @@ static long (*const power_slot_fns[POWER_SLOTS])(long, long, long, long, long, l
 
 /* ---- fd paths for the argN@PATTERN conditions ---- */
 
-
 /* Remember fd's path when a pattern of the table may match it. */
 static void power_fd_note(int fd, const char *path)
 {
@@ -332,12 +336,14 @@ static void power_fd_note(int fd, const char *path)
 		return;
 	if (n > 0 && strncmp(path, power_sysfs, n) == 0 && path[n] == '/')
 		p = path + n;
-	power_fd_path[fd][0] = '\0';
+	if (__atomic_load_n(&power_fd_on[fd], __ATOMIC_RELAXED))
+		__atomic_store_n(&power_fd_on[fd], 0, __ATOMIC_RELAXED);
 	for (int i = 0; i < power_tab->nrows; i++)
 		for (int c = 0; c < power_tab->rows[i].ncond; c++)
 			if (power_tab->rows[i].cond[c].op == POWER_OP_FD &&
 			    fnmatch(power_tab->rows[i].cond[c].text, p, 0) == 0) {
 				snprintf(power_fd_path[fd], sizeof power_fd_path[fd], "%s", p);
+				__atomic_store_n(&power_fd_on[fd], 1, __ATOMIC_RELEASE);
 				return;
 			}
 }
@@ -378,8 +384,8 @@ static int power_close(int fd)
 {
 	int (*f)(int) = (int (*)(int))power_callee(POWER_SLOTS + 4);
 
-	if (fd >= 0 && fd < POWER_FDS)
-		power_fd_path[fd][0] = '\0';
+	if (fd >= 0 && fd < POWER_FDS && __atomic_load_n(&power_fd_on[fd], __ATOMIC_RELAXED))
+		__atomic_store_n(&power_fd_on[fd], 0, __ATOMIC_RELAXED);
 	return f(fd);
 }
 
@@ -475,9 +481,4 @@ int power_hooks_bind(const struct power_table *t)
 	if (adds > 0)
 		agent_log("power: %d modules scanned, %d imports bound", adds, bound);
 	return bound;
-}
-
-/* See power.h. */
-void power_hooks_fini(void)
-{
 }
