@@ -181,6 +181,33 @@ int proto_get_str(const msgpack_object *map, const char *key, bool required,
 }
 
 /* See protocol.h. */
+int proto_get_str_def(const msgpack_object *map, const char *key, char **out,
+    char *err, size_t errlen)
+{
+	if (proto_get_str(map, key, false, out, err, errlen) < 0)
+		return -1;
+	if (*out == NULL)
+		*out = xstrdup("");
+	return 0;
+}
+
+/* See protocol.h. */
+int proto_get_tid(const msgpack_object *map, const char *key, int32_t *out,
+    char *err, size_t errlen)
+{
+	int64_t v = 0;
+
+	if (proto_get_i64(map, key, false, &v, err, errlen) < 0)
+		return -1;
+	if (v < 0 || v > INT32_MAX) {
+		snprintf(err, errlen, "field \"%s\" must be a thread id", key);
+		return -1;
+	}
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* See protocol.h. */
 int proto_get_array(const msgpack_object *map, const char *key, bool required,
     const msgpack_object_array **out, char *err, size_t errlen)
 {

@@ -84,16 +84,6 @@ void proto_pack_power(msgpack_packer *pk, const struct proto_power *p)
 	proto_pack_kv_u64(pk, "version", 1);
 }
 
-/* A string field, "" when absent. */
-static int pwr_str(const msgpack_object *o, const char *key, char **out, char *err, size_t errlen)
-{
-	if (proto_get_str(o, key, false, out, err, errlen) < 0)
-		return -1;
-	if (*out == NULL)
-		*out = xstrdup("");
-	return 0;
-}
-
 /* An array of at most PWR_MAX_STACK strings. */
 static int pwr_strs(const msgpack_object *o, const char *key, char ***out, size_t *n,
     char *err, size_t errlen)
@@ -118,21 +108,6 @@ static int pwr_strs(const msgpack_object *o, const char *key, char ***out, size_
 	return 0;
 }
 
-/* A thread id: 0 .. INT32_MAX. */
-static int pwr_tid(const msgpack_object *o, const char *key, int32_t *out, char *err, size_t errlen)
-{
-	int64_t v = 0;
-
-	if (proto_get_i64(o, key, false, &v, err, errlen) < 0)
-		return -1;
-	if (v < 0 || v > INT32_MAX) {
-		snprintf(err, errlen, "field \"%s\" must be a thread id", key);
-		return -1;
-	}
-	*out = (int32_t)v;
-	return 0;
-}
-
 /* Decode one resource map. */
 static int pwr_decode_res(const msgpack_object *o, struct proto_pwr_res *r, char *err, size_t errlen)
 {
@@ -141,10 +116,10 @@ static int pwr_decode_res(const msgpack_object *o, struct proto_pwr_res *r, char
 		snprintf(err, errlen, "a power resource must be a map");
 		return -1;
 	}
-	if (pwr_str(o, "category", &r->category, err, errlen) < 0 ||
-	    pwr_str(o, "name", &r->name, err, errlen) < 0 ||
-	    pwr_str(o, "api", &r->api, err, errlen) < 0 ||
-	    pwr_str(o, "item", &r->item, err, errlen) < 0 ||
+	if (proto_get_str_def(o, "category", &r->category, err, errlen) < 0 ||
+	    proto_get_str_def(o, "name", &r->name, err, errlen) < 0 ||
+	    proto_get_str_def(o, "api", &r->api, err, errlen) < 0 ||
+	    proto_get_str_def(o, "item", &r->item, err, errlen) < 0 ||
 	    proto_get_f64(o, "ma", false, &r->ma, err, errlen) < 0 ||
 	    proto_get_bool(o, "refcount", false, &r->refcount, err, errlen) < 0 ||
 	    proto_get_bool(o, "held", false, &r->held, err, errlen) < 0 ||
@@ -158,13 +133,13 @@ static int pwr_decode_res(const msgpack_object *o, struct proto_pwr_res *r, char
 	    proto_get_u64(o, "timeouts", false, &r->timeouts, err, errlen) < 0 ||
 	    proto_get_u64(o, "unmatched", false, &r->unmatched, err, errlen) < 0 ||
 	    proto_get_u64(o, "oneshots", false, &r->oneshots, err, errlen) < 0 ||
-	    pwr_tid(o, "holder_tid", &r->holder_tid, err, errlen) < 0 ||
-	    pwr_tid(o, "releaser_tid", &r->releaser_tid, err, errlen) < 0 ||
+	    proto_get_tid(o, "holder_tid", &r->holder_tid, err, errlen) < 0 ||
+	    proto_get_tid(o, "releaser_tid", &r->releaser_tid, err, errlen) < 0 ||
 	    pwr_strs(o, "holder", &r->holder, &r->nholder, err, errlen) < 0 ||
 	    pwr_strs(o, "releaser", &r->releaser, &r->nreleaser, err, errlen) < 0 ||
 	    proto_get_f64(o, "mah", false, &r->mah, err, errlen) < 0 ||
 	    proto_get_f64(o, "price_ma", false, &r->price_ma, err, errlen) < 0 ||
-	    pwr_str(o, "price_from", &r->price_from, err, errlen) < 0)
+	    proto_get_str_def(o, "price_from", &r->price_from, err, errlen) < 0)
 		return -1;
 	return 0;
 }
@@ -178,7 +153,7 @@ static int pwr_decode_cat(const msgpack_object *o, struct proto_pwr_cat *c, char
 		snprintf(err, errlen, "a power category must be a map");
 		return -1;
 	}
-	if (pwr_str(o, "category", &c->category, err, errlen) < 0 ||
+	if (proto_get_str_def(o, "category", &c->category, err, errlen) < 0 ||
 	    proto_get_f64(o, "mah", false, &c->mah, err, errlen) < 0 ||
 	    proto_get_u64(o, "total_ns", false, &c->total_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "held", false, &held, err, errlen) < 0 ||
@@ -210,12 +185,12 @@ int proto_decode_power(const msgpack_object *root, struct proto_power *p, char *
 	if (proto_get_u64(o, "time_ns", false, &p->time_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "hold_ns", false, &p->hold_ns, err, errlen) < 0 ||
 	    proto_get_bool(o, "exited", false, &p->exited, err, errlen) < 0 ||
-	    pwr_str(o, "table", &p->table, err, errlen) < 0 ||
+	    proto_get_str_def(o, "table", &p->table, err, errlen) < 0 ||
 	    proto_get_u64(o, "rows", false, &p->rows, err, errlen) < 0 ||
 	    proto_get_u64(o, "errors", false, &p->errors, err, errlen) < 0 ||
 	    proto_get_u64(o, "lost", false, &p->lost, err, errlen) < 0 ||
-	    pwr_str(o, "profile", &p->profile, err, errlen) < 0 ||
-	    pwr_str(o, "warning", &p->warning, err, errlen) < 0 ||
+	    proto_get_str_def(o, "profile", &p->profile, err, errlen) < 0 ||
+	    proto_get_str_def(o, "warning", &p->warning, err, errlen) < 0 ||
 	    proto_get_f64(o, "cpu_ma", false, &p->cpu_ma, err, errlen) < 0 ||
 	    proto_get_array_max(o, "resources", PROTO_MAX_PWR_RES, &a, err, errlen) < 0)
 		return -1;

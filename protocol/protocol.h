@@ -91,6 +91,12 @@ int proto_get_bool(const msgpack_object *map, const char *key, bool required,
 int proto_get_str(const msgpack_object *map, const char *key, bool required,
     char **out, char *err, size_t errlen);
 /* *out points at the array inside the doc (not copied). */
+/* An optional string that is "" (allocated) when absent. */
+int proto_get_str_def(const msgpack_object *map, const char *key, char **out,
+    char *err, size_t errlen);
+/* An optional thread id: 0 .. INT32_MAX, 0 when absent. */
+int proto_get_tid(const msgpack_object *map, const char *key, int32_t *out,
+    char *err, size_t errlen);
 int proto_get_array(const msgpack_object *map, const char *key, bool required,
     const msgpack_object_array **out, char *err, size_t errlen);
 /* The optional array key of map with at most max entries (*out NULL when

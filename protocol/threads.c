@@ -129,33 +129,6 @@ static int thr_get_u32(const msgpack_object *o, const char *key, bool required,
 	return 0;
 }
 
-/* A thread id field: 0 .. INT32_MAX. */
-static int thr_get_tid(const msgpack_object *o, const char *key, int32_t *out,
-    char *err, size_t errlen)
-{
-	int64_t v = 0;
-
-	if (proto_get_i64(o, key, false, &v, err, errlen) < 0)
-		return -1;
-	if (v < 0 || v > INT32_MAX) {
-		snprintf(err, errlen, "field \"%s\" must be a thread id", key);
-		return -1;
-	}
-	*out = (int32_t)v;
-	return 0;
-}
-
-/* A string field that is "" when absent. */
-static int thr_get_str(const msgpack_object *o, const char *key, char **out,
-    char *err, size_t errlen)
-{
-	if (proto_get_str(o, key, false, out, err, errlen) < 0)
-		return -1;
-	if (*out == NULL)
-		*out = xstrdup("");
-	return 0;
-}
-
 /* Decode one named address (o may be NULL: all zero). */
 static int thr_decode_frame(const msgpack_object *o, struct proto_thr_frame *f,
     char *err, size_t errlen)
@@ -167,8 +140,8 @@ static int thr_decode_frame(const msgpack_object *o, struct proto_thr_frame *f,
 	}
 	if (thr_need_map(o, "a code address", err, errlen) < 0 ||
 	    proto_get_u64(o, "addr", false, &f->addr, err, errlen) < 0 ||
-	    thr_get_str(o, "name", &f->name, err, errlen) < 0 ||
-	    thr_get_str(o, "module", &f->module, err, errlen) < 0 ||
+	    proto_get_str_def(o, "name", &f->name, err, errlen) < 0 ||
+	    proto_get_str_def(o, "module", &f->module, err, errlen) < 0 ||
 	    proto_get_u64(o, "off", false, &f->off, err, errlen) < 0)
 		return -1;
 	return 0;
@@ -180,12 +153,12 @@ static int thr_decode_thread(const msgpack_object *o, void *out, char *err, size
 	struct proto_thr_thread *t = out;
 	if (thr_need_map(o, "a thread", err, errlen) < 0 ||
 	    thr_get_u32(o, "id", true, &t->id, err, errlen) < 0 ||
-	    thr_get_tid(o, "tid", &t->tid, err, errlen) < 0 ||
-	    thr_get_tid(o, "creator", &t->creator, err, errlen) < 0 ||
+	    proto_get_tid(o, "tid", &t->tid, err, errlen) < 0 ||
+	    proto_get_tid(o, "creator", &t->creator, err, errlen) < 0 ||
 	    thr_get_u32(o, "site", false, &t->site, err, errlen) < 0 ||
 	    thr_get_u32(o, "pool", false, &t->pool, err, errlen) < 0 ||
-	    thr_get_str(o, "name", &t->name, err, errlen) < 0 ||
-	    thr_get_str(o, "state", &t->state, err, errlen) < 0 ||
+	    proto_get_str_def(o, "name", &t->name, err, errlen) < 0 ||
+	    proto_get_str_def(o, "state", &t->state, err, errlen) < 0 ||
 	    proto_get_u64(o, "start_ns", false, &t->start_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "end_ns", false, &t->end_ns, err, errlen) < 0 ||
 	    proto_get_u64(o, "cpu_ns", false, &t->cpu_ns, err, errlen) < 0 ||
@@ -224,7 +197,7 @@ static int thr_decode_pool(const msgpack_object *o, void *out, char *err, size_t
 	struct proto_thr_pool *p = out;
 	if (thr_need_map(o, "a thread pool", err, errlen) < 0 ||
 	    thr_get_u32(o, "id", true, &p->id, err, errlen) < 0 ||
-	    thr_get_str(o, "kind", &p->kind, err, errlen) < 0 ||
+	    proto_get_str_def(o, "kind", &p->kind, err, errlen) < 0 ||
 	    thr_decode_frame(proto_map_get(o, "func"), &p->func, err, errlen) < 0 ||
 	    proto_get_i64(o, "size", false, &p->size, err, errlen) < 0 ||
 	    proto_get_u64(o, "workers", false, &p->workers, err, errlen) < 0 ||
