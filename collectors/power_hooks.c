@@ -113,19 +113,27 @@ static inline uintptr_t power_callee(int i)
 
 /* Capture the caller's stack: the agent's own frames (wrapper, ipc's
  * ioctl hook and decoder for Binder rows) are dropped, so it starts at the
- * program's call. */
-static void power_stack(struct power_stack *st)
+ * program's call.  False when the call is nested in another power wrapper's
+ * real call (a frame returns into a thunk: acquire_wake_lock writing to
+ * /sys/power/wake_lock inside libhardware_legacy), which the outer call's
+ * rows account for. */
+static bool power_stack(struct power_stack *st)
 {
 	void *pc[POWER_STACK + 12];
 	int n = backtrace(pc, POWER_STACK + 12), i = 0;
+	long pg = sysconf(_SC_PAGESIZE);
 	Dl_info self, di;
 
 	st->n = 0;
+	for (int k = 0; power_thunks != NULL && k < n; k++)
+		if ((uint8_t *)pc[k] >= power_thunks && (uint8_t *)pc[k] < power_thunks + pg)
+			return false;
 	if (dladdr((void *)power_stack, &self) != 0)
 		while (i < n && dladdr(pc[i], &di) != 0 && di.dli_fbase == self.dli_fbase)
 			i++;
 	for (; i < n && st->n < POWER_STACK; i++)
 		st->pc[st->n++] = (uintptr_t)pc[i];
+	return true;
 }
 
 /* The written buffer of a row: the resource's argN:buf, else write's
@@ -270,7 +278,8 @@ void power_row_apply(const struct power_row *r, const long *a, long ret)
 	    (r->role == POWER_ACQUIRE_TIMEOUT && power_timeout(r, a) == 0))
 		return;         /* a timed row applies when a timeout is given */
 	now = proto_now_ns();
-	power_stack(&st);
+	if (!power_stack(&st))
+		return;
 	power_tag(r, a, ret, tag, sizeof tag);
 	switch (r->role) {
 	case POWER_ACQUIRE:
