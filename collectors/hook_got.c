@@ -316,6 +316,34 @@ void hook_got_bind(struct hook_engine *g, int mi)
 	close(fd);
 }
 
+/* GOT entries hook_got_wrap bound to a wrapper, and where the wrapper
+ * keeps the function it calls: hook_got_prepare times that function by
+ * pointing the wrapper's pointer at the import site's block, so a level-3
+ * import stays timed under a power row.  Appended on the thread that binds
+ * (the constructor, then the reporter), read by the engine on the reporter
+ * thread or a dlopen; the count is published after the entry. */
+struct hook_wrapped {
+	uintptr_t  slot, wrapper, target;
+	uintptr_t *real;
+};
+#define HOOK_WRAPPED_MAX 1024
+static struct hook_wrapped hook_wrapped[HOOK_WRAPPED_MAX];
+static size_t hook_nwrapped;
+
+/* The wrapper's pointer for a GOT entry that holds a hook_got_wrap
+ * wrapper (*cur becomes the function behind it), or NULL. */
+static uintptr_t *hook_got_wrapped(uintptr_t slot, uintptr_t *cur)
+{
+	size_t n = __atomic_load_n(&hook_nwrapped, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; i < n; i++)
+		if (hook_wrapped[i].slot == slot && hook_wrapped[i].wrapper == *cur) {
+			*cur = hook_wrapped[i].target;
+			return hook_wrapped[i].real;
+		}
+	return NULL;
+}
+
 /* See hook_int.h. */
 void hook_got_prepare(struct hook_engine *g, int mi)
 {
@@ -342,10 +370,16 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		uintptr_t cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
 		struct hook_x86_plan p = { .n = 0, .len = 14 };
 		struct hook_site *s;
+		uintptr_t *via;
 		char name[512];
 		int owner;
 
 		if (cur == 0 || hook_got_denied(imps[i].name))
+			continue;
+		/* Bound to a power wrapper: time what the wrapper calls (once:
+		 * its pointer is shared by every module's entries). */
+		if ((via = hook_got_wrapped(imps[i].slot, &cur)) != NULL &&
+		    __atomic_load_n(via, __ATOMIC_ACQUIRE) != cur)
 			continue;
 		/* Lazy: still the PLT.  A function the preloaded agent wraps
 		 * binds to the wrapper on its first call: left alone (dlvsym
@@ -370,7 +404,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		s->global = true;       /* level 3 and up */
 		s->mod = mi;
 		s->got = true;
-		s->got_slot = (uintptr_t *)imps[i].slot;
+		s->got_slot = via != NULL ? via : (uintptr_t *)imps[i].slot;
 		g->sites[g->nsites++] = s;
 		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
 	}
@@ -446,8 +480,16 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 				break;
 			if (reals[k] == 0)
 				__atomic_store_n(&reals[k], cur, __ATOMIC_RELEASE);
-			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0)
+			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0) {
+				size_t w = hook_nwrapped;
+
 				bound++;
+				if (w < HOOK_WRAPPED_MAX) {
+					hook_wrapped[w] = (struct hook_wrapped){ .slot = imps[i].slot,
+						.wrapper = wrappers[k], .target = cur, .real = &reals[k] };
+					__atomic_store_n(&hook_nwrapped, w + 1, __ATOMIC_RELEASE);
+				}
+			}
 			break;
 		}
 	free(imps);
