@@ -128,8 +128,11 @@ static bool power_stack(struct power_stack *st)
 	for (int k = 0; power_thunks != NULL && k < n; k++)
 		if ((uint8_t *)pc[k] >= power_thunks && (uint8_t *)pc[k] < power_thunks + pg)
 			return false;
+	/* leading frames of the agent, and of a sanitizer runtime whose
+	 * backtrace interceptor comes first */
 	if (dladdr((void *)power_stack, &self) != 0)
-		while (i < n && dladdr(pc[i], &di) != 0 && di.dli_fbase == self.dli_fbase)
+		while (i < n && dladdr(pc[i], &di) != 0 && (di.dli_fbase == self.dli_fbase ||
+		    (di.dli_fname != NULL && strstr(di.dli_fname, "san.so") != NULL)))
 			i++;
 	for (; i < n && st->n < POWER_STACK; i++)
 		st->pc[st->n++] = (uintptr_t)pc[i];
