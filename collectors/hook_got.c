@@ -432,19 +432,6 @@ out:
 	close(fd);
 }
 
-/* The agent's own exported definition of name, or 0 (hook_got_mine
- * without the engine's module list: dladdr says which file holds it). */
-static uintptr_t hook_got_own(const char *name)
-{
-	void *h = hook_got_self(), *p = h != NULL ? dlsym(h, name) : NULL;
-	Dl_info a, b;
-
-	if (p == NULL || dladdr(p, &a) == 0 || dladdr((void *)hook_got_own, &b) == 0 ||
-	    a.dli_fbase != b.dli_fbase)
-		return 0;
-	return (uintptr_t)p;
-}
-
 /* See hook_int.h.  The entries of functions the loader has not bound yet
  * are resolved here, as hook_got_prepare does, so the loader's resolver
  * cannot overwrite the wrapper later. */
@@ -470,12 +457,16 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 			cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
 			if (cur == wrappers[k])
 				break;
-			/* Lazy: the preloaded agent's own interposer of the name
-			 * (another collector's wrapper) comes first, as the
-			 * loader would bind it; else the module's scope. */
-			if (cur >= m->lo && cur < m->hi)
-				cur = !agent_attached() && hook_got_own(names[k]) != 0 ?
-				    hook_got_own(names[k]) : hook_got_resolve(m, main, &imps[i]);
+			/* Lazy: what the loader would bind -- the first
+			 * definition in the global scope, an unversioned
+			 * interposer included (the agent's own wrapper of the
+			 * name, a sanitizer runtime's interceptor, which dlvsym
+			 * with the module's version would pass by). */
+			if (cur >= m->lo && cur < m->hi) {
+				void *p = dlsym(RTLD_DEFAULT, names[k]);
+
+				cur = p != NULL ? (uintptr_t)p : hook_got_resolve(m, main, &imps[i]);
+			}
 			if (cur == 0)
 				break;
 			if (reals[k] == 0)
