@@ -148,13 +148,14 @@ void hook_got_bind(struct hook_engine *g, int mi);
  * the GOT outside the engine (hook_got_wrap). */
 void hook_mods_read(struct hook_mods *ms);
 /* hook_got.c: a generic import wrapper (the power collector's table rows):
- * bind every import of name (JUMP_SLOT or GLOB_DAT) in module m (not the
- * agent) to wrapper.  *real gets the function the entry was bound to
- * (resolved in the module's scope if still lazy) when it is 0; an entry
- * already at wrapper is left.  Entries bound, or -1 (unreadable module).
- * Works at any level and before the engine patched anything; the entries
- * are not given back at detach (the wrapper stays valid while the agent
- * is loaded; see doc/power.md). */
+ * bind every import of names[k] (JUMP_SLOT or GLOB_DAT) in module m (not
+ * the agent) to wrappers[k].  reals[k] gets the function the entry was
+ * bound to (a lazy entry: what the loader would bind, the first definition
+ * in the global scope) when it is 0; an entry already at the wrapper is
+ * left.  Entries bound, or -1 (unreadable module).  Works at any level and
+ * before the engine patched anything; hook_got_prepare later times the
+ * function behind a wrapped entry through reals[k].  The entries are not
+ * given back at detach: an attached agent does not use this (power.c). */
 int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
     const uintptr_t *wrappers, uintptr_t *reals, size_t n);
 /* hook_got.c: put every redirected or bound GOT entry back. */

@@ -70,8 +70,9 @@ static uint8_t  *power_thunks;                      /* x86-64: one thunk per ent
  * `sub $8,%rsp; call *real(%rip); add $8,%rsp; ret`.  Another collector's
  * interposer of the same function (ipc's write, close) ignores calls whose
  * return address lies in the agent -- the agent's own I/O -- so a direct
- * call from this file would hide the program's call from it.  Registers and
- * stack arguments pass through untouched.  Elsewhere: a direct call. */
+ * call from this file would hide the program's call from it.  The argument
+ * registers pass through untouched (the wrapper passes no stack arguments:
+ * rows are for functions of at most six).  Elsewhere: a direct call. */
 static void power_thunks_map(void)
 {
 #if defined(__x86_64__)
