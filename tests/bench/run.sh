@@ -122,3 +122,11 @@ echo "-- glibc's empty hooks:"
 "$B/timing-overhead"
 echo "-- the agent's hooks:"
 HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$B/timing-overhead"
+
+# Power (issue 9): what the shipped table's sysfs rows cost write/open/close.
+echo
+echo "power rows: write(), open()+close() of /dev/null, CPU ns (median of 5):"
+echo "  reproduce: $B/power-write; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 [HOOKSCOPE_POWER_TABLE=/dev/null] LD_PRELOAD=$agent $B/power-write"
+printf "  no agent:              "; "$B/power-write"
+printf "  agent, no power table: "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=/dev/null LD_PRELOAD="$agent" "$B/power-write"
+printf "  agent, shipped table:  "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=$(pwd)/collectors/power-apis.table LD_PRELOAD="$agent" "$B/power-write"
