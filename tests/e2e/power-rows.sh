@@ -119,6 +119,14 @@ jq -e '.power.resources[] | select(.name == "gpsd") | .price_from == "gps.signal
 	((.mah - (.total_ns / 1e6 * 14.33 / 3600000)) | fabs < 1e-12)' "$HS_TMP/f.json" >/dev/null ||
 	fail "GPS is not priced at the profile's GPS current"
 echo "charge: $(jq -c '.power.categories' "$HS_TMP/f.json")"
+# :dump has the power section: the leak with its holder, the estimates labelled
+"$O/hookscope" --target "$pid" --dump "$HS_TMP/report.txt" "ws://127.0.0.1:$HS_PORT" || fail "--dump failed"
+grep -q '^power$' "$HS_TMP/report.txt" || fail "no power section in the report"
+grep -Eq '^  wakelock leak LEAKED: held, held now [0-9.]+ s' "$HS_TMP/report.txt" ||
+	fail "the report does not flag the leaked wakelock"
+grep -Eq 'estimated 0\.0031[78][0-9] mAh at 28\.600 mA \(cpu\.idle\)' "$HS_TMP/report.txt" ||
+	{ cat "$HS_TMP/report.txt" >&2; fail "the report does not price wl at cpu.idle"; }
+grep -q 'charge figures are estimates' "$HS_TMP/report.txt" || fail "estimates not labelled"
 stop_daemon
 
 # The shipped table has no row for the fixture's lock: not tracked.  At
