@@ -14,7 +14,8 @@
 #   - the charge of the 400 ms wakelock equals ms x cpu.idle / 3,600,000 with
 #     the sample profile, sensors are priced at their own ASensor_getPower;
 #   - the wakelock never released is flagged as leaked when the process exits
-#     (and nothing else is), with its holder stack.
+#     (and nothing else is), with its holder stack; the report's section;
+#   - AOSP's dummy profile (every value 0.1) is warned about.
 . tests/e2e/lib.sh
 command -v pkg-config >/dev/null && pkg-config --exists dbus-1 libgps ||
 	fail "libdbus-1-dev or libgps-dev is not installed (test dependencies: make deps)"
@@ -134,13 +135,21 @@ stop_daemon
 # open, 5 calls by the program and 7 by the fixture's wakelock functions
 # (under a sanitizer the function is its runtime's interceptor, as the loader
 # binds it).
+# This daemon prices with AOSP's dummy profile (every value 0.1): warned.
 rm -f "$HS_TMP/go"
 export HOOKSCOPE_POWER_TABLE=$(pwd)/collectors/power-apis.table
+printf '<?xml version="1.0"?>\n<device name="Android">\n  <item name="none">0</item>\n  <item name="cpu.idle">0.1</item>\n  <item name="gps.on">0.1</item>\n  <array name="cpu.active"><value>0.1</value></array>\n</device>\n' \
+	>"$HS_TMP/dummy.xml"
+export HOOKSCOPE_POWER_PROFILE=$HS_TMP/dummy.xml
 HOOKSCOPE_LEVEL=3 start_daemon run -- "$HS_TMP/power-app" "$SYS" "$HS_TMP/go"
 wait_for 20 sh -c "[ \$(grep -c 'power-app: done' '$HS_TMP/daemon.log') -ge 2 ]"
 pid=$(once_json | jq -e '[.targets[] | select(.name == "power-app" and .state == "live")][0].pid') ||
 	fail "no live power-app target"
 wait_for 10 jq_once '[.power.resources[] | select(.name == "leak")] | length == 1' --target "$pid"
+jq_once '.power.warning | test("AOSP dummy")' --target "$pid" >/dev/null ||
+	fail "the dummy profile is not warned about in frames"
+grep -q "warning: power profile $HS_TMP/dummy.xml is the AOSP dummy" "$HS_TMP/daemon.log" ||
+	fail "the dummy profile is not warned about in the daemon's log"
 jq_once '[.power.resources[] | select(.name == "custom")] | length == 0' --target "$pid" >/dev/null ||
 	fail "a symbol with no table row was tracked"
 jq_once '[.funcs[] | select(.name == "open" and (.module == "libc.so.6" or (.module | test("san.so"))))][0].calls == 12' \
