@@ -47,7 +47,8 @@ WARN      := -Wall -Wextra -Werror
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iprotocol -Icollectors \
 	-DHS_VERSION='"$(VERSION)"' \
 	-DHS_AGENT_PATH='"$(LIBDIR)/hookscope/libhookscope.so"' \
-	-DHS_THEMES_DIR='"$(DATADIR)/themes"' $(SAN_DEFS)
+	-DHS_THEMES_DIR='"$(DATADIR)/themes"' $(SAN_DEFS) \
+	-DHS_DATA_DIR='"$(DATADIR)"'
 CFLAGS_ALL := -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SAN_FLAGS) $(CFLAGS)
 LDFLAGS_ALL := -pthread $(SAN_FLAGS) $(LDFLAGS)
 
@@ -199,6 +200,7 @@ install: all
 	install -m 644 collectors/hookscope.h $(DESTDIR)$(INCDIR)/
 	install -m 644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 	install -m 644 doc/hookscoped.1 doc/hookscope.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 collectors/power-apis.table daemon/power_profile.sample.xml $(DESTDIR)$(DATADIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hookscoped $(DESTDIR)$(BINDIR)/hookscope \
@@ -210,3 +212,7 @@ clean:
 	rm -rf build build-*
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# Fuzz targets of the power collector (harden's fuzz rule builds them).
+FUZZ_SRCS_power-table   := collectors/power_table.c
+FUZZ_SRCS_power-profile := daemon/power_profile.c

@@ -64,5 +64,6 @@ extern const struct collector_ops fps_collector;    /* fps.c */
 extern const struct collector_ops threads_collector; /* threads*.c */
 extern const struct collector_ops block_collector;  /* block.c */
 extern const struct collector_ops ipc_collector;    /* ipc*.c */
+extern const struct collector_ops power_collector;  /* power*.c */
 
 #endif

@@ -316,6 +316,34 @@ void hook_got_bind(struct hook_engine *g, int mi)
 	close(fd);
 }
 
+/* GOT entries hook_got_wrap bound to a wrapper, and where the wrapper
+ * keeps the function it calls: hook_got_prepare times that function by
+ * pointing the wrapper's pointer at the import site's block, so a level-3
+ * import stays timed under a power row.  Appended on the thread that binds
+ * (the constructor, then the reporter), read by the engine on the reporter
+ * thread or a dlopen; the count is published after the entry. */
+struct hook_wrapped {
+	uintptr_t  slot, wrapper, target;
+	uintptr_t *real;
+};
+#define HOOK_WRAPPED_MAX 1024
+static struct hook_wrapped hook_wrapped[HOOK_WRAPPED_MAX];
+static size_t hook_nwrapped;
+
+/* The wrapper's pointer for a GOT entry that holds a hook_got_wrap
+ * wrapper (*cur becomes the function behind it), or NULL. */
+static uintptr_t *hook_got_wrapped(uintptr_t slot, uintptr_t *cur)
+{
+	size_t n = __atomic_load_n(&hook_nwrapped, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; i < n; i++)
+		if (hook_wrapped[i].slot == slot && hook_wrapped[i].wrapper == *cur) {
+			*cur = hook_wrapped[i].target;
+			return hook_wrapped[i].real;
+		}
+	return NULL;
+}
+
 /* See hook_int.h. */
 void hook_got_prepare(struct hook_engine *g, int mi)
 {
@@ -342,10 +370,16 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		uintptr_t cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
 		struct hook_x86_plan p = { .n = 0, .len = 14 };
 		struct hook_site *s;
+		uintptr_t *via;
 		char name[512];
 		int owner;
 
 		if (cur == 0 || hook_got_denied(imps[i].name))
+			continue;
+		/* Bound to a power wrapper: time what the wrapper calls (once:
+		 * its pointer is shared by every module's entries). */
+		if ((via = hook_got_wrapped(imps[i].slot, &cur)) != NULL &&
+		    __atomic_load_n(via, __ATOMIC_ACQUIRE) != cur)
 			continue;
 		/* Lazy: still the PLT.  A function the preloaded agent wraps
 		 * binds to the wrapper on its first call: left alone (dlvsym
@@ -370,7 +404,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		s->global = true;       /* level 3 and up */
 		s->mod = mi;
 		s->got = true;
-		s->got_slot = (uintptr_t *)imps[i].slot;
+		s->got_slot = via != NULL ? via : (uintptr_t *)imps[i].slot;
 		g->sites[g->nsites++] = s;
 		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
 	}
@@ -396,4 +430,62 @@ out:
 	if (e != NULL)
 		elf_end(e);
 	close(fd);
+}
+
+/* See hook_int.h.  The entries of functions the loader has not bound yet
+ * are resolved here, as hook_got_prepare does, so the loader's resolver
+ * cannot overwrite the wrapper later. */
+int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n)
+{
+	struct hook_got_imp *imps;
+	int fd, nimp, bound = 0;
+	Elf *e;
+
+	if (m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	nimp = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	for (int i = 0; i < nimp; i++)
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t cur;
+
+			if (strcmp(imps[i].name, names[k]) != 0)
+				continue;
+			cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+			if (cur == wrappers[k])
+				break;
+			/* Lazy: what the loader would bind -- the first
+			 * definition in the global scope, an unversioned
+			 * interposer included (the agent's own wrapper of the
+			 * name, a sanitizer runtime's interceptor, which dlvsym
+			 * with the module's version would pass by). */
+			if (cur >= m->lo && cur < m->hi) {
+				void *p = dlsym(RTLD_DEFAULT, names[k]);
+
+				cur = p != NULL ? (uintptr_t)p : hook_got_resolve(m, main, &imps[i]);
+			}
+			if (cur == 0)
+				break;
+			if (reals[k] == 0)
+				__atomic_store_n(&reals[k], cur, __ATOMIC_RELEASE);
+			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0) {
+				size_t w = hook_nwrapped;
+
+				bound++;
+				if (w < HOOK_WRAPPED_MAX) {
+					hook_wrapped[w] = (struct hook_wrapped){ .slot = imps[i].slot,
+						.wrapper = wrappers[k], .target = cur, .real = &reals[k] };
+					__atomic_store_n(&hook_nwrapped, w + 1, __ATOMIC_RELEASE);
+				}
+			}
+			break;
+		}
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return nimp < 0 ? -1 : bound;
 }

@@ -144,6 +144,20 @@ extern uint32_t hook_wrap_inflight;
 /* hook_got.c: attach mode: bind module mi's PLT calls of dlopen and dlclose
  * to the agent's wrappers. */
 void hook_got_bind(struct hook_engine *g, int mi);
+/* hook_patch.c: the modules loaded now (the agent flagged), for users of
+ * the GOT outside the engine (hook_got_wrap). */
+void hook_mods_read(struct hook_mods *ms);
+/* hook_got.c: a generic import wrapper (the power collector's table rows):
+ * bind every import of names[k] (JUMP_SLOT or GLOB_DAT) in module m (not
+ * the agent) to wrappers[k].  reals[k] gets the function the entry was
+ * bound to (a lazy entry: what the loader would bind, the first definition
+ * in the global scope) when it is 0; an entry already at the wrapper is
+ * left.  Entries bound, or -1 (unreadable module).  Works at any level and
+ * before the engine patched anything; hook_got_prepare later times the
+ * function behind a wrapped entry through reals[k].  The entries are not
+ * given back at detach: an attached agent does not use this (power.c). */
+int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n);
 /* hook_got.c: put every redirected or bound GOT entry back. */
 void hook_got_restore(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT

@@ -88,6 +88,17 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* See hook_int.h. */
+void hook_mods_read(struct hook_mods *ms)
+{
+	uintptr_t self = (uintptr_t)hook_mods_read;
+
+	ms->n = 0;
+	dl_iterate_phdr(hook_mods_cb, ms);
+	for (int i = 0; i < ms->n; i++)
+		ms->m[i].agent = self >= ms->m[i].lo && self < ms->m[i].hi;
+}
+
 /* Is the module one of the program's own (see the top of the file)?  The
  * executable (idx 0) always is, wherever it lives (/usr/bin/sqlite3, or a
  * program under /usr/lib/...). */

@@ -16,6 +16,7 @@ static const struct collector_ops *const collector_table[] = {
 	&threads_collector,       /* threads and pools: threads*.c */
 	&block_collector,         /* UI-thread blocks: block*.c */
 	&ipc_collector,           /* IPC calls: ipc*.c */
+	&power_collector,         /* power APIs: power*.c */
 	&sites_collector,         /* last: counts what the others hooked */
 };
 #define COLLECTOR_COUNT (sizeof collector_table / sizeof collector_table[0])

@@ -278,6 +278,9 @@ agent_record(struct daemon_agent *a, const struct proto_agent_rec *r, uint64_t n
 	case PROTO_AG_IPC:
 		daemon_session_ipc(a->session, r, now);
 		return 0;
+	case PROTO_AG_POWER:
+		daemon_session_power(a->session, r, now);
+		return 0;
 	case PROTO_AG_BYE:
 		a->session->bye = true;
 		daemon_log(DLOG_INFO, "pid %d: target is exiting", (int)a->session->pid);

@@ -34,6 +34,8 @@ static const struct cmd_threshold_def {
 	  .help = "stack sampling interval during a block" },
 	{ .name = "ipc", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
 	  .help = "IPC calls longer are slow (stack kept)" },
+	{ .name = "hold", .unit = "s", .ns_per_unit = 1e9, .min = 0.001, .max = 864000,
+	  .help = "power resources held longer are leaks" },
 };
 #define CMD_NTHRESHOLDS (sizeof cmd_thresholds / sizeof cmd_thresholds[0])
 

@@ -159,6 +159,9 @@ struct daemon_session {
 	uint64_t block_seen_ms;   /* wall clock of the newest block's last change */
 	struct proto_ipc ipc;     /* IPC endpoints and slow calls (ipc.c) */
 	struct daemon_ipc_rate *ipc_rate;  /* operations per second (ipc.c) */
+	struct proto_power power; /* the last "power" record, priced (power.c) */
+	struct proto_power power_raw; /* that record as received */
+	uint64_t power_rx_ns;     /* when it arrived */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -220,6 +223,15 @@ void daemon_session_ipc_reset(struct daemon_session *s);
 void daemon_session_ipc_free(struct daemon_session *s);
 /* The report's IPC section (heap). */
 char *daemon_ipc_report(const struct daemon_session *s);
+/* power.c: keep a "power" record (absolute: it replaces the last), priced
+ * with the power profile, charge summed per category. */
+void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Bring the priced state up to now: held times tick between records (the
+ * agent sends one a second while something is held). */
+void daemon_session_power_tick(struct daemon_session *s, uint64_t now_ns);
+/* The report's power section (heap). */
+char *daemon_power_report(const struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 

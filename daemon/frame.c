@@ -104,6 +104,8 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.thr = s->thr;           /* borrowed too */
 		f.blocks = s->blocks;
 		f.ipc = s->ipc;           /* borrowed */
+		daemon_session_power_tick(s, now);
+		f.power = s->power;       /* borrowed */
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */
 	for (;;) {

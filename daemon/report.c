@@ -168,6 +168,9 @@ daemon_report_format(struct daemon_session *s, uint64_t now_ns,
 	section = daemon_ipc_report(s);
 	report_add(&b, "%s", section);
 	free(section);
+	section = daemon_power_report(s);
+	report_add(&b, "%s", section);
+	free(section);
 	*len = b.len;
 	return b.p;
 }

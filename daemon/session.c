@@ -47,6 +47,8 @@ daemon_session_free(struct daemon_session *s)
 	daemon_session_threads_free(s);
 	proto_blocks_free(&s->blocks);
 	daemon_session_ipc_free(s);
+	proto_power_free(&s->power);
+	proto_power_free(&s->power_raw);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);

@@ -5,6 +5,8 @@ O=${O:-build}
 port=${HS_DEMO_PORT:-7070}
 sock=${TMPDIR:-/tmp}/hookscope-demo-$$.sock
 log=${TMPDIR:-/tmp}/hookscope-demo-$$.log
+# the power scenario's sysfs files (demo_power.c, doc/power.md)
+export HOOKSCOPE_POWER_SYSFS=${TMPDIR:-/tmp}/hookscope-demo-$$-sys
 
 if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
 	echo "demo: port $port is already in use (is another hookscoped running? try HS_DEMO_PORT=7071 make demo)" >&2
@@ -24,6 +26,7 @@ cleanup() {
 	kill -TERM "$dpid" 2>/dev/null
 	wait "$dpid" 2>/dev/null
 	rm -f "$log"
+	rm -rf "$HOOKSCOPE_POWER_SYSFS"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

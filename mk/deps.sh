@@ -10,6 +10,7 @@ TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg
 strace xz-utils libglib2.0-dev libuv1-dev
 dbus-daemon libdbus-1-dev libsystemd-dev
 mesa-utils mesa-utils-bin xvfb"
+TEST_PKGS="$TEST_PKGS libdbus-1-dev libgps-dev aapt unzip"   # power (issue 9): power-rows.sh, test-power-profile
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
 mode=${1:---check-or-install}

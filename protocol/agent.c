@@ -27,6 +27,7 @@ static const struct {
 	[PROTO_AG_BLOCKS]    = { "blocks" },
 	[PROTO_AG_UI_THREAD] = { "ui_thread" },
 	[PROTO_AG_IPC]       = { "ipc" },
+	[PROTO_AG_POWER]     = { "power" },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -125,6 +126,10 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		agent_pack_head(pk, 2, r->type);
 		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
 		proto_pack_ipc(pk, &r->ipc);
+		break;
+	case PROTO_AG_POWER:
+		agent_pack_head(pk, 1, r->type);
+		proto_pack_power(pk, &r->power);
 		break;
 	case PROTO_AG_UI_THREAD:
 		agent_pack_head(pk, 1, r->type);
@@ -315,6 +320,12 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 		    proto_decode_ipc(root, &r->ipc, err, errlen) < 0 ? -1 : 0;
 	case PROTO_AG_UI_THREAD:
 		return proto_get_str(root, "name", true, &r->name, err, errlen);
+	case PROTO_AG_POWER:
+		if (proto_map_get(root, "power") == NULL) {
+			snprintf(err, errlen, "missing field \"power\"");
+			return -1;
+		}
+		return proto_decode_power(root, &r->power, err, errlen);
 	case PROTO_AG_BYE:
 	case PROTO_AG_RESET:
 	case PROTO_AG_DETACH:
@@ -369,6 +380,7 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	proto_threads_free(&r->thr);
 	proto_blocks_free(&r->blocks);
 	proto_ipc_free(&r->ipc);
+	proto_power_free(&r->power);
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

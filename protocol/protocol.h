@@ -290,6 +290,62 @@ int  proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
     char *err, size_t errlen);
 void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src);
 void proto_threads_free(struct proto_threads *t);
+/* ---- power: held resources and charge (power.c) ---- */
+
+#define PROTO_MAX_PWR_RES   256           /* resources in one map */
+#define PROTO_MAX_PWR_CATS  32            /* categories in one map */
+
+struct proto_pwr_res {
+	char    *category;                /* wakelock, sensor, location, bluetooth-scan, alarm, ... */
+	char    *name;                    /* the resource's tag */
+	char    *api;                     /* the acquiring symbol */
+	char    *item;                    /* power_profile item of its row, "-" none */
+	double   ma;                      /* agent: the resource's own current (power=), -1 none */
+	bool     refcount, held, leaked;  /* leaked: held at exit or past the hold threshold */
+	int64_t  refs;
+	uint64_t held_ns;                 /* the current hold so far, 0 when not held */
+	uint64_t total_ns;                /* every hold, the current one included */
+	uint64_t longest_ns;
+	uint64_t acquires, releases, timeouts, unmatched, oneshots;
+	int32_t  holder_tid, releaser_tid;
+	size_t   nholder, nreleaser;      /* symbolized stacks, "func+0xoff (module)" */
+	char   **holder, **releaser;
+	double   mah;                     /* daemon: estimated charge, -1 not priced */
+	double   price_ma;                /* daemon: the current used */
+	char    *price_from;              /* daemon: "cpu.idle", "sensor power", "" */
+};
+
+/* Charge per category (daemon). */
+struct proto_pwr_cat {
+	char    *category;
+	double   mah;
+	uint64_t total_ns;
+	uint32_t held;                    /* resources held now */
+	uint32_t leaks;
+};
+
+struct proto_power {
+	uint64_t time_ns;                 /* agent monotonic clock of the figures */
+	uint64_t hold_ns;                 /* leak threshold */
+	bool     exited;                  /* the final report: held now = leaked */
+	char    *table;                   /* the API table loaded */
+	uint64_t rows, errors, lost;      /* table rows, malformed rows, resources not kept */
+	size_t   nres;
+	struct proto_pwr_res *res;
+	char    *profile;                 /* daemon: power_profile path, "" none */
+	char    *warning;                 /* daemon: e.g. the AOSP dummy profile, "" */
+	double   cpu_ma;                  /* daemon: CPU active current (estimate basis), -1 */
+	size_t   ncats;
+	struct proto_pwr_cat *cats;
+};
+
+/* Pack key "power" and its map. */
+void proto_pack_power(msgpack_packer *pk, const struct proto_power *p);
+/* Decode the optional "power" map of root into p (zeroed first). */
+int  proto_decode_power(const msgpack_object *root, struct proto_power *p,
+    char *err, size_t errlen);
+void proto_power_copy(struct proto_power *dst, const struct proto_power *src);
+void proto_power_free(struct proto_power *p);
 /* ---- UI-thread blocks (block.c) ---- */
 
 #define PROTO_MAX_BLOCKS    16            /* blocks in one message: the most recent */
@@ -479,6 +535,7 @@ struct proto_frame {
 	struct proto_threads thr;         /* threads and pools ("threading") */
 	struct proto_blocks blocks;       /* UI-thread blocks of the target */
 	struct proto_ipc ipc;             /* IPC endpoints and slow calls ("ipc") */
+	struct proto_power power;         /* power resources and charge ("power") */
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -543,6 +600,7 @@ enum proto_agent_type {
 	PROTO_AG_BLOCKS,      /* agent -> daemon: UI-thread blocks that changed */
 	PROTO_AG_UI_THREAD,   /* daemon -> agent: select the UI thread (name) */
 	PROTO_AG_IPC,         /* agent -> daemon: IPC endpoints and new slow calls */
+	PROTO_AG_POWER,       /* agent -> daemon: power resources (the ledger) */
 };
 
 struct proto_ag_hello {
@@ -592,6 +650,7 @@ struct proto_agent_rec {
 	struct proto_threads thr;         /* THREADS */
 	struct proto_blocks blocks;       /* BLOCKS (time_ns set too) */
 	struct proto_ipc ipc;             /* IPC (time_ns set too) */
+	struct proto_power power;         /* POWER */
 };
 
 /* Each encoder appends one whole record, length prefix included. */

@@ -63,7 +63,7 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	msgpack_packer pk;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	server_pack_head(&pk, 20, "frame");
+	server_pack_head(&pk, 21, "frame");
 	proto_pack_kv_u64(&pk, "seq", f->seq);
 	proto_pack_kv_u64(&pk, "time_ms", f->time_ms);
 	proto_pack_kv_i64(&pk, "pid", f->pid);
@@ -100,6 +100,7 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	proto_pack_threads(&pk, &f->thr);
 	proto_pack_blocks(&pk, &f->blocks);
 	proto_pack_ipc(&pk, &f->ipc);
+	proto_pack_power(&pk, &f->power);
 }
 
 /* See protocol.h. */
@@ -248,7 +249,8 @@ static int server_decode_frame(const msgpack_object *root, struct proto_frame *f
 	    proto_decode_fps(root, &f->fps, err, errlen) < 0 ||
 	    proto_decode_threads(root, &f->thr, err, errlen) < 0 ||
 	    proto_decode_blocks(root, &f->blocks, err, errlen) < 0 ||
-	    proto_decode_ipc(root, &f->ipc, err, errlen) < 0)
+	    proto_decode_ipc(root, &f->ipc, err, errlen) < 0 ||
+	    proto_decode_power(root, &f->power, err, errlen) < 0)
 		return -1;
 	if (pid < 0 || pid > INT32_MAX || threads > UINT32_MAX) {
 		snprintf(err, errlen, "frame has a bad pid or thread count");
@@ -358,6 +360,7 @@ void proto_server_msg_free(struct proto_server_msg *m)
 	proto_threads_free(&m->frame.thr);
 	proto_blocks_free(&m->frame.blocks);
 	proto_ipc_free(&m->frame.ipc);
+	proto_power_free(&m->frame.power);
 	free(m->frame.sort);
 	free(m->reply.msg);
 	free(m->reply.data);

@@ -535,6 +535,77 @@ static void json_ipc(struct json *j, const struct proto_ipc *p)
 	json_close(j, '}');
 }
 
+/* The "power" object: the ledger priced by the daemon. */
+static void json_power(struct json *j, const struct proto_power *p)
+{
+	json_key(j, "power");
+	json_open(j, '{');
+	json_kv_u64(j, "time_ns", p->time_ns);
+	json_kv_u64(j, "hold_ns", p->hold_ns);
+	json_kv_u64(j, "exited", p->exited);
+	json_kv_str(j, "table", p->table ? p->table : "");
+	json_kv_u64(j, "rows", p->rows);
+	json_kv_u64(j, "errors", p->errors);
+	json_kv_str(j, "profile", p->profile ? p->profile : "");
+	json_kv_str(j, "warning", p->warning ? p->warning : "");
+	json_key(j, "resources");
+	json_open(j, '[');
+	for (size_t i = 0; i < p->nres; i++) {
+		const struct proto_pwr_res *r = &p->res[i];
+
+		json_open(j, '{');
+		json_kv_str(j, "category", r->category);
+		json_kv_str(j, "name", r->name);
+		json_kv_str(j, "api", r->api);
+		json_kv_str(j, "item", r->item);
+		json_kv_u64(j, "refcount", r->refcount);
+		json_kv_u64(j, "held", r->held);
+		json_kv_u64(j, "leaked", r->leaked);
+		json_kv_i64(j, "refs", r->refs);
+		json_kv_u64(j, "held_ns", r->held_ns);
+		json_kv_u64(j, "total_ns", r->total_ns);
+		json_kv_u64(j, "longest_ns", r->longest_ns);
+		json_kv_u64(j, "acquires", r->acquires);
+		json_kv_u64(j, "releases", r->releases);
+		json_kv_u64(j, "timeouts", r->timeouts);
+		json_kv_u64(j, "unmatched", r->unmatched);
+		json_kv_u64(j, "oneshots", r->oneshots);
+		json_kv_f64(j, "ma", r->ma);
+		json_kv_f64(j, "price_ma", r->price_ma);
+		json_kv_str(j, "price_from", r->price_from ? r->price_from : "");
+		json_kv_f64(j, "mah", r->mah);
+		json_key(j, "holder");
+		json_open(j, '[');
+		for (size_t k = 0; k < r->nholder; k++) {
+			json_pre(j);
+			json_str_raw(j, r->holder[k]);
+		}
+		json_close(j, ']');
+		json_key(j, "releaser");
+		json_open(j, '[');
+		for (size_t k = 0; k < r->nreleaser; k++) {
+			json_pre(j);
+			json_str_raw(j, r->releaser[k]);
+		}
+		json_close(j, ']');
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_key(j, "categories");
+	json_open(j, '[');
+	for (size_t i = 0; i < p->ncats; i++) {
+		json_open(j, '{');
+		json_kv_str(j, "category", p->cats[i].category);
+		json_kv_f64(j, "mah", p->cats[i].mah);
+		json_kv_u64(j, "total_ns", p->cats[i].total_ns);
+		json_kv_u64(j, "held", p->cats[i].held);
+		json_kv_u64(j, "leaks", p->cats[i].leaks);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 /* See tui.h. */
 char *tui_json_frame(const struct proto_frame *f, size_t *len)
 {
@@ -570,6 +641,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	json_threads(&j, &f->thr);
 	json_blocks(&j, &f->blocks);
 	json_ipc(&j, &f->ipc);
+	json_power(&j, &f->power);
 	json_close(&j, '}');
 	if (len != NULL)
 		*len = j.len;

@@ -28,6 +28,8 @@ static void key_move(struct tui_app *a, int delta)
 {
 	if (a->show_ipc)
 		tui_panel_ipc_move(a, delta);
+	else if (a->show_power)
+		tui_panel_power_move(a, delta);
 	else if (a->show_threads)
 		tui_panel_threads_move(a, delta);
 	else
@@ -57,6 +59,13 @@ static void key_ipc(struct tui_app *a, int key)
 	(void)key;
 	a->show_ipc = !a->show_ipc;
 	a->show_threads = false;
+}
+
+/* W: the power panel in place of the functions, and back. */
+static void key_power(struct tui_app *a, int key)
+{
+	(void)key;
+	a->show_power = !a->show_power;
 }
 
 /* m: the module column comes and goes. */
@@ -165,6 +174,8 @@ static void key_details(struct tui_app *a, int key)
 	(void)key;
 	if (a->show_ipc) {
 		tui_panel_ipc_details(a);
+	if (a->show_power) {
+		tui_panel_power_details(a);
 		return;
 	}
 	if (a->show_threads) {
@@ -209,6 +220,7 @@ static const struct key_binding key_table[] = {
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function (threads: its creation stack)", key_details },
 	{ { 'H' },                       "H",           "threads panel (tree of pools and creators) or functions", key_threads },
 	{ { 'I' },                       "I",           "IPC panel (endpoints; Enter: slow calls with stacks) or functions", key_ipc },
+	{ { 'W' },                       "W",           "power panel (wakelocks, sensors held; mAh) or functions", key_power },
 	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
 	{ { '-' },                       NULL,          NULL, key_level },
 	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },

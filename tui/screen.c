@@ -441,6 +441,8 @@ void tui_screen_draw(struct tui_app *a)
 		top = 2 + scr_fps_rows + scr_block_rows;
 		if (a->show_ipc)
 			tui_panel_ipc_draw(a, scr_main, top, 0, rows - 1 - top, cols);
+		else if (a->show_power)
+			tui_panel_power_draw(a, scr_main, top, 0, rows - 1 - top, cols);
 		else if (a->show_threads)
 			tui_panel_threads_draw(a, scr_main, top, 0, rows - 1 - top, cols);
 		else

@@ -278,6 +278,7 @@ struct tui_app {
 	bool              quit;
 	int               status;         /* exit status */
 	bool              show_ipc;       /* the IPC panel replaces the functions (key I) */
+	bool              show_power;     /* the power panel replaces the functions (W) */
 };
 
 /* app.c */
@@ -327,6 +328,11 @@ size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n
  * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
 void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
 
+/* panel-power.c: the power panel (key W) */
+int  tui_panel_power_height(const struct tui_app *a, int avail);   /* rows wanted in a shared screen */
+void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_power_move(struct tui_app *a, int delta);
+void tui_panel_power_details(struct tui_app *a);                   /* Enter: stacks */
 /* panel-threads.c: the threads panel (key H) */
 void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_threads_move(struct tui_app *a, int delta);

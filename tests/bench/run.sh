@@ -131,3 +131,10 @@ echo "-- without the agent:"
 "$B/ipc-overhead"
 echo "-- with the agent:"
 HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/ipc-overhead"
+# Power (issue 9): what the shipped table's sysfs rows cost write/open/close.
+echo
+echo "power rows: write(), open()+close() of /dev/null, CPU ns (median of 5):"
+echo "  reproduce: $B/power-write; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 [HOOKSCOPE_POWER_TABLE=/dev/null] LD_PRELOAD=$agent $B/power-write"
+printf "  no agent:              "; "$B/power-write"
+printf "  agent, no power table: "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=/dev/null LD_PRELOAD="$agent" "$B/power-write"
+printf "  agent, shipped table:  "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=$(pwd)/collectors/power-apis.table LD_PRELOAD="$agent" "$B/power-write"

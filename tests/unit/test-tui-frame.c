@@ -250,7 +250,8 @@ static void test_json_frame(void **state)
 	    "\"agent_created\":0,\"agent_live\":0,\"agent_cpu_ns\":0,\"dropped\":0,"
 	    "\"created_per_s\":0,\"history\":[],\"threads\":[],\"sites\":[],\"pools\":[]},"
 	    "\"blocks\":{\"threshold_ns\":0,\"sample_ns\":0,\"ui_tid\":0,\"ui\":\"\",\"count\":0,\"list\":[]},"
-	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]}}";
+	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
+	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":0,\"table\":\"\",\"rows\":0,\"errors\":0,\"profile\":\"\",\"warning\":\"\",\"resources\":[],\"categories\":[]}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,targets,"
@@ -264,7 +265,8 @@ static void test_json_frame(void **state)
 	    "threading,time_ns,created,exited,live,other_live,agent_created,agent_live,agent_cpu_ns,"
 	    "dropped,created_per_s,history,threads,sites,pools,"
 	    "blocks,threshold_ns,sample_ns,ui_tid,ui,count,list,"
-	    "ipc,threshold_ns,slow_count,endpoints,slow";
+	    "ipc,threshold_ns,slow_count,endpoints,slow,"
+	    "power,time_ns,hold_ns,exited,table,rows,errors,profile,warning,resources,categories";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -302,7 +304,8 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"agent_created\":0,\"agent_live\":0,\"agent_cpu_ns\":0,\"dropped\":0,"
 	    "\"created_per_s\":0,\"history\":[],\"threads\":[],\"sites\":[],\"pools\":[]},"
 	    "\"blocks\":{\"threshold_ns\":0,\"sample_ns\":0,\"ui_tid\":0,\"ui\":\"\",\"count\":0,\"list\":[]},"
-	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]}}");
+	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
+	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":0,\"table\":\"\",\"rows\":0,\"errors\":0,\"profile\":\"\",\"warning\":\"\",\"resources\":[],\"categories\":[]}}");
 	assert_true(json_valid(s, &j));
 	free(s);
 

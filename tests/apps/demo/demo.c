@@ -16,6 +16,8 @@
  *   --render HZ    also "render" on a thread of its own: a frame every
  *                  1000/HZ ms through hookscope_frame_named("demo"), every
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
+ *   --power S      first the power scenario for S seconds (demo_power.c): a
+ *                  wakelock taken and released, a sensor enabled and leaked
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
  *   --ipc          first the IPC scenario (demo_ipc.c) on the main thread:
@@ -72,6 +74,7 @@ static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
 static int demo_ipc_on;           /* --ipc */
 void demo_ipc_scenario(double seconds);   /* demo_ipc.c */
+void demo_power_scenario(double seconds);   /* demo_power.c */
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -204,6 +207,9 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			demo_threads_on = 1;
 		} else if (strcmp(argv[i], "--ipc") == 0) {
 			demo_ipc_on = 1;
+		} else if (strcmp(argv[i], "--power") == 0) {   /* demo_power.c */
+			demo_power_scenario(demo_number("--power", argv[i + 1]));
+			i++;
 		} else if (strcmp(argv[i], "--loop") == 0) {
 			*loop_ms = demo_number("--loop", argv[i + 1]);
 			i++;
@@ -213,7 +219,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--ipc]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--ipc] [--power S]\n", argv[i]);
 			exit(2);
 		}
 	}
