@@ -174,6 +174,8 @@ static void key_details(struct tui_app *a, int key)
 	(void)key;
 	if (a->show_ipc) {
 		tui_panel_ipc_details(a);
+		return;
+	}
 	if (a->show_power) {
 		tui_panel_power_details(a);
 		return;
