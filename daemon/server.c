@@ -29,7 +29,7 @@ static const struct lws_protocols server_protocols[] = {
 	/* First: also serves connections that ask for no subprotocol. */
 	{
 		.name = "hookscope",
-		.callback = daemon_client_callback,
+		.callback = daemon_http_callback,    /* + GET /metrics (metrics.c) */
 		.per_session_data_size = sizeof(struct daemon_client),
 		.rx_buffer_size = 65536,
 	},

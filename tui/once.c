@@ -222,8 +222,10 @@ static void once_send_all(struct once *s)
 			return;
 	}
 	if (o->dump_file != NULL) {
-		argv[0] = "dump";
-		if (once_send(s, ONCE_DUMP, 1, argv) < 0)
+		const char *dump[] = { "dump", "-f", o->dump_format ? o->dump_format :
+		    tui_dump_format(o->dump_file), "-a" };
+
+		if (once_send(s, ONCE_DUMP, o->dump_all ? 4 : 3, dump) < 0)
 			return;
 	}
 	if (s->waiting == 0)
