@@ -191,32 +191,22 @@ struct cmd_dump_req {
 static void cmd_dump_reply(void *arg, const struct proto_reply *r)
 {
 	struct cmd_dump_req *d = arg;
-	FILE *f;
+	char err[sizeof d->path + 128];
 
 	/* A report the daemon could not save on its side still comes along. */
-	if (r == NULL) {
+	if (r == NULL)
 		tui_app_message(d->a, true, "dump: no reply (connection lost)");
-	} else if (r->data == NULL) {
+	else if (r->data == NULL)
 		tui_app_message(d->a, true, "dump: %s%s", r->ok ? "the daemon sent no report: " : "",
 		    r->msg);
-	} else if ((f = fopen(d->path, "w")) == NULL) {
-		tui_app_message(d->a, true, "dump: cannot write %s: %s", d->path, strerror(errno));
-	} else {
-		size_t n = fwrite(r->data, 1, r->data_len, f);
-		int e = ferror(f) ? errno : 0;
-
-		if (fclose(f) != 0 && e == 0)
-			e = errno;
-		if (n != r->data_len || e != 0)
-			tui_app_message(d->a, true, "dump: cannot write %s: %s", d->path,
-			    strerror(e ? e : EIO));
-		else if (!r->ok)
-			tui_app_message(d->a, true, "dump: saved to %s (%zu bytes), but: %s",
-			    d->path, r->data_len, r->msg);
-		else
-			tui_app_message(d->a, false, "dump: report saved to %s (%zu bytes)",
-			    d->path, r->data_len);
-	}
+	else if (tui_dump_save(d->path, r->data, r->data_len, err, sizeof err) < 0)
+		tui_app_message(d->a, true, "dump: %s", err);
+	else if (!r->ok)
+		tui_app_message(d->a, true, "dump: saved to %s (%zu bytes), but: %s",
+		    d->path, r->data_len, r->msg);
+	else
+		tui_app_message(d->a, false, "dump: report saved to %s (%zu bytes)",
+		    d->path, r->data_len);
 	free(d);
 }
 

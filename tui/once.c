@@ -59,23 +59,12 @@ static void once_finish(struct once *s, int status)
 /* Save dump data to --dump FILE; 0 or -1 (message printed). */
 static int once_save(const char *path, const char *data, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	size_t n;
-	int e;
+	char err[PROTO_ERR_LEN + 1024];
 
-	if (f == NULL) {
-		fprintf(stderr, "hookscope: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	n = fwrite(data, 1, len, f);
-	e = ferror(f) ? errno : 0;
-	if (fclose(f) != 0 && e == 0)
-		e = errno;
-	if (n != len || e != 0) {
-		fprintf(stderr, "hookscope: cannot write %s: %s\n", path, strerror(e ? e : EIO));
-		return -1;
-	}
-	return 0;
+	if (tui_dump_save(path, data, len, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "hookscope: %s\n", err);
+	return -1;
 }
 
 /* Print text from the daemon with control characters made harmless. */

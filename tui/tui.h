@@ -71,6 +71,9 @@ bool tui_options_batch(const struct tui_opts *o);
 const char *tui_dump_format(const char *path);
 const char *tui_dump_ext(const char *format);       /* ".txt", ... */
 bool tui_dump_format_ok(const char *format);
+/* Save a report atomically (temp file + rename); 0, or -1 with err filled
+ * ("cannot write PATH: why") and nothing left behind. */
+int  tui_dump_save(const char *path, const char *data, size_t len, char *err, size_t errlen);
 
 /* ---- loop.c: lws owns the loop ---- */
 

@@ -22,6 +22,16 @@ ls "$HS_TMP/reports" | grep -q '^my-run\.1-[0-9]\{8\}-[0-9]\{6\}\.json$' ||
 	fail "named report not in the dir: $(ls "$HS_TMP/reports")"
 cmd "dump -f nosuch" >"$HS_TMP/out" 2>&1 && fail "dump -f nosuch succeeded"
 grep -q "format must be" "$HS_TMP/out" || fail "bad format: $(cat "$HS_TMP/out")"
+# The client saves whole or not at all too.
+if "$O/hookscope" --dump "$HS_TMP/nodir/r.txt" "ws://127.0.0.1:$HS_PORT" 2>"$HS_TMP/err"; then
+	fail "saving into a missing directory succeeded"
+fi
+grep -q "cannot write $HS_TMP/nodir/r.txt: No such file or directory" "$HS_TMP/err" ||
+	fail "client error: $(cat "$HS_TMP/err")"
+echo old >"$HS_TMP/keep.txt"
+"$O/hookscope" --dump "$HS_TMP/keep.txt" "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "dump over a file"
+grep -q "hookscope report" "$HS_TMP/keep.txt" || fail "the file was not replaced"
+ls -a "$HS_TMP" | grep -q 'keep\.txt\.' && fail "temporary file left next to keep.txt"
 stop_daemon
 
 # Too large for the file size limit: every format fails cleanly.
