@@ -166,6 +166,14 @@ rj_open(struct report_json *j, const char *key, const char *c)
 	j->more[++j->depth] = false;
 }
 
+/* See report.h: the value written next belongs to key. */
+void
+rj_key(struct report_json *j, const char *key)
+{
+	rj_sep(j, key);
+	j->more[j->depth] = false;
+}
+
 void rj_obj(struct report_json *j, const char *key) { rj_open(j, key, "{"); }
 void rj_arr(struct report_json *j, const char *key) { rj_open(j, key, "["); }
 
@@ -385,10 +393,8 @@ report_session(struct report_buf *b, struct report_json *j, const struct report_
 		report_json_session(j, c);
 		for (size_t i = 0; i < report_nsections; i++)
 			if (report_sections[i]->json != NULL) {
-				rj_sep(j, report_sections[i]->name);
-				j->more[j->depth] = false;    /* the value follows the key */
+				rj_key(j, report_sections[i]->name);
 				report_sections[i]->json(j, c);
-				j->more[j->depth] = true;
 			}
 		rj_end_obj(j);
 		break;

@@ -51,6 +51,8 @@ struct report_json {
 	bool     more[REPORT_JSON_DEPTH];  /* a value was written at this depth */
 };
 
+/* Write key; the next value (written with key NULL) is its value. */
+void rj_key(struct report_json *j, const char *key);
 void rj_obj(struct report_json *j, const char *key);
 void rj_arr(struct report_json *j, const char *key);
 void rj_end_obj(struct report_json *j);
