@@ -66,11 +66,12 @@ bool tui_dump_format_ok(const char *format)
 /* See tui.h: FILE.XXXXXX next to it, written, then renamed over FILE. */
 int tui_dump_save(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-	char *tmp = xmalloc(strlen(path) + 8);
+	size_t n = strlen(path) + 8;
+	char *tmp = xmalloc(n);
 	FILE *f = NULL;
 	int fd, e = 0;
 
-	sprintf(tmp, "%s.XXXXXX", path);
+	snprintf(tmp, n, "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
 		e = errno;
 		if (fd >= 0) {
