@@ -23,6 +23,12 @@ for f in include/hookscope.h share/hookscope/themes/default.theme share/hookscop
 	lib/systemd/system/hookscoped.service; do
 	[ -f "$P/$f" ] || fail "not installed: $f"
 done
+# Data files the Makefile lists (INSTALL_DATA: power's API table and sample profile).
+data=$(printf 'show-install-data:\n\t@echo $(INSTALL_DATA)\n' |
+	make -s --no-print-directory -f Makefile -f - show-install-data) || fail "cannot read INSTALL_DATA"
+for f in $data; do
+	[ -f "$P/share/hookscope/$(basename "$f")" ] || fail "not installed: $f"
+done
 [ ! -e "$P/share/man/man1/hookscoped.1" ] || fail "the daemon's page is in section 1"
 for page in man1/hookscope.1 man8/hookscoped.8; do
 	MANWIDTH=80 man --warnings -l "$P/share/man/$page" >"$HS_TMP/page.txt" 2>"$HS_TMP/warn.txt" ||
