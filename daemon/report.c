@@ -237,7 +237,15 @@ rj_null(struct report_json *j, const char *key)
 	report_add(j->b, "null");
 }
 
-/* See report.h: ts in microseconds with ns precision. */
+/* See report.h: microseconds with ns precision, exactly. */
+void
+rj_us(struct report_json *j, const char *key, uint64_t ns)
+{
+	rj_sep(j, key);
+	report_add(j->b, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* See report.h. */
 void
 report_trace_event(struct report_json *j, const char *ph, const char *name,
     const char *cat, int32_t pid, int32_t tid, uint64_t ts_ns)
@@ -249,8 +257,7 @@ report_trace_event(struct report_json *j, const char *ph, const char *name,
 		rj_str(j, "cat", cat);
 	rj_i64(j, "pid", pid);
 	rj_i64(j, "tid", tid);
-	rj_sep(j, "ts");
-	report_add(j->b, "%" PRIu64 ".%03u", ts_ns / 1000, (unsigned)(ts_ns % 1000));
+	rj_us(j, "ts", ts_ns);
 }
 
 /* ---- folded stacks ---- */

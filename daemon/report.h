@@ -63,6 +63,8 @@ void rj_i64(struct report_json *j, const char *key, int64_t val);
 void rj_f64(struct report_json *j, const char *key, double val);
 void rj_bool(struct report_json *j, const char *key, bool val);
 void rj_null(struct report_json *j, const char *key);
+/* ns as microseconds with three decimals (trace "ts" and "dur"). */
+void rj_us(struct report_json *j, const char *key, uint64_t ns);
 
 /* What every section function gets. */
 struct report_ctx {

@@ -91,7 +91,7 @@ blk_trace(struct report_json *j, const struct report_ctx *c)
 		const struct proto_block *b = &l->blocks[i];
 
 		report_trace_event(j, "X", "block", "blocks", c->s->pid, b->tid, b->start_ns);
-		rj_f64(j, "dur", (double)b->dur_ns / 1e3);
+		rj_us(j, "dur", b->dur_ns);
 		rj_obj(j, "args");
 		rj_u64(j, "id", b->id);
 		rj_str(j, "top", blk_top(b));

@@ -84,7 +84,7 @@ fps_trace_frame(struct report_json *j, const struct report_ctx *c,
 		return;
 	report_trace_event(j, "X", jank ? "frame (jank)" : "frame", "fps", c->s->pid,
 	    t->tid, end_ns - ns);
-	rj_f64(j, "dur", (double)ns / 1e3);
+	rj_us(j, "dur", ns);
 	rj_obj(j, "args");
 	rj_str(j, "stream", t->name);
 	rj_f64(j, "ms", (double)ns / 1e6);
