@@ -97,6 +97,14 @@ blk_trace(struct report_json *j, const struct report_ctx *c)
 		rj_str(j, "top", blk_top(b));
 		rj_u64(j, "samples", b->samples);
 		rj_bool(j, "ended", b->ended);
+		if (b->nstacks > 0) {
+			/* The stack most samples had, innermost first. */
+			rj_arr(j, "stack");
+			for (size_t f = 0; f < b->stacks[0].nframes; f++)
+				rj_str(j, NULL, b->stacks[0].frames[f].func[0] ?
+				    b->stacks[0].frames[f].func : "??");
+			rj_end_arr(j);
+		}
 		rj_end_obj(j);
 		rj_end_obj(j);
 	}

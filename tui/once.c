@@ -56,11 +56,19 @@ static void once_finish(struct once *s, int status)
 	tui_loop_stop(s->loop);
 }
 
-/* Save dump data to --dump FILE; 0 or -1 (message printed). */
+/* Save dump data to --dump FILE ("-": standard output); 0 or -1 (message
+ * printed). */
 static int once_save(const char *path, const char *data, size_t len)
 {
 	char err[PROTO_ERR_LEN + 1024];
 
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0)
+			return 0;
+		fprintf(stderr, "hookscope: cannot write the report to standard output: %s\n",
+		    strerror(errno));
+		return -1;
+	}
 	if (tui_dump_save(path, data, len, err, sizeof err) == 0)
 		return 0;
 	fprintf(stderr, "hookscope: %s\n", err);
@@ -106,7 +114,7 @@ static void once_reply(void *arg, const struct proto_reply *r)
 			s->failed = true;
 		} else if (once_save(s->o->dump_file, r->data, r->data_len) < 0) {
 			s->failed = true;
-		} else {
+		} else if (strcmp(s->o->dump_file, "-") != 0) {
 			printf("saved %s (%zu bytes)", s->o->dump_file, r->data_len);
 			once_puts(stdout, r->ok ? "; " : "", r->ok ? r->msg : "", "\n");
 			if (fflush(stdout) != 0)

@@ -23,6 +23,7 @@ static const char options_usage[] =
 "  -1, --once              print one frame as a table and exit\n"
 "  -j, --json              print it as one JSON object instead (implies --once)\n"
 "  -d, --dump FILE         ask the daemon for a report and save it to FILE\n"
+"                          (- for standard output)\n"
 "      --format FMT        text, json, trace (Chrome/Perfetto) or folded; default\n"
 "                          from FILE: .json, .trace.json, .folded, else text\n"
 "      --all               the report of every target, not only the shown one\n"

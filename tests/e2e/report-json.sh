@@ -42,4 +42,8 @@ dump "$HS_TMP/all.json" --all
 jq -e '.sessions | length >= 1' "$HS_TMP/all.json" >/dev/null || fail "--all has no sessions"
 ls "$HS_TMP/reports" | grep -q '^hookscope-all-[0-9-]*\.json$' || fail "no hookscope-all-*.json: $(ls "$HS_TMP/reports")"
 cmp -s "$HS_TMP/all.json" "$HS_TMP/reports"/hookscope-all-*.json || fail "saved and sent reports differ"
+# --dump -: the report on standard output, nothing else there.
+"$O/hookscope" --dump - --format json "ws://127.0.0.1:$HS_PORT" >"$HS_TMP/stdout.json" ||
+	fail "--dump - failed"
+jq -e '.schema == "hookscope-report"' "$HS_TMP/stdout.json" >/dev/null || fail "--dump - is not the report"
 echo "ok: JSON report valid against doc/report-schema.json, figures match the demo"

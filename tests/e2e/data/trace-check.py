@@ -52,6 +52,8 @@ med = durs[len(durs) // 2]
 assert 12000 <= med <= 22000, "median frame %.0f us, expected about 16667 (60 Hz)" % med
 mb = [b for b in blocks if b["tid"] == loop_tid and 270000 <= b["dur"] <= 330000]
 assert mb, "no 300 ms block slice on the loop thread: %r" % blocks
+assert any(set(b["args"].get("stack", [])) & {"loop_sleep_cb", "loop_spin_cb"} for b in mb), \
+    "no block names its callback in args.stack: %r" % mb
 assert "FPS demo" in counters and len(counters["FPS demo"]) >= 10, "no FPS counter"
 assert "threads" in counters and max(c["args"]["live"] for c in counters["threads"]) >= 3, "no threads counter"
 print("trace ok: %d events, %d frame slices (median %.2f ms), %d blocks on the loop thread, "
