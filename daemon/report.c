@@ -260,6 +260,18 @@ report_trace_event(struct report_json *j, const char *ph, const char *name,
 	rj_us(j, "ts", ts_ns);
 }
 
+/* See report.h. */
+void
+report_trace_meta(struct report_json *j, const char *what, int32_t pid, int32_t tid,
+    const char *name)
+{
+	report_trace_event(j, "M", what, NULL, pid, tid, 0);
+	rj_obj(j, "args");
+	rj_str(j, "name", name);
+	rj_end_obj(j);
+	rj_end_obj(j);
+}
+
 /* ---- folded stacks ---- */
 
 /* One frame: ';' separates frames and a newline ends the line, so both
@@ -371,11 +383,7 @@ report_trace_process(struct report_json *j, const struct report_ctx *c)
 
 	snprintf(name, sizeof name, "%s (pid %d)", c->s->name ? c->s->name : "?",
 	    (int)c->s->pid);
-	report_trace_event(j, "M", "process_name", NULL, c->s->pid, c->s->pid, 0);
-	rj_obj(j, "args");
-	rj_str(j, "name", name);
-	rj_end_obj(j);
-	rj_end_obj(j);
+	report_trace_meta(j, "process_name", c->s->pid, c->s->pid, name);
 }
 
 /* One session in fmt. */

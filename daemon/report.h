@@ -79,6 +79,10 @@ struct report_ctx {
 void report_trace_event(struct report_json *j, const char *ph, const char *name,
     const char *cat, int32_t pid, int32_t tid, uint64_t ts_ns);
 
+/* A metadata event (complete): what is "process_name" or "thread_name". */
+void report_trace_meta(struct report_json *j, const char *what, int32_t pid, int32_t tid,
+    const char *name);
+
 /* Folded stacks: frames root first, then the count. */
 struct report_folded {
 	struct report_buf *b;

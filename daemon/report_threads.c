@@ -123,11 +123,8 @@ thr_trace(struct report_json *j, const struct report_ctx *c)
 	for (size_t i = 0; i < t->nthreads; i++) {
 		if (t->threads[i].tid <= 0)
 			continue;
-		report_trace_event(j, "M", "thread_name", NULL, c->s->pid, t->threads[i].tid, 0);
-		rj_obj(j, "args");
-		rj_str(j, "name", t->threads[i].name);
-		rj_end_obj(j);
-		rj_end_obj(j);
+		report_trace_meta(j, "thread_name", c->s->pid, t->threads[i].tid,
+		    t->threads[i].name);
 	}
 	for (size_t i = 0; i < h->n; i++) {
 		report_trace_event(j, "C", "threads", "threads", c->s->pid, c->s->pid, h->at_ns[i]);
