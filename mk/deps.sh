@@ -9,7 +9,7 @@ libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
 mesa-utils mesa-utils-bin xvfb
-python3 python3-jsonschema prometheus curl man-db"
+python3 python3-jsonschema prometheus curl man-db systemd"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
 mode=${1:---check-or-install}
