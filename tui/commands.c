@@ -210,7 +210,8 @@ static void cmd_dump_reply(void *arg, const struct proto_reply *r)
 	free(d);
 }
 
-/* dump [FILE]: the daemon makes the report, we save its data here. */
+/* dump [-f FORMAT] [-a] [FILE]: the daemon makes the report, we save its
+ * data here (the format from FILE when -f is not given). */
 static int cmd_dump(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
 {
 	struct cmd_dump_req *d;
