@@ -16,6 +16,8 @@ LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 DATADIR   ?= $(PREFIX)/share/hookscope
 MANDIR    ?= $(PREFIX)/share/man
+PCDIR     ?= $(LIBDIR)/pkgconfig
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 
 SAN       ?=
@@ -192,20 +194,33 @@ bench: all $(BENCH_BINS)
 	@O=$(O) sh tests/bench/run.sh
 
 # ---- install ----
+# Data files installed into $(DATADIR) besides the themes (power adds its
+# API table here).
+INSTALL_DATA := collectors/power-apis.table daemon/power_profile.sample.xml
+# @VAR@ in a template -> the install paths.
+subst_paths = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/hookscope $(DESTDIR)$(INCDIR) \
-		$(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(PCDIR) $(DESTDIR)$(UNITDIR)
 	install -m 755 $(DAEMON_BIN) $(TUI_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(AGENT_SO) $(DESTDIR)$(LIBDIR)/hookscope/
 	install -m 644 collectors/hookscope.h $(DESTDIR)$(INCDIR)/
 	install -m 644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
-	install -m 644 doc/hookscoped.1 doc/hookscope.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 collectors/power-apis.table daemon/power_profile.sample.xml $(DESTDIR)$(DATADIR)/
+	$(if $(INSTALL_DATA),install -m 644 $(INSTALL_DATA) $(DESTDIR)$(DATADIR)/)
+	install -m 644 doc/hookscope.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 doc/hookscoped.8 $(DESTDIR)$(MANDIR)/man8/
+	$(subst_paths) collectors/hookscope.pc.in >$(DESTDIR)$(PCDIR)/hookscope.pc
+	$(subst_paths) daemon/hookscoped.service.in >$(DESTDIR)$(UNITDIR)/hookscoped.service
+	chmod 644 $(DESTDIR)$(PCDIR)/hookscope.pc $(DESTDIR)$(UNITDIR)/hookscoped.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/hookscoped $(DESTDIR)$(BINDIR)/hookscope \
-		$(DESTDIR)$(INCDIR)/hookscope.h $(DESTDIR)$(MANDIR)/man1/hookscoped.1 \
-		$(DESTDIR)$(MANDIR)/man1/hookscope.1
+		$(DESTDIR)$(INCDIR)/hookscope.h $(DESTDIR)$(MANDIR)/man8/hookscoped.8 \
+		$(DESTDIR)$(MANDIR)/man1/hookscope.1 $(DESTDIR)$(PCDIR)/hookscope.pc \
+		$(DESTDIR)$(UNITDIR)/hookscoped.service
 	rm -rf $(DESTDIR)$(LIBDIR)/hookscope $(DESTDIR)$(DATADIR)
 
 clean:

@@ -20,6 +20,7 @@ struct fps_rep {
 	struct fps_hot_stream *hot;
 	uint64_t consumed;                /* ring frames already harvested */
 	uint64_t sent_frames;             /* frames at the last send */
+	uint64_t sent_end;                /* newest frame sent as "recent" */
 	uint32_t id;
 	int32_t  tid;
 	uint32_t api;
@@ -135,12 +136,35 @@ static int fps_rep_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The window's frames presented after the last ones sent, oldest first
+ * (the newest PROTO_FPS_RECENT of them): the daemon's trace ring. */
+static size_t fps_recent(struct fps_rep *r, uint64_t *end, uint64_t *ns)
+{
+	const struct fps_stats *s = &r->st;
+	size_t k = 0;
+
+	while (k < s->win_n && k < PROTO_FPS_RECENT &&
+	    s->win_at[(s->win_head + FPS_WIN - 1 - k) % FPS_WIN] > r->sent_end)
+		k++;
+	for (size_t m = 0; m < k; m++) {
+		size_t i = (s->win_head + FPS_WIN - k + m) % FPS_WIN;
+
+		end[m] = s->win_at[i];
+		ns[m] = s->win_ns[i];
+	}
+	if (k > 0)
+		r->sent_end = end[k - 1];
+	return k;
+}
+
 /* One "fps" record with the streams that changed or are still in the
  * last minute's history; all of them after a (re)connect or a change of
  * thresholds. */
 static void fps_encode(msgpack_sbuffer *sb, bool resend_all)
 {
 	static uint32_t bins[PROTO_MAX_STREAMS][PROTO_FPS_BINS];
+	static uint64_t rend[PROTO_MAX_STREAMS][PROTO_FPS_RECENT];
+	static uint64_t rns[PROTO_MAX_STREAMS][PROTO_FPS_RECENT];
 	struct proto_fps_stream v[PROTO_MAX_STREAMS];
 	uint64_t now = proto_now_ns();
 	bool all = resend_all || fps_cfg_changed;
@@ -161,6 +185,9 @@ static void fps_encode(msgpack_sbuffer *sb, bool resend_all)
 		v[n].tid = r->tid;
 		v[n].api = (char *)fps_api_names[r->api];
 		v[n].name = r->name;
+		v[n].nrecent = fps_recent(r, rend[n], rns[n]);
+		v[n].recent_end_ns = rend[n];
+		v[n].recent_ns = rns[n];
 		r->sent_frames = r->st.frames;
 		n++;
 	}

@@ -162,6 +162,17 @@ struct daemon_session {
 	struct proto_power power; /* the last "power" record, priced (power.c) */
 	struct proto_power power_raw; /* that record as received */
 	uint64_t power_rx_ns;     /* when it arrived */
+	struct daemon_fps_ring *fps_rings;  /* recent frames per stream (fps_ring.c) */
+	size_t   nfps_rings;
+};
+
+/* The last DAEMON_FPS_RING frames of one stream, for the trace report. */
+#define DAEMON_FPS_RING 2048
+struct daemon_fps_ring {
+	uint32_t id;              /* the stream */
+	size_t   head, n;         /* next slot; frames kept */
+	uint64_t end_ns[DAEMON_FPS_RING];   /* presentation, monotonic clock */
+	uint64_t ns[DAEMON_FPS_RING];       /* frame time */
 };
 
 struct daemon_session *daemon_session_new(int32_t pid, uint64_t now_ns);
@@ -194,6 +205,11 @@ void daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *
     uint64_t now_ns);
 /* Forget the streams (the agent resends them zeroed after a reset). */
 void daemon_session_fps_reset(struct daemon_session *s);
+/* fps_ring.c: move a stream's "recent" frames into its ring; the ring of
+ * stream id or NULL; forget all rings (reset, session end). */
+void daemon_fps_ring_add(struct daemon_session *s, struct proto_fps_stream *t);
+const struct daemon_fps_ring *daemon_fps_ring_of(const struct daemon_session *s, uint32_t id);
+void daemon_fps_rings_free(struct daemon_session *s);
 /* "HH:MM:SS.mmm", local time, of a wall-clock ms value, into buf. */
 const char *daemon_clock_ms(char *buf, size_t len, uint64_t ms);
 /* The report's frame-rate section (heap). */
@@ -439,6 +455,18 @@ char *daemon_report_format(struct daemon_session *s, uint64_t now_ns,
  * *path is the final name.  0, or -1 with err filled and no file left. */
 int  daemon_report_write(const char *dir, int32_t pid, uint64_t wall_ms,
     const char *text, size_t len, char **path, char *err, size_t errlen);
+/* report_write.c: the same as DIR/NAME-<YYYYmmdd-HHMMSS>EXT; NAME must pass
+ * daemon_report_name_ok (it cannot leave DIR). */
+int  daemon_report_save(const char *dir, const char *name, const char *ext,
+    uint64_t wall_ms, const char *text, size_t len, char **path, char *err,
+    size_t errlen);
+/* 0 when name is a plain file name of [A-Za-z0-9._-] not starting with '.',
+ * else -1 with err filled. */
+int  daemon_report_name_ok(const char *name, char *err, size_t errlen);
+/* metrics.c: the websocket protocol's callback, answering GET /metrics over
+ * HTTP on the same port and passing everything else to the client callback. */
+int  daemon_http_callback(struct lws *wsi, enum lws_callback_reasons reason,
+    void *user, void *in, size_t len);
 
 /* ---- starting a target (run.c) ---- */
 

@@ -81,6 +81,7 @@ daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *r,
 		proto_fps_copy(&copy, &one);
 		*d = copy.streams[0];
 		free(copy.streams);
+		daemon_fps_ring_add(s, d);
 		for (size_t k = 0; k < d->nworst; k++) {
 			uint64_t ago = now_ns > d->worst[k].at_ns ? now_ns - d->worst[k].at_ns : 0;
 
@@ -97,6 +98,7 @@ daemon_session_fps_reset(struct daemon_session *s)
 	uint64_t budget = s->fps.budget_ns, high = s->fps.high_ns, frozen = s->fps.frozen_ns;
 
 	proto_fps_free(&s->fps);
+	daemon_fps_rings_free(s);
 	s->fps.budget_ns = budget;
 	s->fps.high_ns = high;
 	s->fps.frozen_ns = frozen;

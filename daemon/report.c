@@ -1,33 +1,65 @@
 /*
- * report.c - the plain-text report of one session ("dump") and writing it
- * atomically into the report directory.
- *
- * The file appears whole or not at all: the text goes to a temp file in the
- * same directory, is fsync'ed, then linked to its final name (link() never
- * replaces an existing report; rename() is the fallback on file systems
- * without hard links).  The final name is built from the pid and the time
- * only, so it cannot leave the directory.
+ * report.c - the report of one session or all ("dump"), in the format the
+ * user picks (report.h): the table of per-collector sections, the shared
+ * writers (text buffer, JSON, trace events, folded lines) and the header.
+ * Writing the file is report_write.c; /metrics is metrics.c.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include <assert.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/stat.h>
-#include "daemon.h"
+#include "report.h"
 
-/* A growing text buffer. */
-struct report_buf {
-	char  *p;
-	size_t len, cap;
+/* Report order: one row per collector (report_NAME.c). */
+const struct report_section *const report_sections[] = {
+	&report_section_funcs,
+	&report_section_fps,
+	&report_section_threads,
+	&report_section_blocks,
+	&report_section_ipc,
+	&report_section_power,
+};
+const size_t report_nsections = sizeof report_sections / sizeof report_sections[0];
+
+static const struct {
+	const char *name, *ext;
+} report_formats[REPORT_NFORMATS] = {
+	[REPORT_TEXT]   = { "text",   ".txt" },
+	[REPORT_JSON]   = { "json",   ".json" },
+	[REPORT_TRACE]  = { "trace",  ".trace.json" },
+	[REPORT_FOLDED] = { "folded", ".folded" },
 };
 
+/* See report.h. */
+int
+report_format_parse(const char *name)
+{
+	for (int i = 0; i < REPORT_NFORMATS; i++)
+		if (strcmp(report_formats[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+report_format_name(int fmt)
+{
+	return report_formats[fmt].name;
+}
+
+const char *
+report_format_ext(int fmt)
+{
+	return report_formats[fmt].ext;
+}
+
+/* ---- text buffer ---- */
+
 /* Append printf output. */
-static void __attribute__((format(printf, 2, 3)))
+void
 report_add(struct report_buf *b, const char *fmt, ...)
 {
 	va_list ap;
@@ -35,7 +67,7 @@ report_add(struct report_buf *b, const char *fmt, ...)
 
 	for (;;) {
 		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->cap - b->len, fmt, ap);
 		va_end(ap);
 		if (n < 0)
 			return;
@@ -47,8 +79,29 @@ report_add(struct report_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Human-readable duration of ns nanoseconds (fixed 3 significant decimals). */
-static const char *
+/* Append n bytes (NUL-terminated after). */
+void
+report_addn(struct report_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+report_add_free(struct report_buf *b, char *s)
+{
+	if (s != NULL)
+		report_addn(b, s, strlen(s));
+	free(s);
+}
+
+/* Human-readable duration of ns nanoseconds. */
+const char *
 report_dur(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000)
@@ -74,15 +127,194 @@ report_date(char *buf, size_t len, uint64_t ms, const char *fmt)
 	return buf;
 }
 
-/* Header lines: who, what state, how long, how costly. */
+/* ---- JSON ---- */
+
+/* A JSON string: UTF-8 passes, control characters are escaped. */
 static void
-report_header(struct report_buf *b, const struct daemon_session *s,
-    const struct daemon_totals *tot, size_t ncalled, uint64_t wall_ms)
+rj_quote(struct report_buf *b, const char *s)
 {
+	report_addn(b, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			report_add(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			report_add(b, "\\u%04x", *p);
+		else
+			report_addn(b, (const char *)p, 1);
+	}
+	report_addn(b, "\"", 1);
+}
+
+/* The comma before a value and its key, if any. */
+static void
+rj_sep(struct report_json *j, const char *key)
+{
+	if (j->more[j->depth])
+		report_addn(j->b, ",", 1);
+	j->more[j->depth] = true;
+	if (key != NULL) {
+		rj_quote(j->b, key);
+		report_addn(j->b, ":", 1);
+	}
+}
+
+static void
+rj_open(struct report_json *j, const char *key, const char *c)
+{
+	rj_sep(j, key);
+	report_addn(j->b, c, 1);
+	assert(j->depth + 1 < REPORT_JSON_DEPTH);
+	j->more[++j->depth] = false;
+}
+
+/* See report.h: the value written next belongs to key. */
+void
+rj_key(struct report_json *j, const char *key)
+{
+	rj_sep(j, key);
+	j->more[j->depth] = false;
+}
+
+void rj_obj(struct report_json *j, const char *key) { rj_open(j, key, "{"); }
+void rj_arr(struct report_json *j, const char *key) { rj_open(j, key, "["); }
+
+void
+rj_end_obj(struct report_json *j)
+{
+	j->depth--;
+	report_addn(j->b, "}", 1);
+}
+
+void
+rj_end_arr(struct report_json *j)
+{
+	j->depth--;
+	report_addn(j->b, "]", 1);
+}
+
+void
+rj_str(struct report_json *j, const char *key, const char *val)
+{
+	rj_sep(j, key);
+	rj_quote(j->b, val);
+}
+
+void
+rj_u64(struct report_json *j, const char *key, uint64_t val)
+{
+	rj_sep(j, key);
+	report_add(j->b, "%" PRIu64, val);
+}
+
+void
+rj_i64(struct report_json *j, const char *key, int64_t val)
+{
+	rj_sep(j, key);
+	report_add(j->b, "%" PRId64, val);
+}
+
+/* JSON has no NaN or infinity: null. */
+void
+rj_f64(struct report_json *j, const char *key, double val)
+{
+	rj_sep(j, key);
+	if (isfinite(val))
+		report_add(j->b, "%.6g", val);
+	else
+		report_add(j->b, "null");
+}
+
+void
+rj_bool(struct report_json *j, const char *key, bool val)
+{
+	rj_sep(j, key);
+	report_add(j->b, "%s", val ? "true" : "false");
+}
+
+void
+rj_null(struct report_json *j, const char *key)
+{
+	rj_sep(j, key);
+	report_add(j->b, "null");
+}
+
+/* See report.h: microseconds with ns precision, exactly. */
+void
+rj_us(struct report_json *j, const char *key, uint64_t ns)
+{
+	rj_sep(j, key);
+	report_add(j->b, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}
+
+/* See report.h. */
+void
+report_trace_event(struct report_json *j, const char *ph, const char *name,
+    const char *cat, int32_t pid, int32_t tid, uint64_t ts_ns)
+{
+	rj_obj(j, NULL);
+	rj_str(j, "ph", ph);
+	rj_str(j, "name", name);
+	if (cat != NULL)
+		rj_str(j, "cat", cat);
+	rj_i64(j, "pid", pid);
+	rj_i64(j, "tid", tid);
+	rj_us(j, "ts", ts_ns);
+}
+
+/* See report.h. */
+void
+report_trace_meta(struct report_json *j, const char *what, int32_t pid, int32_t tid,
+    const char *name)
+{
+	report_trace_event(j, "M", what, NULL, pid, tid, 0);
+	rj_obj(j, "args");
+	rj_str(j, "name", name);
+	rj_end_obj(j);
+	rj_end_obj(j);
+}
+
+/* ---- folded stacks ---- */
+
+/* One frame: ';' separates frames and a newline ends the line, so both
+ * become ':' and ' ' inside names. */
+static void
+report_folded_frame(struct report_buf *b, const char *s)
+{
+	for (const char *p = s && *s ? s : "??"; *p; p++)
+		report_addn(b, *p == ';' ? ":" : *p == '\n' || *p == '\r' ? " " : p, 1);
+}
+
+/* See report.h. */
+void
+report_folded_line(struct report_folded *f, const char *const *frames, size_t n,
+    uint64_t count)
+{
+	bool first = true;
+
+	if (count == 0)
+		return;
+	if (f->root != NULL) {
+		report_folded_frame(f->b, f->root);
+		first = false;
+	}
+	for (size_t i = 0; i < n; i++, first = false) {
+		if (!first)
+			report_addn(f->b, ";", 1);
+		report_folded_frame(f->b, frames[i]);
+	}
+	report_add(f->b, " %" PRIu64 "\n", count);
+}
+
+/* ---- the report ---- */
+
+/* Header lines of the text report: who, what state, how long, how costly. */
+static void
+report_text_header(struct report_buf *b, const struct report_ctx *c)
+{
+	const struct daemon_session *s = c->s;
 	char t1[64], t2[64], st[96], sites[512];
-	uint64_t end = s->ended_ms ? s->ended_ms : wall_ms;
+	uint64_t end = s->ended_ms ? s->ended_ms : c->wall_ms;
 	uint64_t up = end > s->started_ms ? end - s->started_ms : 0;
-	double ovh_ns = (double)s->overhead_ps / 1000.0;
 
 	if (s->exit_status >= 0) {
 		daemon_run_status_str(s->exit_status, t1, sizeof t1);
@@ -102,189 +334,154 @@ report_header(struct report_buf *b, const struct daemon_session *s,
 	report_add(b, "started:   %s\n", report_date(t1, sizeof t1,
 	    s->started_ms, "%Y-%m-%d %H:%M:%S"));
 	report_add(b, "uptime:    %s\n", report_dur(t2, sizeof t2, up * 1000000));
-	report_add(b, "calls:     %" PRIu64 "\n", tot->calls);
-	report_add(b, "overhead:  %.1f ns per call (about %s in all, already "
-	    "removed from the times)\n", ovh_ns,
-	    report_dur(t2, sizeof t2, (uint64_t)(ovh_ns * (double)tot->calls)));
 	report_add(b, "threads:   %u\n", (unsigned)s->threads);
 	report_add(b, "dropped:   %" PRIu64 " events\n", s->dropped);
-	report_add(b, "functions: %zu known, %zu called or running\n", s->funcs.n, ncalled);
 	report_add(b, "sites:     %s\n", daemon_sites_line(s->sites, s->nsites, sites,
 	    sizeof sites));
-	report_add(b, "written:   %s\n\n", report_date(t1, sizeof t1, wall_ms,
+	report_add(b, "written:   %s\n", report_date(t1, sizeof t1, c->wall_ms,
 	    "%Y-%m-%d %H:%M:%S"));
 }
 
-/* The whole report as a heap string (see report.c header): functions by
- * total + running time, the "running" column showing calls in flight. */
+/* The JSON session's own fields (the sections follow). */
+static void
+report_json_session(struct report_json *j, const struct report_ctx *c)
+{
+	const struct daemon_session *s = c->s;
+
+	rj_i64(j, "pid", s->pid);
+	rj_str(j, "name", s->name);
+	rj_str(j, "exe", s->exe);
+	rj_str(j, "cmdline", s->cmdline);
+	rj_str(j, "build_id", s->build_id);
+	rj_u64(j, "level", s->level);
+	rj_str(j, "state", proto_target_state_name(s->state));
+	if (s->exit_status >= 0)
+		rj_i64(j, "exit_status", s->exit_status);
+	else
+		rj_null(j, "exit_status");
+	rj_u64(j, "started_ms", s->started_ms);
+	rj_u64(j, "ended_ms", s->ended_ms);
+	rj_u64(j, "overhead_ps", s->overhead_ps);
+	rj_u64(j, "dropped", s->dropped);
+	rj_u64(j, "threads_seen", s->threads);
+	rj_arr(j, "sites");
+	for (size_t i = 0; i < s->nsites; i++) {
+		rj_obj(j, NULL);
+		rj_str(j, "backend", s->sites[i].backend);
+		rj_u64(j, "active", s->sites[i].active);
+		rj_u64(j, "disabled", s->sites[i].disabled);
+		rj_u64(j, "skipped", s->sites[i].skipped);
+		rj_end_obj(j);
+	}
+	rj_end_arr(j);
+}
+
+/* The trace's process name and sort order. */
+static void
+report_trace_process(struct report_json *j, const struct report_ctx *c)
+{
+	char name[256];
+
+	snprintf(name, sizeof name, "%s (pid %d)", c->s->name ? c->s->name : "?",
+	    (int)c->s->pid);
+	report_trace_meta(j, "process_name", c->s->pid, c->s->pid, name);
+}
+
+/* One session in fmt. */
+static void
+report_session(struct report_buf *b, struct report_json *j, const struct report_ctx *c,
+    int fmt)
+{
+	char root[160];
+	struct report_folded f = { .b = b };
+
+	switch (fmt) {
+	case REPORT_TEXT:
+		report_text_header(b, c);
+		for (size_t i = 0; i < report_nsections; i++)
+			if (report_sections[i]->text != NULL) {
+				report_add(b, "\n");
+				report_sections[i]->text(b, c);
+			}
+		break;
+	case REPORT_JSON:
+		rj_obj(j, NULL);
+		report_json_session(j, c);
+		for (size_t i = 0; i < report_nsections; i++)
+			if (report_sections[i]->json != NULL) {
+				rj_key(j, report_sections[i]->name);
+				report_sections[i]->json(j, c);
+			}
+		rj_end_obj(j);
+		break;
+	case REPORT_TRACE:
+		report_trace_process(j, c);
+		for (size_t i = 0; i < report_nsections; i++)
+			if (report_sections[i]->trace != NULL)
+				report_sections[i]->trace(j, c);
+		break;
+	case REPORT_FOLDED:
+		if (c->multi) {
+			snprintf(root, sizeof root, "%s-%d", c->s->name ? c->s->name : "?",
+			    (int)c->s->pid);
+			f.root = root;
+		}
+		for (size_t i = 0; i < report_nsections; i++)
+			if (report_sections[i]->folded != NULL)
+				report_sections[i]->folded(&f, c);
+		break;
+	}
+}
+
+/* See report.h. */
 char *
-daemon_report_format(struct daemon_session *s, uint64_t now_ns,
+report_build(struct daemon_session *const *v, size_t n, int fmt, uint64_t now_ns,
     uint64_t wall_ms, size_t *len)
 {
-	struct report_buf b = { .cap = 4096 };
-	struct daemon_func **rows;
-	struct daemon_totals tot;
-	char c1[32], c2[32], c3[32], c4[32], c5[32], *section;
-	size_t n;
+	struct report_buf b = { 0 };
+	struct report_json j = { .b = &b };
 
-	b.p = xmalloc(b.cap);
-	b.p[0] = '\0';
-	daemon_session_tick(s, now_ns);
-	rows = xcalloc(s->funcs.n ? s->funcs.n : 1, sizeof *rows);
-	n = daemon_rank(s, DAEMON_SORT_TOTAL, NULL, rows, s->funcs.n, &tot);
-	report_header(&b, s, &tot, n, wall_ms);
-	/* "running": time so far of calls that had not returned at the last
-	 * report (main, a stuck call); the rank counts it with total. */
-	report_add(&b, "%5s %12s %12s %12s %12s %12s %12s %8s  %s\n", "rank", "calls",
-	    "total", "running", "self", "avg", "max", "slow", "function [module]");
-	for (size_t i = 0; i < n; i++) {
-		const struct daemon_func *f = rows[i];
-
-		report_add(&b, "%5zu %12" PRIu64 " %12s %12s %12s %12s %12s %8" PRIu64 "  ",
-		    i + 1, f->calls, report_dur(c1, sizeof c1, f->total_ns),
-		    f->running_ns ? report_dur(c5, sizeof c5, f->running_ns) : "-",
-		    report_dur(c2, sizeof c2, f->self_ns),
-		    report_dur(c3, sizeof c3, daemon_func_avg(f)),
-		    report_dur(c4, sizeof c4, f->max_ns), f->slow);
-		if (f->name != NULL)
-			report_add(&b, "%s", f->name);
-		else
-			report_add(&b, "0x%" PRIx64, f->addr);
-		report_add(&b, "%s%s%s\n", f->module ? " [" : "",
-		    f->module ? f->module : "", f->module ? "]" : "");
+	report_addn(&b, "", 0);
+	if (fmt == REPORT_JSON) {
+		rj_obj(&j, NULL);
+		rj_str(&j, "schema", "hookscope-report");
+		rj_u64(&j, "version", REPORT_SCHEMA_VERSION);
+		rj_str(&j, "hookscope", HS_VERSION);
+		rj_u64(&j, "generated_ms", wall_ms);
+		rj_arr(&j, "sessions");
+	} else if (fmt == REPORT_TRACE) {
+		rj_obj(&j, NULL);
+		rj_str(&j, "displayTimeUnit", "ms");
+		rj_obj(&j, "otherData");
+		rj_str(&j, "generator", "hookscope " HS_VERSION);
+		rj_u64(&j, "generated_ms", wall_ms);
+		rj_end_obj(&j);
+		rj_arr(&j, "traceEvents");
 	}
-	if (n == 0)
-		report_add(&b, "(no calls recorded)\n");
-	free(rows);
-	section = daemon_fps_report(s);
-	report_add(&b, "\n%s", section);
-	free(section);
-	section = daemon_threads_report(s);
-	report_add(&b, "%s", section);
-	free(section);
-	section = daemon_blocks_report(s);
-	report_add(&b, "%s", section);
-	free(section);
-	section = daemon_ipc_report(s);
-	report_add(&b, "%s", section);
-	free(section);
-	section = daemon_power_report(s);
-	report_add(&b, "%s", section);
-	free(section);
+	for (size_t i = 0; i < n; i++) {
+		struct report_ctx c = { .s = v[i], .now_ns = now_ns, .wall_ms = wall_ms,
+		    .multi = n > 1 };
+
+		daemon_session_tick(v[i], now_ns);
+		if (fmt == REPORT_TEXT && i > 0)
+			report_add(&b, "\n\f\n");
+		report_session(&b, &j, &c, fmt);
+	}
+	if (fmt == REPORT_TEXT && n == 0)
+		report_add(&b, "hookscope report\n\n(no targets)\n");
+	if (fmt == REPORT_JSON || fmt == REPORT_TRACE) {
+		rj_end_arr(&j);
+		rj_end_obj(&j);
+		report_add(&b, "\n");
+	}
 	*len = b.len;
 	return b.p;
 }
 
-/* mkdir -p with mode 0700 for what we create. */
-static int
-report_mkdirs(const char *dir)
+/* See daemon.h: the text report of one session. */
+char *
+daemon_report_format(struct daemon_session *s, uint64_t now_ns, uint64_t wall_ms,
+    size_t *len)
 {
-	char *p = xstrdup(dir);
-
-	for (char *q = p + 1; *q; q++) {
-		if (*q != '/')
-			continue;
-		*q = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*q = '/';
-	}
-	if (mkdir(p, 0700) < 0 && errno != EEXIST) {
-		free(p);
-		return -1;
-	}
-	free(p);
-	return 0;
-}
-
-/* Write all of buf to fd. */
-static int
-report_write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Give the complete temp file its final name without replacing a report. */
-static int
-report_publish(const char *tmp, const char *dir, int32_t pid, const char *stamp,
-    char **path)
-{
-	char name[4096];
-
-	for (int k = 1; k < 100; k++) {
-		if (k == 1)
-			snprintf(name, sizeof name, "%s/hookscope-%d-%s.txt", dir,
-			    (int)pid, stamp);
-		else
-			snprintf(name, sizeof name, "%s/hookscope-%d-%s-%d.txt",
-			    dir, (int)pid, stamp, k);
-		if (link(tmp, name) == 0) {
-			unlink(tmp);
-			*path = xstrdup(name);
-			return 0;
-		}
-		if (errno == EEXIST)
-			continue;
-		/* No hard links here (e.g. vfat): rename, if the name is free. */
-		if (access(name, F_OK) == 0)
-			continue;
-		if (rename(tmp, name) == 0) {
-			*path = xstrdup(name);
-			return 0;
-		}
-		return -1;
-	}
-	errno = EEXIST;
-	return -1;
-}
-
-/* Write text as a new report file (see daemon.h). */
-int
-daemon_report_write(const char *dir, int32_t pid, uint64_t wall_ms,
-    const char *text, size_t len, char **path, char *err, size_t errlen)
-{
-	char tmp[4096], stamp[32];
-	int fd, e;
-
-	*path = NULL;
-	if (report_mkdirs(dir) < 0) {
-		snprintf(err, errlen, "cannot create report directory %s: %s "
-		    "(use --report-dir DIR)", dir, strerror(errno));
-		return -1;
-	}
-	snprintf(tmp, sizeof tmp, "%s/.hookscope-%d-XXXXXX.tmp", dir, (int)pid);
-	if ((fd = mkostemps(tmp, 4, O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "cannot write a report in %s: %s "
-		    "(use --report-dir DIR)", dir, strerror(errno));
-		return -1;
-	}
-	report_date(stamp, sizeof stamp, wall_ms, "%Y%m%d-%H%M%S");
-	if (report_write_all(fd, text, len) < 0 || fsync(fd) < 0) {
-		e = errno;
-		close(fd);
-		unlink(tmp);
-		snprintf(err, errlen, "cannot write a report in %s: %s", dir,
-		    strerror(e));
-		return -1;
-	}
-	if (close(fd) < 0 || report_publish(tmp, dir, pid, stamp, path) < 0) {
-		e = errno;
-		unlink(tmp);
-		snprintf(err, errlen, "cannot write a report in %s: %s", dir,
-		    strerror(e));
-		return -1;
-	}
-	return 0;
+	return report_build(&s, 1, REPORT_TEXT, now_ns, wall_ms, len);
 }

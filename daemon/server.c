@@ -29,7 +29,7 @@ static const struct lws_protocols server_protocols[] = {
 	/* First: also serves connections that ask for no subprotocol. */
 	{
 		.name = "hookscope",
-		.callback = daemon_client_callback,
+		.callback = daemon_http_callback,    /* + GET /metrics (metrics.c) */
 		.per_session_data_size = sizeof(struct daemon_client),
 		.rx_buffer_size = 65536,
 	},
@@ -214,6 +214,7 @@ server_signalfd(char *err, size_t errlen)
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);    /* a report over RLIMIT_FSIZE: EFBIG, an error */
 	if ((fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
 		snprintf(err, errlen, "cannot create a signalfd: %s", strerror(errno));
 	return fd;

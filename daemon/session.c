@@ -44,6 +44,7 @@ daemon_session_free(struct daemon_session *s)
 	daemon_functab_free(&s->funcs);
 	proto_sites_free(s->sites, s->nsites);
 	proto_fps_free(&s->fps);
+	daemon_fps_rings_free(s);
 	daemon_session_threads_free(s);
 	proto_blocks_free(&s->blocks);
 	daemon_session_ipc_free(s);

@@ -8,9 +8,9 @@ BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libnc
 libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
-dbus-daemon libdbus-1-dev libsystemd-dev
-mesa-utils mesa-utils-bin xvfb"
-TEST_PKGS="$TEST_PKGS libdbus-1-dev libgps-dev aapt unzip"   # power (issue 9): power-rows.sh, test-power-profile
+dbus-daemon libdbus-1-dev libsystemd-dev libgps-dev aapt unzip
+mesa-utils mesa-utils-bin xvfb
+python3 python3-jsonschema prometheus curl man-db systemd"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
 mode=${1:---check-or-install}

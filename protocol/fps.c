@@ -18,7 +18,7 @@ static const char *const fps_level_names[PROTO_FPS_LEVELS] = {
 /* Pack one stream's map. */
 static void fps_pack_stream(msgpack_packer *pk, const struct proto_fps_stream *s)
 {
-	msgpack_pack_map(pk, 19);
+	msgpack_pack_map(pk, s->nrecent ? 20 : 19);
 	proto_pack_kv_u64(pk, "id", s->id);
 	proto_pack_kv_i64(pk, "tid", s->tid);
 	proto_pack_kv_str(pk, "api", s->api ? s->api : "");
@@ -51,6 +51,42 @@ static void fps_pack_stream(msgpack_packer *pk, const struct proto_fps_stream *s
 	msgpack_pack_array(pk, s->nbins);
 	for (size_t i = 0; i < s->nbins; i++)
 		msgpack_pack_uint32(pk, s->bins[i]);
+	if (s->nrecent == 0)
+		return;
+	/* [end, ns, end, ns, ...] */
+	proto_pack_str(pk, "recent");
+	msgpack_pack_array(pk, 2 * s->nrecent);
+	for (size_t i = 0; i < s->nrecent; i++) {
+		msgpack_pack_uint64(pk, s->recent_end_ns[i]);
+		msgpack_pack_uint64(pk, s->recent_ns[i]);
+	}
+}
+
+/* Decode the optional "recent" array of a stream: end, ns pairs. */
+static int fps_decode_recent(const msgpack_object *o, struct proto_fps_stream *s,
+    char *err, size_t errlen)
+{
+	const msgpack_object_array *a;
+
+	if (proto_get_array_max(o, "recent", 2 * PROTO_FPS_RECENT, &a, err, errlen) < 0)
+		return -1;
+	if (a == NULL || a->size == 0)
+		return 0;
+	if (a->size % 2 != 0) {
+		snprintf(err, errlen, "field \"recent\" must hold end, ns pairs");
+		return -1;
+	}
+	s->recent_end_ns = xcalloc(a->size / 2, sizeof *s->recent_end_ns);
+	s->recent_ns = xcalloc(a->size / 2, sizeof *s->recent_ns);
+	for (uint32_t i = 0; i < a->size; i++) {
+		if (a->ptr[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER) {
+			snprintf(err, errlen, "field \"recent\" must hold unsigned integers");
+			return -1;
+		}
+		(i % 2 ? s->recent_ns : s->recent_end_ns)[i / 2] = a->ptr[i].via.u64;
+	}
+	s->nrecent = a->size / 2;
+	return 0;
 }
 
 /* See protocol.h. */
@@ -137,7 +173,8 @@ static int fps_decode_stream(const msgpack_object *o, struct proto_fps_stream *s
 	    proto_get_u64(o, "window", false, &s->window, err, errlen) < 0 ||
 	    fps_decode_worst(o, s, err, errlen) < 0 ||
 	    proto_get_u64(o, "bins_end_ns", false, &s->bins_end_ns, err, errlen) < 0 ||
-	    proto_get_u32_array(o, "bins", PROTO_FPS_BINS, &s->bins, &s->nbins, err, errlen) < 0)
+	    proto_get_u32_array(o, "bins", PROTO_FPS_BINS, &s->bins, &s->nbins, err, errlen) < 0 ||
+	    fps_decode_recent(o, s, err, errlen) < 0)
 		return -1;
 	if (id > UINT32_MAX || tid < 0 || tid > INT32_MAX || !(s->fps >= 0)) {
 		snprintf(err, errlen, "frame stream has a bad id, tid or fps");
@@ -197,6 +234,13 @@ void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src)
 		d->bins = xcalloc(s->nbins ? s->nbins : 1, sizeof *d->bins);
 		if (s->nbins)
 			memcpy(d->bins, s->bins, s->nbins * sizeof *d->bins);
+		d->recent_end_ns = d->recent_ns = NULL;
+		if (s->nrecent) {
+			d->recent_end_ns = xcalloc(s->nrecent, sizeof *d->recent_end_ns);
+			d->recent_ns = xcalloc(s->nrecent, sizeof *d->recent_ns);
+			memcpy(d->recent_end_ns, s->recent_end_ns, s->nrecent * sizeof *d->recent_ns);
+			memcpy(d->recent_ns, s->recent_ns, s->nrecent * sizeof *d->recent_ns);
+		}
 	}
 }
 
@@ -207,6 +251,8 @@ void proto_fps_free(struct proto_fps *f)
 		free(f->streams[i].api);
 		free(f->streams[i].name);
 		free(f->streams[i].bins);
+		free(f->streams[i].recent_end_ns);
+		free(f->streams[i].recent_ns);
 	}
 	free(f->streams);
 	memset(f, 0, sizeof *f);

@@ -159,6 +159,7 @@ void proto_sites_free(struct proto_sites *s, size_t n);
 #define PROTO_FPS_BINS      600           /* bins sent: the last 60 s */
 #define PROTO_FPS_WORST     5             /* worst frames kept per stream */
 #define PROTO_MAX_STREAMS   16            /* frame streams in one message */
+#define PROTO_FPS_RECENT    512           /* recent frames of a stream in one record */
 
 /* Histogram levels of frame times (doc/protocol.md): normal <= budget <
  * middle <= high_ns < high <= frozen_ns < frozen. */
@@ -193,6 +194,12 @@ struct proto_fps_stream {
 	uint64_t bins_end_ns;             /* end of the newest bin (agent clock) */
 	size_t   nbins;                   /* frames per 100 ms bin, oldest first */
 	uint32_t *bins;
+	/* agent -> daemon only: frames presented since the last record, oldest
+	 * first, at most PROTO_FPS_RECENT (the daemon keeps a ring of them for
+	 * the trace report; frames to clients never carry them) */
+	size_t   nrecent;
+	uint64_t *recent_end_ns;          /* presentation, agent monotonic clock */
+	uint64_t *recent_ns;              /* frame time */
 };
 
 /* Frame-rate state of a target: thresholds in force and its streams. */

@@ -28,8 +28,10 @@ const struct tui_command tui_commands[] = {
 	  .help = "set the target's monitoring level, 0 (none) to 4 (every function)" },
 	{ .name = "reset", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_plain,
 	  .help = "zero the target's figures" },
-	{ .name = "dump", .args = "[FILE]", .min_args = 0, .max_args = 1, .exec = cmd_dump,
-	  .help = "save a report to FILE (default ./hookscope-PID-TIME.txt)" },
+	{ .name = "dump", .args = "[-f FORMAT] [-a] [FILE]", .min_args = 0, .max_args = 4,
+	  .exec = cmd_dump,
+	  .help = "save a report to FILE (default ./hookscope-PID-TIME.EXT); FORMAT text, json, "
+	  "trace or folded (default from FILE); -a: every target" },
 	{ .name = "threshold", .args = "NAME VALUE", .min_args = 2, .max_args = 2, .exec = cmd_plain,
 	  .help = "set a threshold, e.g. `threshold slow 5` (calls over 5 ms are slow)" },
 	{ .name = "sort", .args = "KEY", .min_args = 1, .max_args = 1, .exec = cmd_sort,
@@ -189,54 +191,67 @@ struct cmd_dump_req {
 static void cmd_dump_reply(void *arg, const struct proto_reply *r)
 {
 	struct cmd_dump_req *d = arg;
-	FILE *f;
+	char err[sizeof d->path + 128];
 
 	/* A report the daemon could not save on its side still comes along. */
-	if (r == NULL) {
+	if (r == NULL)
 		tui_app_message(d->a, true, "dump: no reply (connection lost)");
-	} else if (r->data == NULL) {
+	else if (r->data == NULL)
 		tui_app_message(d->a, true, "dump: %s%s", r->ok ? "the daemon sent no report: " : "",
 		    r->msg);
-	} else if ((f = fopen(d->path, "w")) == NULL) {
-		tui_app_message(d->a, true, "dump: cannot write %s: %s", d->path, strerror(errno));
-	} else {
-		size_t n = fwrite(r->data, 1, r->data_len, f);
-		int e = ferror(f) ? errno : 0;
-
-		if (fclose(f) != 0 && e == 0)
-			e = errno;
-		if (n != r->data_len || e != 0)
-			tui_app_message(d->a, true, "dump: cannot write %s: %s", d->path,
-			    strerror(e ? e : EIO));
-		else if (!r->ok)
-			tui_app_message(d->a, true, "dump: saved to %s (%zu bytes), but: %s",
-			    d->path, r->data_len, r->msg);
-		else
-			tui_app_message(d->a, false, "dump: report saved to %s (%zu bytes)",
-			    d->path, r->data_len);
-	}
+	else if (tui_dump_save(d->path, r->data, r->data_len, err, sizeof err) < 0)
+		tui_app_message(d->a, true, "dump: %s", err);
+	else if (!r->ok)
+		tui_app_message(d->a, true, "dump: saved to %s (%zu bytes), but: %s",
+		    d->path, r->data_len, r->msg);
+	else
+		tui_app_message(d->a, false, "dump: report saved to %s (%zu bytes)",
+		    d->path, r->data_len);
 	free(d);
 }
 
-/* dump [FILE]: the daemon makes the report, we save its data here. */
+/* dump [-f FORMAT] [-a] [FILE]: the daemon makes the report, we save its
+ * data here (the format from FILE when -f is not given). */
 static int cmd_dump(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
 {
-	struct cmd_dump_req *d = xcalloc(1, sizeof *d);
-	const char *one[] = { "dump" };
+	struct cmd_dump_req *d;
+	const char *words[] = { "dump", "-f", NULL, "-a" }, *file = NULL;
 	const struct proto_target *t = tui_app_target(a);
+	bool all = false;
 
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-a") == 0) {
+			all = true;
+		} else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc &&
+		    tui_dump_format_ok(argv[i + 1])) {
+			words[2] = argv[++i];
+		} else if (argv[i][0] != '-' && file == NULL) {
+			file = argv[i];
+		} else {
+			snprintf(err, errlen, "usage: dump [-f text|json|trace|folded] [-a] [FILE]");
+			return -1;
+		}
+	}
+	if (words[2] == NULL)
+		words[2] = tui_dump_format(file);
+	d = xcalloc(1, sizeof *d);
 	d->a = a;
-	if (argc > 1) {
-		snprintf(d->path, sizeof d->path, "%s", argv[1]);
+	if (file != NULL) {
+		snprintf(d->path, sizeof d->path, "%s", file);
 	} else {
 		char stamp[32];
 		time_t now = time(NULL);
 		struct tm tm;
 
 		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-		snprintf(d->path, sizeof d->path, "./hookscope-%d-%s.txt", t ? (int)t->pid : 0, stamp);
+		if (all)
+			snprintf(d->path, sizeof d->path, "./hookscope-all-%s%s", stamp,
+			    tui_dump_ext(words[2]));
+		else
+			snprintf(d->path, sizeof d->path, "./hookscope-%d-%s%s",
+			    t ? (int)t->pid : 0, stamp, tui_dump_ext(words[2]));
 	}
-	if (tui_app_send_reply(a, 1, one, cmd_dump_reply, d) < 0) {
+	if (tui_app_send_reply(a, all ? 4 : 3, words, cmd_dump_reply, d) < 0) {
 		snprintf(err, errlen, "dump: not connected to the daemon");
 		free(d);
 		return -1;

@@ -56,26 +56,23 @@ static void once_finish(struct once *s, int status)
 	tui_loop_stop(s->loop);
 }
 
-/* Save dump data to --dump FILE; 0 or -1 (message printed). */
+/* Save dump data to --dump FILE ("-": standard output); 0 or -1 (message
+ * printed). */
 static int once_save(const char *path, const char *data, size_t len)
 {
-	FILE *f = fopen(path, "w");
-	size_t n;
-	int e;
+	char err[PROTO_ERR_LEN + 1024];
 
-	if (f == NULL) {
-		fprintf(stderr, "hookscope: cannot write %s: %s\n", path, strerror(errno));
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0)
+			return 0;
+		fprintf(stderr, "hookscope: cannot write the report to standard output: %s\n",
+		    strerror(errno));
 		return -1;
 	}
-	n = fwrite(data, 1, len, f);
-	e = ferror(f) ? errno : 0;
-	if (fclose(f) != 0 && e == 0)
-		e = errno;
-	if (n != len || e != 0) {
-		fprintf(stderr, "hookscope: cannot write %s: %s\n", path, strerror(e ? e : EIO));
-		return -1;
-	}
-	return 0;
+	if (tui_dump_save(path, data, len, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "hookscope: %s\n", err);
+	return -1;
 }
 
 /* Print text from the daemon with control characters made harmless. */
@@ -117,7 +114,7 @@ static void once_reply(void *arg, const struct proto_reply *r)
 			s->failed = true;
 		} else if (once_save(s->o->dump_file, r->data, r->data_len) < 0) {
 			s->failed = true;
-		} else {
+		} else if (strcmp(s->o->dump_file, "-") != 0) {
 			printf("saved %s (%zu bytes)", s->o->dump_file, r->data_len);
 			once_puts(stdout, r->ok ? "; " : "", r->ok ? r->msg : "", "\n");
 			if (fflush(stdout) != 0)
@@ -222,8 +219,10 @@ static void once_send_all(struct once *s)
 			return;
 	}
 	if (o->dump_file != NULL) {
-		argv[0] = "dump";
-		if (once_send(s, ONCE_DUMP, 1, argv) < 0)
+		const char *dump[] = { "dump", "-f", o->dump_format ? o->dump_format :
+		    tui_dump_format(o->dump_file), "-a" };
+
+		if (once_send(s, ONCE_DUMP, o->dump_all ? 4 : 3, dump) < 0)
 			return;
 	}
 	if (s->waiting == 0)

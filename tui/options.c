@@ -23,6 +23,10 @@ static const char options_usage[] =
 "  -1, --once              print one frame as a table and exit\n"
 "  -j, --json              print it as one JSON object instead (implies --once)\n"
 "  -d, --dump FILE         ask the daemon for a report and save it to FILE\n"
+"                          (- for standard output)\n"
+"      --format FMT        text, json, trace (Chrome/Perfetto) or folded; default\n"
+"                          from FILE: .json, .trace.json, .folded, else text\n"
+"      --all               the report of every target, not only the shown one\n"
 "  -c, --cmd \"CMD ARGS\"    send a command and print its reply (repeatable)\n"
 "  -t, --timeout SEC       give up after SEC seconds (default 5); exit 1\n"
 "      --wait-pid PID      wait until the daemon knows target PID, then use it\n"
@@ -41,7 +45,7 @@ static const char options_usage[] =
 "Exit status: 0 on success, 1 on a failure (the reason is on stderr), 2 on a\n"
 "usage error.\n";
 
-enum { OPT_WAIT_PID = 256, OPT_CHECK_THEME };
+enum { OPT_WAIT_PID = 256, OPT_CHECK_THEME, OPT_FORMAT, OPT_ALL };
 
 static const struct option options_long[] = {
 	{ "theme",       required_argument, NULL, 'T' },
@@ -57,6 +61,8 @@ static const struct option options_long[] = {
 	{ "top",         required_argument, NULL, 'n' },
 	{ "filter",      required_argument, NULL, 'f' },
 	{ "check-theme", required_argument, NULL, OPT_CHECK_THEME },
+	{ "format",      required_argument, NULL, OPT_FORMAT },
+	{ "all",         no_argument,       NULL, OPT_ALL },
 	{ "verbose",     no_argument,       NULL, 'v' },
 	{ "version",     no_argument,       NULL, 'V' },
 	{ "help",        no_argument,       NULL, 'h' },
@@ -233,6 +239,13 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 			break;
 		case 'f': o->filter = optarg; break;
 		case OPT_CHECK_THEME: o->check_theme = optarg; break;
+		case OPT_FORMAT:
+			if (!tui_dump_format_ok(optarg))
+				return options_bad("bad --format '%s' (text, json, trace or folded)",
+				    optarg);
+			o->dump_format = optarg;
+			break;
+		case OPT_ALL: o->dump_all = true; break;
 		case 'v': o->verbose = true; break;
 		case 'V':
 			printf("hookscope %s (protocol %d)\n", HS_VERSION, PROTO_VERSION);
@@ -257,6 +270,8 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 		return options_bad("one daemon address only (got '%s' too)", argv[optind + 1]);
 	if (optind == argc - 1 && tui_url_parse(argv[optind], &o->url, err, sizeof err) < 0)
 		return options_bad("%s", err);
+	if ((o->dump_format != NULL || o->dump_all) && o->dump_file == NULL)
+		return options_bad("--format and --all go with --dump FILE");
 	if (o->target != 0 && o->wait_pid != 0 && o->target != o->wait_pid)
 		return options_bad("--target and --wait-pid name different processes");
 	return TUI_OPTS_RUN;

@@ -49,6 +49,8 @@ struct tui_opts {
 	long        top;                  /* --top N, 0 = unset */
 	const char *filter;               /* --filter TEXT or NULL */
 	const char *dump_file;            /* --dump FILE or NULL */
+	const char *dump_format;          /* --format FMT or NULL (from FILE) */
+	bool        dump_all;             /* --all: every session */
 	const char **cmds;                /* --cmd, in order */
 	int         ncmds;
 	const char *theme;                /* --theme NAME|PATH or NULL */
@@ -62,6 +64,16 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 void tui_options_free(struct tui_opts *o);
 /* True when the options ask for a non-interactive mode. */
 bool tui_options_batch(const struct tui_opts *o);
+
+/* ---- dump.c: report formats ---- */
+
+/* The format a report file name implies ("text", "json", "trace", "folded"). */
+const char *tui_dump_format(const char *path);
+const char *tui_dump_ext(const char *format);       /* ".txt", ... */
+bool tui_dump_format_ok(const char *format);
+/* Save a report atomically (temp file + rename); 0, or -1 with err filled
+ * ("cannot write PATH: why") and nothing left behind. */
+int  tui_dump_save(const char *path, const char *data, size_t len, char *err, size_t errlen);
 
 /* ---- loop.c: lws owns the loop ---- */
 
