@@ -7,7 +7,7 @@
  *
  * The top frame is the innermost frame of the block's most sampled stack
  * that lies outside the C library and the loader (where a sleep or a clock
- * read sits), so the row names the program's function.  Colours: "fps_missed"
+ * read sits), so the row names the program's function.  Colours: "alert"
  * for a block still running, "row" otherwise.
  */
 #include <stdio.h>
@@ -95,24 +95,40 @@ int tui_panel_blocks_height(const struct tui_app *a, int avail)
 	return h;
 }
 
-/* See tui.h. */
-void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* See tui.h: " UI-thread blocks: 3 (over 100ms on main, tid 1234)  b: stacks" */
+void tui_blocks_title(const struct tui_app *a, char *buf, size_t len)
 {
 	const struct proto_blocks *l = &a->frame->frame.blocks;
-	char line[512], thr[16];
+	char thr[16];
 
 	tui_fmt_ns(l->threshold_ns, thr, sizeof thr);
-	snprintf(line, sizeof line, " UI-thread blocks: %llu (over %s on %s, tid %d)  b: stacks",
+	snprintf(buf, len, " UI-thread blocks: %llu (over %s on %s, tid %d)  b: stacks",
 	    (unsigned long long)l->count, thr, l->ui && l->ui[0] ? l->ui : "main", (int)l->ui_tid);
-	tui_screen_put(win, y, x, w, a->attr[TUI_EL_HEADER], line);
-	for (int i = 1; i < h && (size_t)(i - 1) < l->nblocks; i++) {
-		const struct proto_block *b = &l->blocks[i - 1];
+}
+
+/* See tui.h: one row per block, newest first, from row y. */
+void tui_panel_blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_blocks *l = &a->frame->frame.blocks;
+	char line[512];
+
+	for (int i = 0; i < h && (size_t)i < l->nblocks; i++) {
+		const struct proto_block *b = &l->blocks[i];
 
 		line[0] = ' ';
 		tui_block_row(b, line + 1, sizeof line - 1);
-		tui_screen_put(win, y + i, x, w, a->attr[b->ended ? TUI_EL_ROW : TUI_EL_FPS_MISSED],
-		    line);
+		tui_screen_put(win, y + i, x, w, a->attr[b->ended ? TUI_EL_ROW : TUI_EL_ALERT], line);
 	}
+}
+
+/* See tui.h. */
+void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	char line[512];
+
+	tui_blocks_title(a, line, sizeof line);
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_BLOCKS, line);
+	tui_panel_blocks_rows(a, win, y + 1, x, h - 1, w);
 }
 
 /* See tui.h: the text of the detail view (heap). */

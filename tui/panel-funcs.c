@@ -14,6 +14,8 @@
 #define PANEL_NAME_MIN 16
 #define PANEL_BAR_MAX  20
 
+static int panel_rows_shown;          /* function rows at the last draw */
+
 struct panel_layout {
 	bool show[TUI_COL_COUNT];
 	int  width[TUI_COL_COUNT];
@@ -154,6 +156,7 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 
 	if (h < 1 || w < 1)
 		return;
+	panel_rows_shown = h - 1;
 	panel_layout(a, w, &l);
 	panel_header(a, win, y, x, w, &l, f ? f->sort : a->want_sort);
 	if (f == NULL || f->nfuncs == 0) {
@@ -161,6 +164,7 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
 		return;
 	}
+	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, y + 1, a->scroll);
 	for (int i = 0; i < h - 1; i++) {
 		size_t row = (size_t)(a->scroll + i);
 
@@ -168,6 +172,12 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			break;
 		panel_row(a, win, y + 1 + i, x, w, &l, &f->funcs[row], (int)row == a->sel);
 	}
+}
+
+/* See tui.h. */
+int tui_panel_funcs_rows(void)
+{
+	return panel_rows_shown;
 }
 
 /* Number of rows in the current frame. */

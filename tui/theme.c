@@ -7,6 +7,7 @@
  * never names a colour: it asks for an element.
  */
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -44,6 +45,9 @@ static const struct {
 	[TUI_EL_HELP_TITLE]   = { "help_title",   "brightyellow blue bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
 	[TUI_EL_FPS]          = { "fps",          "brightgreen default bold", TUI_A_BOLD },
 	[TUI_EL_FPS_MISSED]   = { "fps_missed",   "brightred default bold",  TUI_A_BOLD | TUI_A_REVERSE },
+	[TUI_EL_TITLE]        = { "title",        "black green bold",        TUI_A_REVERSE | TUI_A_BOLD },
+	[TUI_EL_ALERT]        = { "alert",        "brightred default bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
+	[TUI_EL_PAUSED]       = { "paused",       "black brightyellow bold", TUI_A_REVERSE | TUI_A_BLINK },
 };
 
 static const char *const theme_colour_names[16] = {
@@ -294,6 +298,36 @@ static int theme_dirs(char dirs[][PATH_MAX], int max)
 	}
 	snprintf(dirs[nd++], PATH_MAX, "%s", HS_THEMES_DIR);
 	return nd;
+}
+
+/* See tui.h: NAME of every NAME.theme in the search path, sorted, no
+ * duplicates (a name found twice is the first one, as --theme takes it). */
+int tui_theme_names(char names[][64], int max)
+{
+	char dirs[8][PATH_MAX];
+	int nd = theme_dirs(dirs, 8), n = 0;
+
+	for (int i = 0; i < nd; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+
+		while (d != NULL && (e = readdir(d)) != NULL && n < max) {
+			size_t len = strlen(e->d_name);
+			int k;
+
+			if (len <= 6 || len - 6 >= 64 || strcmp(e->d_name + len - 6, ".theme") != 0)
+				continue;
+			for (k = 0; k < n && strncmp(names[k], e->d_name, len - 6) != 0; k++)
+				;
+			if (k < n && names[k][len - 6] == '\0')
+				continue;
+			snprintf(names[n++], 64, "%.*s", (int)(len - 6), e->d_name);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+	return n;
 }
 
 /* Read a whole theme file (at most THEME_MAX_SIZE) into a heap string. */
