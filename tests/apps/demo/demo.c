@@ -18,6 +18,8 @@
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
+ *   --scenario NAME  instead of all the above: the story of scenario.c
+ *                  (tour, all, hot, jank, block, threads, ipc, power)
  *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
  *                  whose timer fires every MS ms and runs a 300 ms callback,
  *                  alternately sleeping and spinning: UI-thread blocks when
@@ -67,6 +69,8 @@ int demo_loop_start(long *ms);    /* loop.c: --loop */
 static sem_t demo_go, demo_done;  /* main -> worker, worker -> main */
 static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
+int demo_scenario_run(const char *name);   /* scenario.c: --scenario */
+static const char *demo_scenario;
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -195,6 +199,8 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else if (strcmp(argv[i], "--stall-ms") == 0) {
 			*stall_ms = demo_number("--stall-ms", argv[i + 1]);
 			i++;
+		} else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
+			demo_scenario = argv[++i];
 		} else if (strcmp(argv[i], "--threads") == 0) {
 			demo_threads_on = 1;
 		} else if (strcmp(argv[i], "--loop") == 0) {
@@ -206,7 +212,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--scenario NAME]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -221,6 +227,8 @@ int main(int argc, char **argv)
 	uint64_t next;
 
 	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz, &loop_ms);
+	if (demo_scenario != NULL)
+		return demo_scenario_run(demo_scenario);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
 	    pthread_create(&worker, NULL, worker_main, NULL) != 0 ||
 	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0) ||
