@@ -45,7 +45,7 @@ void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view
 	tui_screen_fill(win, y, x, w, a->attr[TUI_EL_TITLE]);
 	snprintf(key, sizeof key, "[%c]", tui_views[view].key);
 	kw = (int)strlen(key);
-	if (w >= tui_fmt_width(text, a->utf8) + kw + 2) {
+	if (w >= kw + 12) {               /* the key stays; the text is cut */
 		tui_screen_put(win, y, x + w - kw - 1, kw, a->attr[TUI_EL_TITLE], key);
 		w -= kw + 1;
 	}

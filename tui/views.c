@@ -24,6 +24,8 @@
 static void view_funcs_details(struct tui_app *a);
 static void view_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 static void view_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+static void view_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+static void view_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 
 const struct tui_view tui_views[TUI_VIEW_COUNT] = {
 	[TUI_VIEW_OVERVIEW] = { .name = "overview", .key = '0', .fkey = 0,
@@ -44,10 +46,10 @@ const struct tui_view tui_views[TUI_VIEW_COUNT] = {
 	    .enter = tui_panel_threads_details },
 	[TUI_VIEW_IPC] = { .name = "ipc", .key = '5', .fkey = 0,
 	    .help = "IPC calls (Enter: slow calls)",
-	    .draw = tui_panel_ipc_draw, .step = tui_panel_ipc_move, .enter = tui_panel_ipc_details },
+	    .draw = view_ipc_draw, .step = tui_panel_ipc_move, .enter = tui_panel_ipc_details },
 	[TUI_VIEW_POWER] = { .name = "power", .key = '6', .fkey = 0,
 	    .help = "wakelocks, sensors and other power resources",
-	    .draw = tui_panel_power_draw, .step = tui_panel_power_move,
+	    .draw = view_power_draw, .step = tui_panel_power_move,
 	    .enter = tui_panel_power_details },
 	[TUI_VIEW_TARGETS] = { .name = "targets", .key = '7', .fkey = KEY_F(2),
 	    .help = "every target: pid, name, state, level (Enter: show it)",
@@ -171,6 +173,19 @@ static void view_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, 
 		return;
 	}
 	tui_panel_blocks_draw(a, win, y, x, h, w);
+}
+
+/* Views 5 and 6: a title row, then the panel (panel-ipc.c, panel-power.c). */
+static void view_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_IPC, " IPC");
+	tui_panel_ipc_draw(a, win, y + 1, x, h - 1, w);
+}
+
+static void view_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_POWER, " power");
+	tui_panel_power_draw(a, win, y + 1, x, h - 1, w);
 }
 
 /* ---- view 7: the targets ---- */
