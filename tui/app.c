@@ -428,7 +428,7 @@ int tui_app_run(const struct tui_opts *o)
 	    tui_loop_watch(a.loop, app_sigfd, app_on_signal, &a, err, sizeof err) < 0)
 		goto out;
 	if (theme_rc < 0)
-		tui_app_message(&a, true, "%s; using the built-in theme", theme_err);
+		tui_app_message(&a, true, "using the built-in theme: %s", theme_err);
 	a.status = 0;
 	tui_conn_start(a.conn);
 	tui_timer_start(a.tick, APP_TICK_MS);
