@@ -119,7 +119,9 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 			continue;
 		tui_columns[c].fmt(f, v, sizeof v);
 		tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
-		cx += tui_screen_put(win, y, cx, x + w - cx, at, cell) + 1;
+		/* A figure over its threshold: calls slower than `threshold slow`. */
+		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
+		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;
 		if (c == TUI_COL_SHARE && l->barw > 0) {
 			panel_bar(a, f->share, l->barw, v, sizeof v);
 			tui_screen_put(win, y, cx, x + w - cx < l->barw ? x + w - cx : l->barw,
