@@ -95,6 +95,15 @@ check_key() {   # label as the help shows it
 		for k in '?' h F1; do press "$k"; see 'hookscope help'; press Escape; gone 'hookscope help'; done ;;
 	":")
 		press :; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:'"
+		press Escape; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'"
+		# Tab completes a command, then its arguments: themes, views, pids, functions.
+		press :; press -l the; press Tab; press -l hi; press Tab
+		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:theme high-contrast$'"
+		press C-u; press -l 'view ta'; press Tab; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:view targets$'"
+		press C-u; press -l "target ${second%??}"; press Tab
+		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:target $second$'"
+		press C-u; press -l 'filter recomp'; press Tab
+		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:filter recompute_checksums$'"
 		press Escape; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'" ;;
 	"/, F3")
 		press 1; view_is 1
@@ -177,12 +186,26 @@ while IFS= read -r label <&3; do
 	check_key "$label"
 done 3<"$HS_TMP/keys"
 
-# q and F10 quit, each in a TUI of its own; the terminal is restored.
+# A target that exits stays in the list, as exited.
+kill -TERM "$second"
+press 7
+wait_screen 20 $W grep -Eq " $second demo +exited "
+echo "checked: an exited target stays listed"
+
+# q and F10 quit, each in a TUI of its own; the terminal is restored; the
+# command history outlives the first one.
+press :; press -l 'pause off'; press Enter
+see resumed
 press q
 wait_for 5 test -e "$HS_TMP/k.rc"
 [ "$(cat "$HS_TMP/k.rc")" = 0 ] || fail "q: exit status $(cat "$HS_TMP/k.rc")"
 start_tui f10
 W=f10
+grep -qx 'pause off' "$HOOKSCOPE_STATE_DIR/history" || fail "no history file in $HOOKSCOPE_STATE_DIR"
+press : Up
+wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:pause off'"
+press Escape
+wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'"
 press F10
 wait_for 5 test -e "$HS_TMP/f10.rc"
 [ "$(cat "$HS_TMP/f10.rc")" = 0 ] || fail "F10: exit status $(cat "$HS_TMP/f10.rc")"
