@@ -269,6 +269,7 @@ static void app_conn_message(void *owner, struct proto_server_msg *m)
 		/* Shown when the refresh period allows, unless paused (refresh.c). */
 		tui_msg_free(a->pending);
 		a->pending = m;
+		a->frame_rx_ns = proto_now_ns();   /* the status bar's age: data flow */
 		app_retarget(a, &m->frame);
 		tui_app_show_pending(a, a->frame == NULL);
 		break;

@@ -5,7 +5,8 @@
  * Layout rules (doc/tui.md):
  * - narrow (under OV_WIDE columns): one column, the small boxes on top
  *   (FPS, blocks, threads, then IPC and power side by side), the hot
- *   functions below with every row left;
+ *   functions below with every row left; boxes grow past their minimum
+ *   only while the functions keep half the rows;
  * - wide: the hot functions on the left, the other boxes stacked on the
  *   right half; rows left over in the right column go to the boxes that
  *   have more to show (blocks, IPC, power, then the threads' tree).
@@ -75,8 +76,9 @@ static void ov_sizes(struct tui_app *a, struct ov_box *b, bool wide, int avail)
 }
 
 /* Place the boxes in a column of h rows from y, keeping reserve rows free
- * (the functions below); pair: IPC and power share their rows. */
-static void ov_place(struct ov_box *b, int y, int h, int reserve, bool pair, bool grow)
+ * (the functions below), and grow_reserve rows when giving boxes more than
+ * their minimum; pair: IPC and power share their rows. */
+static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reserve, bool pair)
 {
 	static const int order[] = { OV_FPS, OV_BLOCKS, OV_THREADS, OV_IPC, OV_POWER };
 	int used = 0, n = OV_NBOX;
@@ -102,9 +104,9 @@ static void ov_place(struct ov_box *b, int y, int h, int reserve, bool pair, boo
 		    b[OV_IPC].min : b[OV_POWER].min;
 	/* Rows left over: to the boxes that want more, the threads' tree last
 	 * (it can use any number). */
-	for (int i = 0; grow && i < OV_NBOX; i++) {
+	for (int i = 0; i < OV_NBOX; i++) {
 		static const int by_want[] = { OV_BLOCKS, OV_IPC, OV_POWER, OV_THREADS, OV_FPS };
-		int k = by_want[i], more = b[k].want - b[k].h, left = h - reserve - used;
+		int k = by_want[i], more = b[k].want - b[k].h, left = h - grow_reserve - used;
 
 		if (b[k].h == 0)
 			continue;
@@ -177,12 +179,8 @@ static void ov_box_draw(struct tui_app *a, WINDOW *win, const struct ov_box *b, 
 		ov_threads(a, win, y, x, h, w);
 		return;
 	case TUI_VIEW_IPC:
-		tui_panel_title(a, win, y, x, w, b->view, " IPC");
-		tui_panel_ipc_draw(a, win, y + 1, x, h - 1, w);
-		return;
-	case TUI_VIEW_POWER:
-		tui_panel_title(a, win, y, x, w, b->view, " power");
-		tui_panel_power_draw(a, win, y + 1, x, h - 1, w);
+	case TUI_VIEW_POWER:              /* their view: a title row, the panel */
+		tui_views[b->view].draw(a, win, y, x, h, w);
 		return;
 	}
 	/* No data for this box yet. */
@@ -225,7 +223,8 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 	if (h <= 0)
 		return;
 	ov_sizes(a, b, wide, h);
-	ov_place(b, y, h, wide ? 0 : OV_FUNCS_MIN, pair, wide);
+	ov_place(b, y, h, wide ? 0 : OV_FUNCS_MIN, wide ? 0 : h / 2 > OV_FUNCS_MIN ? h / 2 :
+	    OV_FUNCS_MIN, pair);
 	for (int i = 0; i < OV_NBOX; i++) {
 		int bx = rx, bw = rw;
 

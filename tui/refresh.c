@@ -26,7 +26,6 @@ void tui_app_show_pending(struct tui_app *a, bool force)
 	a->pending = NULL;
 	tui_msg_free(a->frame);
 	a->frame = m;
-	a->frame_rx_ns = now;
 	a->shown_ns = now;
 	/* A frame sent before the daemon saw a new sort key: sort it here. */
 	if (a->want_sort != NULL && strcmp(m->frame.sort, a->want_sort) != 0) {

@@ -300,8 +300,14 @@ static int theme_dirs(char dirs[][PATH_MAX], int max)
 	return nd;
 }
 
-/* See tui.h: NAME of every NAME.theme in the search path, sorted, no
- * duplicates (a name found twice is the first one, as --theme takes it). */
+/* qsort order of theme names. */
+static int theme_name_cmp(const void *x, const void *y)
+{
+	return strcmp(x, y);
+}
+
+/* See tui.h: NAME of every NAME.theme in the search path, sorted, each
+ * once (as --theme finds them). */
 int tui_theme_names(char names[][64], int max)
 {
 	char dirs[8][PATH_MAX];
@@ -317,16 +323,15 @@ int tui_theme_names(char names[][64], int max)
 
 			if (len <= 6 || len - 6 >= 64 || strcmp(e->d_name + len - 6, ".theme") != 0)
 				continue;
-			for (k = 0; k < n && strncmp(names[k], e->d_name, len - 6) != 0; k++)
+			snprintf(names[n], 64, "%.*s", (int)(len - 6), e->d_name);
+			for (k = 0; k < n && strcmp(names[k], names[n]) != 0; k++)
 				;
-			if (k < n && names[k][len - 6] == '\0')
-				continue;
-			snprintf(names[n++], 64, "%.*s", (int)(len - 6), e->d_name);
+			n += k == n;
 		}
 		if (d != NULL)
 			closedir(d);
 	}
-	qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+	qsort(names, (size_t)n, sizeof names[0], theme_name_cmp);
 	return n;
 }
 
