@@ -1,6 +1,6 @@
 /*
- * panel-blocks.c - the UI-thread blocks: a panel above the hot functions
- * while the target has blocks (a title row, then one row per recent block:
+ * panel-blocks.c - the UI-thread blocks: a panel (the overview's blocks box,
+ * view 3) while the target has blocks (a title row, then one row per block:
  * time, duration, samples, top frame), the detail view with every block's
  * symbolized stacks (key b, command :blocks; the overlay box), and the
  * status-bar flag of a block that runs now or just ended.
@@ -17,8 +17,6 @@
 
 #include "tui.h"
 
-#define BLOCKS_PANEL_MAX  5       /* rows: the title and up to 4 blocks */
-#define BLOCKS_PANEL_MIN  8       /* rows that must stay for the functions */
 #define BLOCKS_FLAG_MS    10000   /* the status bar flags a block this long */
 
 /* Is module (a base name) the C library, the loader or nothing? */
@@ -82,17 +80,6 @@ void tui_block_row(const struct proto_block *b, char *buf, size_t len)
 		snprintf(top, sizeof top, "(no stack yet)");
 	snprintf(buf, len, "%s  %8s%s  %4llu samples  %s", clk, dur, b->ended ? " " : "+",
 	    (unsigned long long)b->samples, top);
-}
-
-/* See tui.h: 0 without blocks or without room. */
-int tui_panel_blocks_height(const struct tui_app *a, int avail)
-{
-	size_t n = a->frame ? a->frame->frame.blocks.nblocks : 0;
-	int h = (int)n + 1 < BLOCKS_PANEL_MAX ? (int)n + 1 : BLOCKS_PANEL_MAX;
-
-	if (n == 0 || avail < h + BLOCKS_PANEL_MIN)
-		return 0;
-	return h;
 }
 
 /* See tui.h: " UI-thread blocks: 3 (over 100ms on main, tid 1234)  b: stacks" */

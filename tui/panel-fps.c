@@ -1,6 +1,6 @@
 /*
- * panel-fps.c - the FPS panel, four rows above the hot functions while the
- * target presents frames: a title row (current FPS as a number, the stream,
+ * panel-fps.c - the FPS panel, four rows (the overview's FPS box, the top of
+ * view 2) while the target presents frames: a title row (current FPS as a number, the stream,
  * the budget, the other streams), then the current FPS in big three-row
  * digits next to a sparkline of the last minute (one cell per second),
  * jank/dropped/level counts and the frame-time percentiles.
@@ -21,7 +21,6 @@
 #include <curses.h>
 
 #define FPS_PANEL_ROWS    4
-#define FPS_PANEL_MIN     8       /* rows that must stay for the functions */
 #define FPS_SPARK_SECONDS 60
 #define FPS_DIGIT_ROWS    3
 
@@ -45,15 +44,6 @@ static const char *const fps_big_ascii[11][FPS_DIGIT_ROWS] = {
 	{ " _ ", "|_ ", "|_|" }, { " _ ", "  |", "  |" }, { " _ ", "|_|", "|_|" },
 	{ " _ ", "|_|", " _|" }, { "   ", "   ", "   " },
 };
-
-/* See tui.h: 0 without frames or without room. */
-int tui_panel_fps_height(const struct tui_app *a, int avail)
-{
-	if (a->frame == NULL || a->frame->frame.fps.nstreams == 0 ||
-	    avail < FPS_PANEL_ROWS + FPS_PANEL_MIN)
-		return 0;
-	return FPS_PANEL_ROWS;
-}
 
 /* See tui.h. */
 size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n)

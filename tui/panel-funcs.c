@@ -238,13 +238,6 @@ void tui_panel_funcs_move(struct tui_app *a, int delta)
 }
 
 /* See tui.h. */
-void tui_panel_funcs_home(struct tui_app *a, bool end)
-{
-	a->sel = end ? panel_n(a) - 1 : 0;
-	panel_select(a, end);
-}
-
-/* See tui.h. */
 const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a)
 {
 	if (a->sel < 0 || a->sel >= panel_n(a))

@@ -319,8 +319,8 @@ void tui_screen_mouse(bool on);      /* mouse reports on or off */
 int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 
-/* panel-blocks.c: the UI-thread blocks panel, its detail view, the flag */
-int  tui_panel_blocks_height(const struct tui_app *a, int avail);
+/* panel-blocks.c: the UI-thread blocks panel (view 3, the overview's
+ * blocks box), its detail view, the status-bar flag */
 void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_blocks_title(const struct tui_app *a, char *buf, size_t len);
 void tui_panel_blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w);
@@ -329,8 +329,7 @@ void tui_block_row(const struct proto_block *b, char *buf, size_t len);
 char *tui_blocks_text(const struct proto_blocks *l);
 void tui_blocks_show(struct tui_app *a);
 bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
-/* panel-fps.c: the FPS panel above the functions, when frames come */
-int  tui_panel_fps_height(const struct tui_app *a, int avail);
+/* panel-fps.c: the FPS panel (view 2, the overview's FPS box) */
 void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 /* The title text and the three rows under it (the overview's FPS box). */
 void tui_fps_title(const struct tui_app *a, char *buf, size_t len);
@@ -350,7 +349,6 @@ void tui_panel_threads_details(struct tui_app *a);
 /* panel-funcs.c */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_funcs_move(struct tui_app *a, int delta);
-void tui_panel_funcs_home(struct tui_app *a, bool end);
 void tui_panel_funcs_follow(struct tui_app *a);
 int  tui_panel_funcs_rows(void);      /* rows of functions at the last draw */
 const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
