@@ -4,7 +4,10 @@
 # does not know how to check fails it, so a new key needs a check here.
 # Two targets (the demo playing every problem, and a second demo) so t/T
 # have somewhere to go; mouse clicks are sent as the terminal's own mouse
-# reports (X10 encoding, what tmux-256color's kmous announces).
+# reports (X10 encoding, what tmux-256color's kmous announces).  Also:
+# Tab completion of commands and their arguments (themes, views, pids,
+# functions), the history kept across runs in $XDG_STATE_HOME, and a
+# target that exits staying in the targets view as exited.
 . tests/e2e/lib.sh
 
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
@@ -21,14 +24,15 @@ spawn env HOOKSCOPE_SOCKET="$HS_SOCK" LD_PRELOAD="$HS_PRELOAD" "$O/apps/demo" --
 second=$SPAWNED
 wait_for 30 jq_once "[.targets[] | select(.state == \"live\")] | length == 2"
 
+# The history goes to $XDG_STATE_HOME/hookscope/history (no HOOKSCOPE_STATE_DIR).
 start_tui() {   # window name
+	local cmd="env -u HOOKSCOPE_STATE_DIR XDG_STATE_HOME='$HS_TMP/xdg' LANG=C.UTF-8 LC_ALL= \
+		'$O/hookscope' --target $first ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/$1.err'; \
+		echo \$? >'$HS_TMP/$1.rc'; exec sleep 600"
 	if tm has-session -t hs 2>/dev/null; then
-		tm new-window -t hs -n "$1" "env LANG=C.UTF-8 LC_ALL= '$O/hookscope' --target $first \
-			ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/$1.err'; echo \$? >'$HS_TMP/$1.rc'; exec sleep 600"
+		tm new-window -t hs -n "$1" "$cmd"
 	else
-		tm new-session -d -s hs -n "$1" -x $COLS -y $ROWS "env LANG=C.UTF-8 LC_ALL= '$O/hookscope' \
-			--target $first ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/$1.err'; echo \$? >'$HS_TMP/$1.rc'; \
-			exec sleep 600"
+		tm new-session -d -s hs -n "$1" -x $COLS -y $ROWS "$cmd"
 	fi
 	wait_screen 20 "$1" grep -q "demo $first .*live"
 	wait_screen 20 "$1" grep -q '^ hot functions: '
@@ -201,7 +205,7 @@ wait_for 5 test -e "$HS_TMP/k.rc"
 [ "$(cat "$HS_TMP/k.rc")" = 0 ] || fail "q: exit status $(cat "$HS_TMP/k.rc")"
 start_tui f10
 W=f10
-grep -qx 'pause off' "$HOOKSCOPE_STATE_DIR/history" || fail "no history file in $HOOKSCOPE_STATE_DIR"
+grep -qx 'pause off' "$HS_TMP/xdg/hookscope/history" || fail "no history in \$XDG_STATE_HOME/hookscope"
 press : Up
 wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:pause off'"
 press Escape
