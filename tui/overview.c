@@ -75,59 +75,60 @@ static void ov_sizes(struct tui_app *a, struct ov_box *b, bool wide, int avail)
 			b[i].want = b[i].min;
 }
 
+/* Rows box k takes (its minimum, or what it wants); IPC and power side by
+ * side (pair) take the larger of the two, counted on IPC. */
+static int ov_rows(const struct ov_box *b, int k, bool pair, bool want)
+{
+	int r = want ? b[k].want : b[k].min, p = want ? b[OV_POWER].want : b[OV_POWER].min;
+
+	if (pair && k == OV_POWER)
+		return 0;
+	return pair && k == OV_IPC && p > r ? p : r;
+}
+
 /* Place the boxes in a column of h rows from y, keeping reserve rows free
  * (the functions below), and grow_reserve rows when giving boxes more than
  * their minimum; pair: IPC and power share their rows. */
 static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reserve, bool pair)
 {
 	static const int order[] = { OV_FPS, OV_BLOCKS, OV_THREADS, OV_IPC, OV_POWER };
+	static const int by_want[] = { OV_BLOCKS, OV_IPC, OV_POWER, OV_THREADS, OV_FPS };
 	int used = 0, n = OV_NBOX;
 
 	/* Minimums, dropping the least important until they fit. */
 	for (;;) {
 		used = 0;
 		for (int i = 0; i < n; i++)
-			if (!(pair && order[i] == OV_POWER))
-				used += order[i] == OV_IPC && pair && n > OV_POWER ?
-				    (b[OV_IPC].min > b[OV_POWER].min ? b[OV_IPC].min : b[OV_POWER].min) :
-				    b[order[i]].min;
+			used += ov_rows(b, order[i], pair, false);
 		if (used + reserve <= h || n == 0)
 			break;
 		n--;
-		if (pair && n == OV_POWER)      /* power went: IPC alone, full width */
+		if (n == OV_POWER)              /* power went: IPC alone, full width */
 			pair = false;
 	}
 	for (int i = 0; i < OV_NBOX; i++)
-		b[i].h = i < n ? b[i].min : 0;
-	if (pair)
-		b[OV_IPC].h = b[OV_POWER].h = b[OV_IPC].min > b[OV_POWER].min ?
-		    b[OV_IPC].min : b[OV_POWER].min;
+		b[i].h = i < n ? ov_rows(b, i, pair, false) : 0;
 	/* Rows left over: to the boxes that want more, the threads' tree last
 	 * (it can use any number). */
 	for (int i = 0; i < OV_NBOX; i++) {
-		static const int by_want[] = { OV_BLOCKS, OV_IPC, OV_POWER, OV_THREADS, OV_FPS };
-		int k = by_want[i], more = b[k].want - b[k].h, left = h - grow_reserve - used;
+		int k = by_want[i], more = ov_rows(b, k, pair, true) - b[k].h;
 
-		if (b[k].h == 0)
+		if (b[k].h == 0 || more <= 0)
 			continue;
-		if (more > left)
-			more = left;
-		if (more > 0 && !(pair && k == OV_POWER)) {
+		if (more > h - grow_reserve - used)
+			more = h - grow_reserve - used;
+		if (more > 0) {
 			b[k].h += more;
 			used += more;
-			if (pair && k == OV_IPC)
-				b[OV_POWER].h = b[k].h;
 		}
 	}
+	if (pair)
+		b[OV_POWER].h = b[OV_IPC].h;
 	for (int i = 0; i < n; i++) {
 		int k = order[i];
 
-		if (pair && k == OV_POWER) {
-			b[k].y = b[OV_IPC].y;
-			continue;
-		}
-		b[k].y = y;
-		y += b[k].h;
+		b[k].y = pair && k == OV_POWER ? b[OV_IPC].y : y;
+		y += pair && k == OV_POWER ? 0 : b[k].h;
 	}
 }
 
