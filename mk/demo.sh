@@ -11,6 +11,10 @@ port=${HS_DEMO_PORT:-7070}
 sock=${TMPDIR:-/tmp}/hookscope-demo-$$.sock
 log=${TMPDIR:-/tmp}/hookscope-demo-$$.log
 
+if ! "$O/apps/demo" --scenario list | grep -qx "${scenario%%:*}"; then
+	echo "demo: no scenario '$scenario' (SCENARIO= one of: $("$O/apps/demo" --scenario list | tr '\n' ' '))" >&2
+	exit 1
+fi
 if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
 	echo "demo: port $port is already in use (is another hookscoped running? try HS_DEMO_PORT=7071 make demo)" >&2
 	exit 1

@@ -18,8 +18,9 @@
  *                  30th one 60 ms late (a slow frame: jank in the FPS panel)
  *   --threads      also the threads scenario (demo_threads.c): short-lived
  *                  threads per task and a hand-written pool of two workers
- *   --scenario NAME  instead of all the above: the story of scenario.c
- *                  (tour, all, hot, jank, block, threads, ipc, power)
+ *   --scenario NAME[:SECONDS]  instead of all the above: the story of
+ *                  scenario.c (tour, all, hot, jank, block, threads, ipc,
+ *                  power; list prints them)
  *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
  *                  whose timer fires every MS ms and runs a 300 ms callback,
  *                  alternately sleeping and spinning: UI-thread blocks when

@@ -6,7 +6,7 @@
  * announced on the demo's output first so an audience knows what to look for.
  *
  * The table below is the list of problems; "tour" (the default of make demo)
- * plays each in turn and starts again; "all" plays every one at once (the
+ * plays each in turn (20 s each; NAME:SECONDS changes that) and starts again; "all" plays every one at once (the
  * overview tests and the README capture use it).  The ipc and power rows
  * call demo_ipc_scenario() / demo_power_scenario() (demo_ipc.c,
  * demo_power.c; doc/contracts); when such a call returns early, the loop
@@ -168,6 +168,15 @@ static const struct {
 };
 #define SCN_N (sizeof scn_table / sizeof scn_table[0])
 
+/* Row of a scenario name, or -1. */
+static HOOKSCOPE_NO_INSTRUMENT int scn_find(const char *name)
+{
+	for (size_t i = 0; i < SCN_N; i++)
+		if (strcmp(name, scn_table[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* Run row i for seconds; the loop fills what it leaves. */
 static HOOKSCOPE_NO_INSTRUMENT void scn_row(size_t i, double seconds, const char *prefix)
 {
@@ -182,20 +191,44 @@ static HOOKSCOPE_NO_INSTRUMENT void scn_row(size_t i, double seconds, const char
 		scn_loop(seconds - spent, 0);
 }
 
-/* demo --scenario NAME: never returns. */
-HOOKSCOPE_NO_INSTRUMENT int demo_scenario_run(const char *name)
+/* demo --scenario NAME[:SECONDS] (SECONDS per row, default 20): never
+ * returns; "list" prints the names and returns 0, an unknown name 2. */
+HOOKSCOPE_NO_INSTRUMENT int demo_scenario_run(const char *arg)
 {
-	char prefix[32];
+	char name[64], prefix[32], *colon, *end;
+	double secs = SCN_SECONDS;
 
+	snprintf(name, sizeof name, "%s", arg);
+	if ((colon = strchr(name, ':')) != NULL) {
+		*colon = '\0';
+		secs = strtod(colon + 1, &end);
+		if (end == colon + 1 || *end != '\0' || !(secs >= 0.5 && secs <= 3600)) {
+			fprintf(stderr, "demo: --scenario %s: seconds must be 0.5 to 3600\n", arg);
+			return 2;
+		}
+	}
+	if (strcmp(name, "list") == 0) {
+		printf("tour\nall\n");
+		for (size_t i = 0; i < SCN_N; i++)
+			printf("%s\n", scn_table[i].name);
+		return 0;
+	}
+	if (strcmp(name, "tour") != 0 && strcmp(name, "all") != 0 && scn_find(name) < 0) {
+		fprintf(stderr, "demo: unknown scenario '%s' (tour, all", name);
+		for (size_t i = 0; i < SCN_N; i++)
+			fprintf(stderr, ", %s", scn_table[i].name);
+		fprintf(stderr, ")\n");
+		return 2;
+	}
 	printf("demo: pid %d, %s, scenario %s\n", (int)getpid(),
 	    hookscope_is_active() ? "hookscope agent active" : "no hookscope agent", name);
 	fflush(stdout);
 	if (strcmp(name, "all") == 0) {
 		printf("demo: all: every problem at once: a hot function, janky frames, UI blocks, "
-		    "thread bursts; slow IPC and a wakelock every 20 s\n");
+		    "thread bursts; slow IPC and a wakelock every %.0f s\n", secs);
 		fflush(stdout);
 		for (;;) {
-			scn_loop(SCN_SECONDS, SCN_HOT | SCN_JANK | SCN_BLOCK | SCN_BURST_ON);
+			scn_loop(secs, SCN_HOT | SCN_JANK | SCN_BLOCK | SCN_BURST_ON);
 			scn_row(SCN_N - 2, 2, "");
 			scn_row(SCN_N - 1, 2, "");
 		}
@@ -204,16 +237,9 @@ HOOKSCOPE_NO_INSTRUMENT int demo_scenario_run(const char *name)
 		for (;;)
 			for (size_t i = 0; i < SCN_N; i++) {
 				snprintf(prefix, sizeof prefix, "[%zu/%zu] ", i + 1, SCN_N);
-				scn_row(i, SCN_SECONDS, prefix);
+				scn_row(i, secs, prefix);
 			}
 	}
-	for (size_t i = 0; i < SCN_N; i++)
-		if (strcmp(name, scn_table[i].name) == 0)
-			for (;;)
-				scn_row(i, SCN_SECONDS, "");
-	fprintf(stderr, "demo: unknown scenario '%s' (tour, all", name);
-	for (size_t i = 0; i < SCN_N; i++)
-		fprintf(stderr, ", %s", scn_table[i].name);
-	fprintf(stderr, ")\n");
-	return 2;
+	for (;;)
+		scn_row((size_t)scn_find(name), secs, "");
 }
