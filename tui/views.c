@@ -317,7 +317,8 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
 	}
 }
 
-/* See tui.h.  Short tab names under 110 columns, so 80 fit them all. */
+/* See tui.h.  Every hint from 128 columns, the view names in full from 90,
+ * short names below, so 80 columns show every tab. */
 void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 {
 	static const char *const shortname[TUI_VIEW_COUNT] = {
@@ -326,7 +327,7 @@ void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 	int x = 0;
 
 	tui_screen_fill(win, 0, 0, cols, hint);
-	x += tui_screen_put(win, 0, x, cols - x, hint, cols >= 110 ?
+	x += tui_screen_put(win, 0, x, cols - x, hint, cols >= 128 ?
 	    " q quit  ? help  : command  / filter  s sort  p pause " : " q quit ? help ");
 	x += tui_screen_put(win, 0, x, cols - x, hint, a->utf8 ? "\u2502" : "|");
 	for (int v = 0; v < TUI_VIEW_COUNT && x < cols; v++) {
@@ -334,7 +335,7 @@ void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 		int tw;
 
 		snprintf(tab, sizeof tab, " %c %s", tui_views[v].key,
-		    cols >= 110 ? tui_views[v].name : shortname[v]);
+		    cols >= 90 ? tui_views[v].name : shortname[v]);
 		tw = tui_screen_put(win, 0, x, cols - x,
 		    a->attr[v == a->view ? TUI_EL_SELECTED : TUI_EL_HINT], tab);
 		tui_view_region(v, screen_y, x, 1, tw, screen_y, -1);
