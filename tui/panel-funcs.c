@@ -158,7 +158,10 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 
 	if (h < 1 || w < 1)
 		return;
-	panel_rows_shown = h - 1;
+	if (panel_rows_shown != h - 1) {   /* another view, or resized: keep the selection in view */
+		panel_rows_shown = h - 1;
+		tui_panel_funcs_follow(a);
+	}
 	panel_layout(a, w, &l);
 	panel_header(a, win, y, x, w, &l, f ? f->sort : a->want_sort);
 	if (f == NULL || f->nfuncs == 0) {
