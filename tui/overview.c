@@ -154,7 +154,6 @@ static void ov_threads(struct tui_app *a, WINDOW *win, int y, int x, int h, int 
 static void ov_box_draw(struct tui_app *a, WINDOW *win, const struct ov_box *b, int x, int w)
 {
 	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
-	char title[512];
 	int y = b->y, h = b->h;
 
 	if (h <= 0 || w <= 0)
@@ -163,16 +162,12 @@ static void ov_box_draw(struct tui_app *a, WINDOW *win, const struct ov_box *b, 
 	case TUI_VIEW_FPS:
 		if (f == NULL || f->fps.nstreams == 0)
 			break;
-		tui_fps_title(a, title, sizeof title);
-		tui_panel_title(a, win, y, x, w, b->view, title);
-		tui_panel_fps_body(a, win, y + 1, x, h - 1, w);
+		tui_panel_fps_draw(a, win, y, x, h, w);
 		return;
 	case TUI_VIEW_BLOCKS:
 		if (f == NULL || f->blocks.nblocks == 0)
 			break;
-		tui_blocks_title(a, title, sizeof title);
-		tui_panel_title(a, win, y, x, w, b->view, title);
-		tui_panel_blocks_rows(a, win, y + 1, x, h - 1, w);
+		tui_panel_blocks_draw(a, win, y, x, h, w);
 		return;
 	case TUI_VIEW_THREADS:
 		if (f == NULL)

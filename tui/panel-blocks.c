@@ -82,8 +82,8 @@ void tui_block_row(const struct proto_block *b, char *buf, size_t len)
 	    (unsigned long long)b->samples, top);
 }
 
-/* See tui.h: " UI-thread blocks: 3 (over 100ms on main, tid 1234)  b: stacks" */
-void tui_blocks_title(const struct tui_app *a, char *buf, size_t len)
+/* " UI-thread blocks: 3 (over 100ms on main, tid 1234)  b: stacks" */
+static void blocks_title(const struct tui_app *a, char *buf, size_t len)
 {
 	const struct proto_blocks *l = &a->frame->frame.blocks;
 	char thr[16];
@@ -93,8 +93,8 @@ void tui_blocks_title(const struct tui_app *a, char *buf, size_t len)
 	    (unsigned long long)l->count, thr, l->ui && l->ui[0] ? l->ui : "main", (int)l->ui_tid);
 }
 
-/* See tui.h: one row per block, newest first, from row y. */
-void tui_panel_blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* One row per block, newest first, from row y. */
+static void blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_blocks *l = &a->frame->frame.blocks;
 	char line[512];
@@ -113,9 +113,9 @@ void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, in
 {
 	char line[512];
 
-	tui_blocks_title(a, line, sizeof line);
+	blocks_title(a, line, sizeof line);
 	tui_panel_title(a, win, y, x, w, TUI_VIEW_BLOCKS, line);
-	tui_panel_blocks_rows(a, win, y + 1, x, h - 1, w);
+	blocks_rows(a, win, y + 1, x, h - 1, w);
 }
 
 /* See tui.h: the text of the detail view (heap). */

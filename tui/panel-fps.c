@@ -102,8 +102,8 @@ static int fps_big(struct tui_app *a, WINDOW *win, int y, int x, int w, double f
 	return used;
 }
 
-/* See tui.h: " FPS 80 │ app t0, thread 1234 │ budget 16.7ms (60 Hz) │ also: t1 80" */
-void tui_fps_title(const struct tui_app *a, char *buf, size_t len)
+/* " FPS 80 │ app t0, thread 1234 │ budget 16.7ms (60 Hz) │ also: t1 80" */
+static void fps_title(const struct tui_app *a, char *buf, size_t len)
 {
 	const struct proto_fps *f = &a->frame->frame.fps;
 	const struct proto_fps_stream *s = &f->streams[0];
@@ -171,8 +171,8 @@ static void fps_percentiles(struct tui_app *a, WINDOW *win, int y, int x, int en
 	}
 }
 
-/* See tui.h: the three rows under the title. */
-void tui_panel_fps_body(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* The three rows under the title. */
+static void fps_body(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_fps *f = &a->frame->frame.fps;
 	const struct proto_fps_stream *s = &f->streams[0];
@@ -204,7 +204,7 @@ void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 
 	if (h < FPS_PANEL_ROWS)
 		return;
-	tui_fps_title(a, title, sizeof title);
+	fps_title(a, title, sizeof title);
 	tui_panel_title(a, win, y, x, w, TUI_VIEW_FPS, title);
-	tui_panel_fps_body(a, win, y + 1, x, h - 1, w);
+	fps_body(a, win, y + 1, x, h - 1, w);
 }

@@ -322,8 +322,6 @@ void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 /* panel-blocks.c: the UI-thread blocks panel (view 3, the overview's
  * blocks box), its detail view, the status-bar flag */
 void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_blocks_title(const struct tui_app *a, char *buf, size_t len);
-void tui_panel_blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w);
 const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
 void tui_block_row(const struct proto_block *b, char *buf, size_t len);
 char *tui_blocks_text(const struct proto_blocks *l);
@@ -331,9 +329,6 @@ void tui_blocks_show(struct tui_app *a);
 bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
 /* panel-fps.c: the FPS panel (view 2, the overview's FPS box) */
 void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-/* The title text and the three rows under it (the overview's FPS box). */
-void tui_fps_title(const struct tui_app *a, char *buf, size_t len);
-void tui_panel_fps_body(struct tui_app *a, void *win, int y, int x, int h, int w);
 /* The last n seconds of a stream's history, oldest first (frames per
  * whole second, from the 100 ms bins); returns how many were filled. */
 size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n);
