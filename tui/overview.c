@@ -51,7 +51,7 @@ void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view
 		w -= kw + 1;
 	}
 	tui_screen_put(win, y, x, w, a->attr[TUI_EL_TITLE], text);
-	tui_view_region(view, y, x, 1, w, y, -1);
+	tui_view_region(view, y, x, 1, w, -1);
 }
 
 /* Rows each box needs and would like. */

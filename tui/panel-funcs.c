@@ -169,7 +169,7 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
 		return;
 	}
-	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, y + 1, a->scroll);
+	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, a->scroll);
 	for (int i = 0; i < h - 1; i++) {
 		size_t row = (size_t)(a->scroll + i);
 

@@ -401,10 +401,11 @@ int  tui_view_find(const char *name);    /* -1 if unknown; also "0"-"7" */
 void tui_view_set(struct tui_app *a, int view);
 /* A mouse click at (y, x) on the region a view drew there. */
 void tui_view_click(struct tui_app *a, int y, int x, bool dbl);
-/* Screen regions drawn for clicks: a panel title opens its view, a row
- * selects it.  Reset at the start of each draw. */
+/* Screen regions drawn for clicks: a panel title opens its view (first
+ * -1), a row selects its item (row y shows item first).  Reset at the
+ * start of each draw. */
 void tui_view_regions_reset(void);
-void tui_view_region(int view, int y, int x, int h, int w, int first_row, int first_index);
+void tui_view_region(int view, int y, int x, int h, int w, int first);
 /* The bottom line outside the command line: the key hints, then a tab per
  * view (the one shown highlighted, each clickable); screen_y: its row. */
 void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols);

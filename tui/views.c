@@ -224,7 +224,7 @@ void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, i
 	}
 	if (a->target_sel >= (int)n)
 		a->target_sel = (int)n - 1;
-	tui_view_region(TUI_VIEW_TARGETS, y + 2, x, h - 2, w, y + 2, 0);
+	tui_view_region(TUI_VIEW_TARGETS, y + 2, x, h - 2, w, 0);
 	for (int i = 0; i < h - 2 && (size_t)i < n; i++) {
 		const struct proto_target *t = &ts[i];
 		unsigned long at = i == a->target_sel ? a->attr[TUI_EL_SELECTED] :
@@ -271,7 +271,7 @@ void tui_panel_targets_details(struct tui_app *a)
 struct view_region {
 	int view;
 	int y, x, h, w;
-	int first_row, first_index;       /* row y = first_row shows item first_index; -1: title */
+	int first;                        /* item shown on row y; -1: a title or a tab */
 };
 static struct view_region view_regions[VIEW_MAX_REGIONS];
 static int view_nregions;
@@ -283,11 +283,10 @@ void tui_view_regions_reset(void)
 }
 
 /* See tui.h. */
-void tui_view_region(int view, int y, int x, int h, int w, int first_row, int first_index)
+void tui_view_region(int view, int y, int x, int h, int w, int first)
 {
 	if (view_nregions < VIEW_MAX_REGIONS && h > 0 && w > 0)
-		view_regions[view_nregions++] = (struct view_region){ view, y, x, h, w, first_row,
-		    first_index };
+		view_regions[view_nregions++] = (struct view_region){ view, y, x, h, w, first };
 }
 
 /* See tui.h.  The last region registered at a place wins (drawn last). */
@@ -299,11 +298,11 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
 
 		if (y < r->y || y >= r->y + r->h || x < r->x || x >= r->x + r->w)
 			continue;
-		if (r->first_index < 0) {               /* a title or a tab */
+		if (r->first < 0) {
 			tui_view_set(a, r->view);
 			return;
 		}
-		item = r->first_index + (y - r->first_row);
+		item = r->first + (y - r->y);
 		if (r->view == TUI_VIEW_TARGETS) {
 			tui_panel_targets_move(a, item - a->target_sel);
 			if (dbl)
@@ -338,7 +337,7 @@ void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 		    cols >= 90 ? tui_views[v].name : shortname[v]);
 		tw = tui_screen_put(win, 0, x, cols - x,
 		    a->attr[v == a->view ? TUI_EL_SELECTED : TUI_EL_HINT], tab);
-		tui_view_region(v, screen_y, x, 1, tw, screen_y, -1);
+		tui_view_region(v, screen_y, x, 1, tw, -1);
 		x += tw;
 	}
 }
