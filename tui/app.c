@@ -266,17 +266,12 @@ static void app_conn_message(void *owner, struct proto_server_msg *m)
 			    a->opts->url.text);
 		break;
 	case PROTO_MSG_FRAME:
-		tui_msg_free(a->frame);
-		a->frame = m;
-		a->frame_rx_ns = proto_now_ns();
-		/* A frame sent before the daemon saw a new sort key: sort it here. */
-		if (a->want_sort != NULL && strcmp(m->frame.sort, a->want_sort) != 0) {
-			tui_funcs_sort(m->frame.funcs, m->frame.nfuncs, a->want_sort);
-			free(m->frame.sort);
-			m->frame.sort = xstrdup(a->want_sort);
-		}
-		tui_panel_funcs_follow(a);
+		/* Shown when the refresh period allows, unless paused (refresh.c). */
+		tui_msg_free(a->pending);
+		a->pending = m;
+		a->frame_rx_ns = proto_now_ns();   /* the status bar's age: data flow */
 		app_retarget(a, &m->frame);
+		tui_app_show_pending(a, a->frame == NULL);
 		break;
 	default:
 		tui_app_message(a, true, "hookscoped: %s", m->error ? m->error : "error");
@@ -372,6 +367,7 @@ static void app_tick(void *arg)
 {
 	struct tui_app *a = arg;
 
+	tui_app_show_pending(a, false);
 	tui_screen_draw(a);
 	tui_timer_start(a->tick, APP_TICK_MS);
 }
@@ -381,6 +377,7 @@ static void app_free(struct tui_app *a)
 {
 	tui_app_overlay_close(a);
 	tui_msg_free(a->frame);
+	tui_msg_free(a->pending);
 	tui_msg_free(a->hello);
 	free(a->sel_name);
 	free(a->want_sort);
@@ -405,6 +402,7 @@ int tui_app_run(const struct tui_opts *o)
 	a.want_sort = o->sort ? xstrdup(o->sort) : NULL;
 	a.want_top = o->top;
 	a.want_filter = o->filter && o->filter[0] ? xstrdup(o->filter) : NULL;
+	a.refresh_ms = TUI_REFRESH_MS;
 	theme_rc = tui_theme_load(&a.theme, o->theme, theme_err, sizeof theme_err);
 
 	sigemptyset(&set);
@@ -431,7 +429,7 @@ int tui_app_run(const struct tui_opts *o)
 	    tui_loop_watch(a.loop, app_sigfd, app_on_signal, &a, err, sizeof err) < 0)
 		goto out;
 	if (theme_rc < 0)
-		tui_app_message(&a, true, "%s; using the built-in theme", theme_err);
+		tui_app_message(&a, true, "using the built-in theme: %s", theme_err);
 	a.status = 0;
 	tui_conn_start(a.conn);
 	tui_timer_start(a.tick, APP_TICK_MS);

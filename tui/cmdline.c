@@ -110,10 +110,7 @@ void tui_cmdline_draw(struct tui_app *a)
 		return;
 	werase(w);
 	if (a->mode == TUI_MODE_NORMAL) {
-		tui_screen_fill(w, 0, 0, cols, a->attr[TUI_EL_HINT]);
-		tui_screen_put(w, 0, 0, cols, a->attr[TUI_EL_HINT],
-		    " q quit  ? help  : command  / filter  s sort  1-8 column  "
-		    "+/- level  t target  m module  Enter details");
+		tui_view_tabs_draw(a, w, getbegy(w), cols);
 		wnoutrefresh(w);
 		return;
 	}
@@ -145,6 +142,7 @@ static void cl_line(char *line)
 	rl_callback_handler_remove();
 	a->mode = TUI_MODE_NORMAL;
 	curs_set(0);
+	tui_screen_mouse(true);
 	cl_npush = 0;
 	if (line == NULL || cl_cancelling) {
 		free(line);
@@ -178,13 +176,24 @@ static char *cl_gen_list(const char *const *words, const char *text, int state)
 }
 
 /* Completion word lists, filled before rl_completion_matches. */
-static const char *cl_words[64];
-static char cl_word_buf[64][32];
+#define CL_WORDS 256
+static const char *cl_words[CL_WORDS];
+static char cl_word_buf[CL_WORDS][64];
 
 /* Generator over cl_words (readline calls it with state 0 first). */
 static char *cl_gen(const char *text, int state)
 {
 	return cl_gen_list(cl_words, text, state);
+}
+
+/* Function names of the frame shown, for :filter and the / prompt. */
+static size_t cl_funcs(struct tui_app *a, size_t n)
+{
+	size_t nf = a->frame ? a->frame->frame.nfuncs : 0;
+
+	for (size_t i = 0; i < nf && n < CL_WORDS - 1; i++)
+		cl_words[n++] = a->frame->frame.funcs[i].name;
+	return n;
 }
 
 /* Fill cl_words with the candidates for argument of cmd. */
@@ -194,34 +203,52 @@ static void cl_candidates(struct tui_app *a, const char *cmd)
 	const struct proto_target *t;
 
 	if (cmd == NULL) {
-		for (int i = 0; tui_commands[i].name != NULL && n < 63; i++)
+		for (int i = 0; tui_commands[i].name != NULL && n < CL_WORDS - 1; i++)
 			cl_words[n++] = tui_commands[i].name;
 	} else if (strcmp(cmd, "sort") == 0) {
-		for (int i = 0; tui_sort_keys[i] != NULL && n < 63; i++)
+		for (int i = 0; tui_sort_keys[i] != NULL && n < CL_WORDS - 1; i++)
 			cl_words[n++] = tui_sort_keys[i];
-	} else if (strcmp(cmd, "target") == 0 || strcmp(cmd, "forget") == 0) {
+	} else if (strcmp(cmd, "target") == 0 || strcmp(cmd, "forget") == 0 ||
+	    strcmp(cmd, "detach") == 0) {
 		t = tui_app_targets(a, &nt);
-		for (size_t i = 0; i < nt && n < 63; i++) {
+		for (size_t i = 0; i < nt && n < CL_WORDS - 2; i++) {
 			snprintf(cl_word_buf[n], sizeof cl_word_buf[n], "%d", (int)t[i].pid);
 			cl_words[n] = cl_word_buf[n];
 			n++;
 		}
+		if (strcmp(cmd, "target") == 0)
+			cl_words[n++] = "auto";
 	} else if (strcmp(cmd, "level") == 0) {
 		static const char *const levels[] = { "0", "1", "2", "3", "4" };
 
 		for (size_t i = 0; i < 5; i++)
 			cl_words[n++] = levels[i];
 	} else if (strcmp(cmd, "threshold") == 0) {
-		cl_words[n++] = "slow";
+		static const char *const names[] = { "slow", "frame", "frame_high", "frame_frozen",
+		    "block", "block_sample" };
+
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			cl_words[n++] = names[i];
 	} else if (strcmp(cmd, "theme") == 0) {
-		cl_words[n++] = "default";
-		cl_words[n++] = "mono";
+		int nt2 = tui_theme_names(cl_word_buf, CL_WORDS - 1);
+
+		for (int i = 0; i < nt2; i++)
+			cl_words[n++] = cl_word_buf[i];
+	} else if (strcmp(cmd, "view") == 0) {
+		for (int v = 0; v < TUI_VIEW_COUNT; v++)
+			cl_words[n++] = tui_views[v].name;
+	} else if (strcmp(cmd, "pause") == 0) {
+		cl_words[n++] = "on";
+		cl_words[n++] = "off";
+	} else if (strcmp(cmd, "filter") == 0) {
+		n = cl_funcs(a, n);
 	}
 	cl_words[n] = NULL;
 }
 
 /* rl_attempted_completion_function: command names first, then arguments
- * (sort keys, target pids, levels); file names for dump. */
+ * (sort keys, target pids, levels, thresholds, theme and view names,
+ * function names); file names for dump. */
 static char **cl_complete(const char *text, int start, int end)
 {
 	struct tui_app *a = cl_app;
@@ -231,11 +258,7 @@ static char **cl_complete(const char *text, int start, int end)
 	(void)end;
 	rl_attempted_completion_over = 1;
 	if (a->mode == TUI_MODE_FILTER) {
-		size_t nf = a->frame ? a->frame->frame.nfuncs : 0;
-
-		for (n = 0; n < nf && n < 63; n++)
-			cl_words[n] = a->frame->frame.funcs[n].name;
-		cl_words[n] = NULL;
+		cl_words[cl_funcs(a, 0)] = NULL;
 		return rl_completion_matches(text, cl_gen);
 	}
 	n = strcspn(rl_line_buffer + i, " \t");
@@ -356,6 +379,7 @@ void tui_cmdline_open(struct tui_app *a, enum tui_mode mode, const char *initial
 	a->mode = mode;
 	cl_npush = 0;
 	curs_set(1);
+	tui_screen_mouse(false);
 	rl_callback_handler_install(mode == TUI_MODE_FILTER ? "/" : ":", cl_line);
 	if (initial != NULL && initial[0]) {
 		rl_insert_text(initial);
@@ -381,6 +405,7 @@ void tui_cmdline_cancel(struct tui_app *a)
 		rl_callback_handler_remove();
 		a->mode = TUI_MODE_NORMAL;
 		curs_set(0);
+		tui_screen_mouse(true);
 	}
 	cl_npush = 0;
 }

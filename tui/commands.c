@@ -22,6 +22,9 @@ static int cmd_help(struct tui_app *a, int argc, char **argv, char *err, size_t 
 static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_quit(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_pause(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_refresh(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 
 const struct tui_command tui_commands[] = {
 	{ .name = "level", .args = "N", .min_args = 1, .max_args = 1, .exec = cmd_level,
@@ -60,6 +63,12 @@ const struct tui_command tui_commands[] = {
 	  .help = "hooked functions per back-end: active, disabled, skipped and why" },
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
 	  .help = "switch the colour theme (doc/themes.md)" },
+	{ .name = "view", .args = "NAME", .min_args = 1, .max_args = 1, .exec = cmd_view,
+	  .help = "show a view: overview, functions, fps, blocks, threads, ipc, power, targets (0-7)" },
+	{ .name = "pause", .args = "[on|off]", .min_args = 0, .max_args = 1, .exec = cmd_pause,
+	  .help = "freeze the display while data keeps arriving; again resumes (also p)" },
+	{ .name = "refresh", .args = "SECONDS", .min_args = 1, .max_args = 1, .exec = cmd_refresh,
+	  .help = "show a new frame at most every SECONDS, 0.1 to 60 (also + and -)" },
 	{ .name = "help", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_help,
 	  .help = "show the keys and commands (also ?)" },
 	{ .name = "quit", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_quit,
@@ -366,6 +375,52 @@ static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_
 	(void)err;
 	(void)errlen;
 	tui_blocks_show(a);
+	return 0;
+}
+
+/* view NAME: one of the table of views (views.c), by name, prefix or key. */
+static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	int v = tui_view_find(argv[1]);
+
+	(void)argc;
+	if (v < 0) {
+		snprintf(err, errlen, "view: unknown view '%s' (overview, functions, fps, blocks, "
+		    "threads, ipc, power, targets, or 0-7)", argv[1]);
+		return -1;
+	}
+	tui_view_set(a, v);
+	return 0;
+}
+
+/* pause [on|off]: without an argument, toggles. */
+static int cmd_pause(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	bool on = !a->paused;
+
+	if (argc > 1 && (strcmp(argv[1], "on") == 0 || strcmp(argv[1], "off") == 0)) {
+		on = argv[1][1] == 'n';
+	} else if (argc > 1) {
+		snprintf(err, errlen, "pause: '%s' is neither on nor off", argv[1]);
+		return -1;
+	}
+	tui_app_pause(a, on);
+	return 0;
+}
+
+/* refresh SECONDS: the display period. */
+static int cmd_refresh(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	char *end;
+	double s = strtod(argv[1], &end);
+
+	(void)argc;
+	if (end == argv[1] || *end != '\0' || !(s >= 0.1 && s <= 60)) {
+		snprintf(err, errlen, "refresh: '%s' is not a period in seconds (0.1 to 60)", argv[1]);
+		return -1;
+	}
+	a->refresh_ms = (unsigned)(s * 1000 + 0.5);
+	tui_app_message(a, false, "refresh every %.2g s", a->refresh_ms / 1000.0);
 	return 0;
 }
 

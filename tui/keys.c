@@ -23,49 +23,52 @@ struct key_binding {
 static void key_quit(struct tui_app *a, int key)      { (void)key; a->quit = true; }
 static void key_command(struct tui_app *a, int key)   { (void)key; tui_cmdline_open(a, TUI_MODE_COMMAND, NULL); }
 static void key_filter(struct tui_app *a, int key)    { (void)key; tui_cmdline_open(a, TUI_MODE_FILTER, a->want_filter); }
-/* Move the selection of the panel shown. */
+/* Move the selection of the view shown. */
 static void key_move(struct tui_app *a, int delta)
 {
-	if (a->show_ipc)
-		tui_panel_ipc_move(a, delta);
-	else if (a->show_power)
-		tui_panel_power_move(a, delta);
-	else if (a->show_threads)
-		tui_panel_threads_move(a, delta);
-	else
-		tui_panel_funcs_move(a, delta);
+	if (tui_views[a->view].step != NULL)
+		tui_views[a->view].step(a, delta);
 }
 
 static void key_up(struct tui_app *a, int key)        { (void)key; key_move(a, -1); }
 static void key_down(struct tui_app *a, int key)      { (void)key; key_move(a, 1); }
 static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_screen_panel_rows()); }
 static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_screen_panel_rows()); }
-static void key_home(struct tui_app *a, int key)      { (void)key; tui_panel_funcs_home(a, false); }
-static void key_end(struct tui_app *a, int key)       { (void)key; tui_panel_funcs_home(a, true); }
+static void key_home(struct tui_app *a, int key)      { (void)key; key_move(a, -1000000); }
+static void key_end(struct tui_app *a, int key)       { (void)key; key_move(a, 1000000); }
 static void key_redraw(struct tui_app *a, int key)    { (void)a; (void)key; clearok(curscr, TRUE); }
-static void key_clear(struct tui_app *a, int key)     { (void)key; a->msg[0] = '\0'; }
+static void key_pause(struct tui_app *a, int key)     { (void)key; tui_app_pause(a, !a->paused); }
+static void key_refresh(struct tui_app *a, int key)   { tui_app_refresh_step(a, key == '-' ? 1 : -1); }
 
-/* H: the threads panel in place of the functions, and back. */
+/* 0-7, F2: the view of that key. */
+static void key_view(struct tui_app *a, int key)
+{
+	for (int v = 0; v < TUI_VIEW_COUNT; v++)
+		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key))
+			tui_view_set(a, v);
+}
+
+/* Tab / Shift-Tab: the next or previous view. */
+static void key_tab(struct tui_app *a, int key)
+{
+	tui_view_set(a, (a->view + (key == KEY_BTAB ? TUI_VIEW_COUNT - 1 : 1)) % TUI_VIEW_COUNT);
+}
+
+/* Esc: back to the overview from a view; on the overview, clear the message. */
+static void key_back(struct tui_app *a, int key)
+{
+	(void)key;
+	if (a->view != TUI_VIEW_OVERVIEW)
+		tui_view_set(a, TUI_VIEW_OVERVIEW);
+	else
+		a->msg[0] = '\0';
+}
+
+/* H: the threads view, and back to the functions. */
 static void key_threads(struct tui_app *a, int key)
 {
 	(void)key;
-	a->show_threads = !a->show_threads;
-	a->show_ipc = false;
-}
-
-/* I: the IPC panel in place of the functions, and back. */
-static void key_ipc(struct tui_app *a, int key)
-{
-	(void)key;
-	a->show_ipc = !a->show_ipc;
-	a->show_threads = false;
-}
-
-/* W: the power panel in place of the functions, and back. */
-static void key_power(struct tui_app *a, int key)
-{
-	(void)key;
-	a->show_power = !a->show_power;
+	tui_view_set(a, a->view == TUI_VIEW_THREADS ? TUI_VIEW_FUNCS : TUI_VIEW_THREADS);
 }
 
 /* m: the module column comes and goes. */
@@ -82,7 +85,7 @@ static void key_blocks(struct tui_app *a, int key)
 	tui_blocks_show(a);
 }
 
-/* ?: the help overlay, made from the key and command tables. */
+/* ?: the help overlay, made from the key, view and command tables. */
 static void key_help(struct tui_app *a, int key)
 {
 	char *text = tui_help_text();
@@ -100,7 +103,7 @@ static const char *key_sort_now(const struct tui_app *a)
 	return a->frame ? a->frame->frame.sort : "total";
 }
 
-/* s / S: next or previous sort key. */
+/* s, F6 / S: next or previous sort key. */
 static void key_sort_cycle(struct tui_app *a, int key)
 {
 	int n = 0, i = tui_sort_key_index(key_sort_now(a));
@@ -109,18 +112,10 @@ static void key_sort_cycle(struct tui_app *a, int key)
 		n++;
 	i = i < 0 ? 0 : (i + (key == 'S' ? n - 1 : 1)) % n;
 	tui_app_set_sort(a, tui_sort_keys[i]);
+	tui_app_message(a, false, "sort by %s", tui_sort_keys[i]);
 }
 
-/* 1-8: sort by the n-th column. */
-static void key_sort_column(struct tui_app *a, int key)
-{
-	const char *k = tui_columns[key - '1'].sort_key;
-
-	if (k != NULL)
-		tui_app_set_sort(a, k);
-}
-
-/* + / -: monitoring level of the shown target. */
+/* > / <, F8 / F7: monitoring level of the shown target. */
 static void key_level(struct tui_app *a, int key)
 {
 	const struct proto_target *t = tui_app_target(a);
@@ -132,7 +127,7 @@ static void key_level(struct tui_app *a, int key)
 		tui_app_message(a, true, "no target to change the level of");
 		return;
 	}
-	want = t->level + (key == '-' ? -1 : 1);
+	want = t->level + (key == '<' || key == KEY_F(7) ? -1 : 1);
 	if (want < 0 || want > 4) {
 		tui_app_message(a, true, "level %u is already the %s", t->level,
 		    want < 0 ? "lowest" : "highest");
@@ -163,74 +158,66 @@ static void key_target(struct tui_app *a, int key)
 	tui_app_send(a, 2, argv);
 }
 
-/* Enter: everything about the selected function on the message line; the
- * time so far of calls in flight is apart from the returned calls' total. */
+/* Enter: the detail view of the view shown. */
 static void key_details(struct tui_app *a, int key)
 {
-	const struct proto_func *f = tui_panel_funcs_selected(a);
-	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
-	char run[16], running[48] = "";
-
 	(void)key;
-	if (a->show_ipc) {
-		tui_panel_ipc_details(a);
-		return;
-	}
-	if (a->show_power) {
-		tui_panel_power_details(a);
-		return;
-	}
-	if (a->show_threads) {
-		tui_panel_threads_details(a);
-		return;
-	}
-	if (f == NULL)
-		return;
-	tui_fmt_count(f->calls, calls, sizeof calls);
-	tui_fmt_rate(f->calls_per_s, rate, sizeof rate);
-	tui_fmt_ns(f->total_ns, total, sizeof total);
-	tui_fmt_ns(f->self_ns, self, sizeof self);
-	tui_fmt_ns(f->avg_ns, avg, sizeof avg);
-	tui_fmt_ns(f->max_ns, max, sizeof max);
-	tui_fmt_share(f->share, share, sizeof share);
-	if (f->running_ns > 0) {
-		tui_fmt_ns(f->running_ns, run, sizeof run);
-		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
-	}
-	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
-	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
-	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
-	    (unsigned long long)f->slow);
+	if (tui_views[a->view].enter != NULL)
+		tui_views[a->view].enter(a);
 }
 
+/* A mouse event: a click on a title, a tab or a row (views.c). */
+static void key_mouse(struct tui_app *a, int key)
+{
+	MEVENT ev;
+
+	(void)key;
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED))
+		tui_view_click(a, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+	else if (ev.bstate & BUTTON4_PRESSED)
+		key_move(a, -3);
+	else if (ev.bstate & BUTTON5_PRESSED)
+		key_move(a, 3);
+}
+
+/* The views' keys come from tui_views (key_view); help lists them apart. */
 static const struct key_binding key_table[] = {
 	{ { 'q', KEY_F(10) },            "q, F10",      "quit", key_quit },
 	{ { '?', 'h', KEY_F(1) },        "?, h, F1",    "this help", key_help },
-	{ { ':' },                       ":",           "command line (commands below)", key_command },
-	{ { '/' },                       "/",           "filter by function name (Enter on an empty "
+	{ { ':' },                       ":",           "command line (commands below; Tab completes)", key_command },
+	{ { '/', KEY_F(3) },             "/, F3",       "filter by function name (Enter on an empty "
 	                                                "line clears)", key_filter },
-	{ { 's' },                       "s",           "next sort key", key_sort_cycle },
+	{ { 's', KEY_F(6) },             "s, F6",       "next sort key", key_sort_cycle },
 	{ { 'S' },                       "S",           "previous sort key", key_sort_cycle },
-	{ { '1', '2', '3', '4', '5', '6', '7', '8' }, "1-8",
-	  "sort by column: name, calls, calls/s, total, self, avg, max, slow", key_sort_column },
+	{ { 'p' },                       "p",           "pause: the display stays while data keeps "
+	                                                "arriving (PAUSED); p again shows the newest", key_pause },
+	{ { '+', '=' },                  "+, -",        "refresh faster or slower (0.1 s to 5 s)", key_refresh },
+	{ { '-' },                       NULL,          NULL, key_refresh },
+	{ { '\t' },                      "Tab, S-Tab",  "next or previous view", key_tab },
+	{ { KEY_BTAB },                  NULL,          NULL, key_tab },
+	{ { '0', '1', '2', '3', '4', '5', '6', '7' }, "0-7", "views (below)", key_view },
+	{ { KEY_F(2) },                  NULL,          NULL, key_view },
+	{ { 27 },                        "Esc",         "back to the overview (on it: clear the message)", key_back },
+	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selection (function, blocks' "
+	                                                "stacks, thread's creation stack, target)", key_details },
 	{ { KEY_UP, 'k' },               "Up, k",       "select the previous row", key_up },
 	{ { KEY_DOWN, 'j' },             "Down, j",     "select the next row", key_down },
 	{ { KEY_PPAGE, KEY_CTRL('b') },  "PgUp, ^B",    "page up", key_pgup },
 	{ { KEY_NPAGE, KEY_CTRL('f'), ' ' }, "PgDn, ^F, Space", "page down", key_pgdn },
-	{ { KEY_HOME, 'g' },             "Home, g",     "first row (the selection stays on top)", key_home },
+	{ { KEY_HOME, 'g' },             "Home, g",     "first row", key_home },
 	{ { KEY_END, 'G' },              "End, G",      "last row", key_end },
-	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selected function (threads: its creation stack)", key_details },
-	{ { 'H' },                       "H",           "threads panel (tree of pools and creators) or functions", key_threads },
-	{ { 'I' },                       "I",           "IPC panel (endpoints; Enter: slow calls with stacks) or functions", key_ipc },
-	{ { 'W' },                       "W",           "power panel (wakelocks, sensors held; mAh) or functions", key_power },
-	{ { '+', '=' },                  "+, -",        "monitoring level of the target up or down", key_level },
-	{ { '-' },                       NULL,          NULL, key_level },
-	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
+	{ { '>', KEY_F(8) },             "<, >, F7, F8", "monitoring level of the target down or up", key_level },
+	{ { '<', KEY_F(7) },             NULL,          NULL, key_level },
 	{ { 't' },                       "t, T",        "show the next or previous target", key_target },
 	{ { 'T' },                       NULL,          NULL, key_target },
+	{ { 'H' },                       "H",           "threads view, or back to the functions", key_threads },
+	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
 	{ { 'm' },                       "m",           "show or hide the module column", key_module },
 	{ { KEY_CTRL('l') },             "^L",          "redraw the screen", key_redraw },
-	{ { 27 },                        "Esc",         "clear the message line", key_clear },
+	{ { KEY_MOUSE },                 "mouse",       "click a panel title or tab: its view; a row: "
+	                                                "select it (double: details); wheel scrolls", key_mouse },
 };
 
 /* Keys while the overlay is up: scroll it, anything else closes it. */
@@ -266,22 +253,28 @@ void tui_keys_handle(struct tui_app *a, int key)
 			}
 }
 
-/* See tui.h. */
+/* See tui.h: the key table, then the views with their keys. */
 char *tui_keys_help(void)
 {
-	size_t cap = 4096, len = 0;
-	char *s = xmalloc(cap);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
 
-	s[0] = '\0';
-	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
-		if (key_table[i].label == NULL)
-			continue;
-		len += (size_t)snprintf(s + len, cap - len, "  %-22s %s\n", key_table[i].label,
-		    key_table[i].help);
-		if (len >= cap - 256) {
-			cap *= 2;
-			s = xrealloc(s, cap);
-		}
+	if (m == NULL)
+		return xstrdup("out of memory");
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
+		if (key_table[i].label != NULL)
+			fprintf(m, "  %-22s %s\n", key_table[i].label, key_table[i].help);
+	fprintf(m, "\nViews (key, Tab, a click on a panel title or a tab, or :view NAME)\n");
+	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
+		char k[16];
+
+		if (tui_views[v].fkey != 0)
+			snprintf(k, sizeof k, "%c, F%d", tui_views[v].key, tui_views[v].fkey - KEY_F0);
+		else
+			snprintf(k, sizeof k, "%c", tui_views[v].key);
+		fprintf(m, "  %-22s %-10s %s\n", k, tui_views[v].name, tui_views[v].help);
 	}
-	return s;
+	fclose(m);
+	return out;
 }

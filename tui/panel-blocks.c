@@ -1,13 +1,13 @@
 /*
- * panel-blocks.c - the UI-thread blocks: a panel above the hot functions
- * while the target has blocks (a title row, then one row per recent block:
+ * panel-blocks.c - the UI-thread blocks: a panel (the overview's blocks box,
+ * view 3) while the target has blocks (a title row, then one row per block:
  * time, duration, samples, top frame), the detail view with every block's
  * symbolized stacks (key b, command :blocks; the overlay box), and the
  * status-bar flag of a block that runs now or just ended.
  *
  * The top frame is the innermost frame of the block's most sampled stack
  * that lies outside the C library and the loader (where a sleep or a clock
- * read sits), so the row names the program's function.  Colours: "fps_missed"
+ * read sits), so the row names the program's function.  Colours: "alert"
  * for a block still running, "row" otherwise.
  */
 #include <stdio.h>
@@ -17,8 +17,6 @@
 
 #include "tui.h"
 
-#define BLOCKS_PANEL_MAX  5       /* rows: the title and up to 4 blocks */
-#define BLOCKS_PANEL_MIN  8       /* rows that must stay for the functions */
 #define BLOCKS_FLAG_MS    10000   /* the status bar flags a block this long */
 
 /* Is module (a base name) the C library, the loader or nothing? */
@@ -84,35 +82,40 @@ void tui_block_row(const struct proto_block *b, char *buf, size_t len)
 	    (unsigned long long)b->samples, top);
 }
 
-/* See tui.h: 0 without blocks or without room. */
-int tui_panel_blocks_height(const struct tui_app *a, int avail)
+/* " UI-thread blocks: 3 (over 100ms on main, tid 1234)  b: stacks" */
+static void blocks_title(const struct tui_app *a, char *buf, size_t len)
 {
-	size_t n = a->frame ? a->frame->frame.blocks.nblocks : 0;
-	int h = (int)n + 1 < BLOCKS_PANEL_MAX ? (int)n + 1 : BLOCKS_PANEL_MAX;
+	const struct proto_blocks *l = &a->frame->frame.blocks;
+	char thr[16];
 
-	if (n == 0 || avail < h + BLOCKS_PANEL_MIN)
-		return 0;
-	return h;
+	tui_fmt_ns(l->threshold_ns, thr, sizeof thr);
+	snprintf(buf, len, " UI-thread blocks: %llu (over %s on %s, tid %d)  b: stacks",
+	    (unsigned long long)l->count, thr, l->ui && l->ui[0] ? l->ui : "main", (int)l->ui_tid);
+}
+
+/* One row per block, newest first, from row y. */
+static void blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_blocks *l = &a->frame->frame.blocks;
+	char line[512];
+
+	for (int i = 0; i < h && (size_t)i < l->nblocks; i++) {
+		const struct proto_block *b = &l->blocks[i];
+
+		line[0] = ' ';
+		tui_block_row(b, line + 1, sizeof line - 1);
+		tui_screen_put(win, y + i, x, w, a->attr[b->ended ? TUI_EL_ROW : TUI_EL_ALERT], line);
+	}
 }
 
 /* See tui.h. */
 void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
-	const struct proto_blocks *l = &a->frame->frame.blocks;
-	char line[512], thr[16];
+	char line[512];
 
-	tui_fmt_ns(l->threshold_ns, thr, sizeof thr);
-	snprintf(line, sizeof line, " UI-thread blocks: %llu (over %s on %s, tid %d)  b: stacks",
-	    (unsigned long long)l->count, thr, l->ui && l->ui[0] ? l->ui : "main", (int)l->ui_tid);
-	tui_screen_put(win, y, x, w, a->attr[TUI_EL_HEADER], line);
-	for (int i = 1; i < h && (size_t)(i - 1) < l->nblocks; i++) {
-		const struct proto_block *b = &l->blocks[i - 1];
-
-		line[0] = ' ';
-		tui_block_row(b, line + 1, sizeof line - 1);
-		tui_screen_put(win, y + i, x, w, a->attr[b->ended ? TUI_EL_ROW : TUI_EL_FPS_MISSED],
-		    line);
-	}
+	blocks_title(a, line, sizeof line);
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_BLOCKS, line);
+	blocks_rows(a, win, y + 1, x, h - 1, w);
 }
 
 /* See tui.h: the text of the detail view (heap). */

@@ -1,6 +1,6 @@
 /*
- * panel-fps.c - the FPS panel, four rows above the hot functions while the
- * target presents frames: a title row (current FPS as a number, the stream,
+ * panel-fps.c - the FPS panel, four rows (the overview's FPS box, the top of
+ * view 2) while the target presents frames: a title row (current FPS as a number, the stream,
  * the budget, the other streams), then the current FPS in big three-row
  * digits next to a sparkline of the last minute (one cell per second),
  * jank/dropped/level counts and the frame-time percentiles.
@@ -21,7 +21,6 @@
 #include <curses.h>
 
 #define FPS_PANEL_ROWS    4
-#define FPS_PANEL_MIN     8       /* rows that must stay for the functions */
 #define FPS_SPARK_SECONDS 60
 #define FPS_DIGIT_ROWS    3
 
@@ -45,15 +44,6 @@ static const char *const fps_big_ascii[11][FPS_DIGIT_ROWS] = {
 	{ " _ ", "|_ ", "|_|" }, { " _ ", "  |", "  |" }, { " _ ", "|_|", "|_|" },
 	{ " _ ", "|_|", " _|" }, { "   ", "   ", "   " },
 };
-
-/* See tui.h: 0 without frames or without room. */
-int tui_panel_fps_height(const struct tui_app *a, int avail)
-{
-	if (a->frame == NULL || a->frame->frame.fps.nstreams == 0 ||
-	    avail < FPS_PANEL_ROWS + FPS_PANEL_MIN)
-		return 0;
-	return FPS_PANEL_ROWS;
-}
 
 /* See tui.h. */
 size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n)
@@ -113,24 +103,22 @@ static int fps_big(struct tui_app *a, WINDOW *win, int y, int x, int w, double f
 }
 
 /* " FPS 80 │ app t0, thread 1234 │ budget 16.7ms (60 Hz) │ also: t1 80" */
-static void fps_title(struct tui_app *a, WINDOW *win, int y, int x, int w,
-    const struct proto_fps *f)
+static void fps_title(const struct tui_app *a, char *buf, size_t len)
 {
+	const struct proto_fps *f = &a->frame->frame.fps;
 	const struct proto_fps_stream *s = &f->streams[0];
 	const char *sep = a->utf8 ? " \u2502 " : " | ";
-	char buf[512], b[16];
+	char b[16];
 	int off;
 
 	tui_fmt_ns(f->budget_ns, b, sizeof b);
-	off = snprintf(buf, sizeof buf, " FPS %.0f%s%s %s, thread %d%sbudget %s (%.0f Hz)",
+	off = snprintf(buf, len, " FPS %.0f%s%s %s, thread %d%sbudget %s (%.0f Hz)",
 	    s->fps, sep, s->api, s->name, (int)s->tid, sep, b,
 	    f->budget_ns ? 1e9 / (double)f->budget_ns : 0.0);
-	for (size_t i = 1; i < f->nstreams && off > 0 && (size_t)off < sizeof buf; i++)
-		off += snprintf(buf + off, sizeof buf - (size_t)off, "%s%s %s %.0f",
+	for (size_t i = 1; i < f->nstreams && off > 0 && (size_t)off < len; i++)
+		off += snprintf(buf + off, len - (size_t)off, "%s%s %s %.0f",
 		    i == 1 ? (a->utf8 ? " \u2502 also: " : " | also: ") : ", ",
 		    f->streams[i].api, f->streams[i].name, f->streams[i].fps);
-	tui_screen_fill(win, y, x, w, a->attr[TUI_EL_HEADER]);
-	tui_screen_put(win, y, x, w, a->attr[TUI_EL_HEADER], buf);
 }
 
 /* "label value" at *x, in the missed colour when missed; advances *x. */
@@ -183,8 +171,8 @@ static void fps_percentiles(struct tui_app *a, WINDOW *win, int y, int x, int en
 	}
 }
 
-/* See tui.h. */
-void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* The three rows under the title. */
+static void fps_body(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_fps *f = &a->frame->frame.fps;
 	const struct proto_fps_stream *s = &f->streams[0];
@@ -193,19 +181,30 @@ void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 	int dx, sw;
 	size_t n;
 
-	if (h < FPS_PANEL_ROWS)
+	if (h < FPS_DIGIT_ROWS)
 		return;
-	fps_title(a, win, y, x, w, f);
-	dx = fps_big(a, win, y + 1, x + 1, w / 3, s->fps,
+	dx = fps_big(a, win, y, x + 1, w / 3, s->fps,
 	    a->attr[s->p50_ns > f->budget_ns ? TUI_EL_FPS_MISSED : TUI_EL_FPS]) + 2;
 	sw = w - dx - 8 < FPS_SPARK_SECONDS ? w - dx - 8 : FPS_SPARK_SECONDS;
 	if (sw > 0) {
 		n = tui_fps_seconds(s, sec, (size_t)sw);
 		tui_fps_sparkline(sec, n, a->utf8, spark, sizeof spark);
-		tui_screen_put(win, y + 1, x + dx, sw, a->attr[TUI_EL_FPS], spark);
+		tui_screen_put(win, y, x + dx, sw, a->attr[TUI_EL_FPS], spark);
 		snprintf(spark, sizeof spark, "%zus", n);
-		tui_screen_put(win, y + 1, x + dx + (int)n + 1, 7, a->attr[TUI_EL_ROW], spark);
+		tui_screen_put(win, y, x + dx + (int)n + 1, 7, a->attr[TUI_EL_ROW], spark);
 	}
-	fps_counts(a, win, y + 2, x + dx, x + w, s);
-	fps_percentiles(a, win, y + 3, x + dx, x + w, f, s);
+	fps_counts(a, win, y + 1, x + dx, x + w, s);
+	fps_percentiles(a, win, y + 2, x + dx, x + w, f, s);
+}
+
+/* See tui.h. */
+void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	char title[512];
+
+	if (h < FPS_PANEL_ROWS)
+		return;
+	fps_title(a, title, sizeof title);
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_FPS, title);
+	fps_body(a, win, y + 1, x, h - 1, w);
 }

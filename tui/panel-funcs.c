@@ -14,6 +14,8 @@
 #define PANEL_NAME_MIN 16
 #define PANEL_BAR_MAX  20
 
+static int panel_rows_shown;          /* function rows at the last draw */
+
 struct panel_layout {
 	bool show[TUI_COL_COUNT];
 	int  width[TUI_COL_COUNT];
@@ -117,7 +119,9 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 			continue;
 		tui_columns[c].fmt(f, v, sizeof v);
 		tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
-		cx += tui_screen_put(win, y, cx, x + w - cx, at, cell) + 1;
+		/* A figure over its threshold: calls slower than `threshold slow`. */
+		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
+		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;
 		if (c == TUI_COL_SHARE && l->barw > 0) {
 			panel_bar(a, f->share, l->barw, v, sizeof v);
 			tui_screen_put(win, y, cx, x + w - cx < l->barw ? x + w - cx : l->barw,
@@ -154,6 +158,10 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 
 	if (h < 1 || w < 1)
 		return;
+	if (panel_rows_shown != h - 1) {   /* another view, or resized: keep the selection in view */
+		panel_rows_shown = h - 1;
+		tui_panel_funcs_follow(a);
+	}
 	panel_layout(a, w, &l);
 	panel_header(a, win, y, x, w, &l, f ? f->sort : a->want_sort);
 	if (f == NULL || f->nfuncs == 0) {
@@ -161,6 +169,7 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
 		return;
 	}
+	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, a->scroll);
 	for (int i = 0; i < h - 1; i++) {
 		size_t row = (size_t)(a->scroll + i);
 
@@ -168,6 +177,12 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			break;
 		panel_row(a, win, y + 1 + i, x, w, &l, &f->funcs[row], (int)row == a->sel);
 	}
+}
+
+/* See tui.h. */
+int tui_panel_funcs_rows(void)
+{
+	return panel_rows_shown;
 }
 
 /* Number of rows in the current frame. */
@@ -223,13 +238,6 @@ void tui_panel_funcs_move(struct tui_app *a, int delta)
 	if (a->sel >= panel_n(a))
 		a->sel = panel_n(a) - 1;
 	panel_select(a, a->sel > 0);
-}
-
-/* See tui.h. */
-void tui_panel_funcs_home(struct tui_app *a, bool end)
-{
-	a->sel = end ? panel_n(a) - 1 : 0;
-	panel_select(a, end);
 }
 
 /* See tui.h. */

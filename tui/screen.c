@@ -2,10 +2,9 @@
  * screen.c - the curses screen: set-up and restore, layout, status bar,
  * info line, message line and the overlay box.
  *
- * Layout (rows): 0 status bar, 1 info line, 2.. the FPS panel (while the
- * target presents frames), the blocks panel (while it has UI-thread blocks)
- * and the hot-functions panel,
- * LINES-2 message line, LINES-1 command line / key hints (its own window,
+ * Layout (rows): 0 status bar, 1 info line, 2.. the view shown (the
+ * overview, or one collector full screen: views.c), LINES-2 message line,
+ * LINES-1 command line, or the view tabs and key hints (its own window,
  * refreshed last so the cursor ends there).  Input is read through two
  * pads (pads never refresh on wgetch): one with keypad() for the keys, one
  * without for readline, which wants the raw escape sequences.
@@ -34,8 +33,6 @@ static WINDOW *scr_main, *scr_cmd, *scr_keys, *scr_raw;
 static SCREEN *scr_screen;
 static bool scr_active;
 static bool scr_utf8;
-static int scr_fps_rows;                  /* rows of the FPS panel at the last draw */
-static int scr_block_rows;                /* rows of the blocks panel at the last draw */
 
 /* For the crash handler: what restores the terminal, saved beforehand. */
 static struct termios scr_saved_tio;
@@ -144,6 +141,7 @@ int tui_screen_start(struct tui_app *a, char *err, size_t errlen)
 	scr_raw = newpad(1, 1);
 	keypad(scr_keys, TRUE);
 	keypad(scr_raw, FALSE);
+	tui_screen_mouse(true);
 	nodelay(scr_keys, TRUE);
 	nodelay(scr_raw, TRUE);
 	return 0;
@@ -167,17 +165,27 @@ void tui_screen_end(void)
 	fflush(stdout);
 }
 
+/* See tui.h: clicks and the wheel where the terminal reports them; off
+ * while readline has the keyboard (it would read the reports as text). */
+void tui_screen_mouse(bool on)
+{
+	if (!scr_active)
+		return;
+	mousemask(on ? BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+	    BUTTON5_PRESSED : 0, NULL);
+}
+
 /* See tui.h: the windows other modules draw in or read from. */
 void *tui_screen_cmdwin(void) { return scr_cmd; }
 void *tui_screen_keypad(void) { return scr_keys; }
 void *tui_screen_rawpad(void) { return scr_raw; }
 
-/* See tui.h. */
+/* See tui.h: the rows of the list shown (the functions' at the last draw). */
 int tui_screen_panel_rows(void)
 {
-	int n = LINES - 5 - scr_fps_rows - scr_block_rows;
+	int n = tui_panel_funcs_rows();
 
-	return n > 1 ? n : 1;
+	return n > 1 ? n : LINES - 5 > 1 ? LINES - 5 : 1;
 }
 
 /* See tui.h. */
@@ -269,6 +277,8 @@ static void screen_status(struct tui_app *a, int cols)
 
 	tui_screen_fill(scr_main, 0, 0, cols, base);
 	screen_seg(&s, base, " hookscope ");
+	if (a->paused)
+		screen_seg(&s, a->attr[TUI_EL_PAUSED], " PAUSED ");
 	switch (tui_conn_state(a->conn)) {
 	case TUI_CONN_UP:
 		screen_seg(&s, a->attr[TUI_EL_STATUS_OK], " connected ");
@@ -343,6 +353,7 @@ static void screen_info(struct tui_app *a, int cols)
 	for (size_t i = 0; i < nt; i++)
 		live += ts[i].state == PROTO_TARGET_LIVE;
 	screen_seg(&s, at, "%stargets %zu (%zu live)", sep, nt, live);
+	screen_seg(&s, at, "%srefresh %.2gs", sep, a->refresh_ms / 1000.0);
 }
 
 /* The message line: replies and errors, until they fade. */
@@ -425,28 +436,13 @@ void tui_screen_draw(struct tui_app *a)
 	rows = getmaxy(scr_main);
 	cols = getmaxx(scr_main);
 	werase(scr_main);
+	tui_view_regions_reset();
 	if (COLS < SCREEN_MIN_COLS || LINES < SCREEN_MIN_ROWS) {
 		tui_screen_put(scr_main, 0, 0, cols, a->attr[TUI_EL_ERROR], "terminal too small");
 	} else {
-		int top;
-
 		screen_status(a, cols);
 		screen_info(a, cols);
-		scr_fps_rows = tui_panel_fps_height(a, rows - 3);
-		if (scr_fps_rows > 0)
-			tui_panel_fps_draw(a, scr_main, 2, 0, scr_fps_rows, cols);
-		scr_block_rows = tui_panel_blocks_height(a, rows - 3 - scr_fps_rows);
-		if (scr_block_rows > 0)
-			tui_panel_blocks_draw(a, scr_main, 2 + scr_fps_rows, 0, scr_block_rows, cols);
-		top = 2 + scr_fps_rows + scr_block_rows;
-		if (a->show_ipc)
-			tui_panel_ipc_draw(a, scr_main, top, 0, rows - 1 - top, cols);
-		else if (a->show_power)
-			tui_panel_power_draw(a, scr_main, top, 0, rows - 1 - top, cols);
-		else if (a->show_threads)
-			tui_panel_threads_draw(a, scr_main, top, 0, rows - 1 - top, cols);
-		else
-			tui_panel_funcs_draw(a, scr_main, top, 0, rows - 1 - top, cols);
+		tui_views[a->view].draw(a, scr_main, 2, 0, rows - 3, cols);
 		screen_message(a, rows - 1, cols);
 		if (a->overlay.active)
 			screen_overlay(a, 2, rows - 3, cols);

@@ -7,6 +7,7 @@
  * never names a colour: it asks for an element.
  */
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -44,6 +45,9 @@ static const struct {
 	[TUI_EL_HELP_TITLE]   = { "help_title",   "brightyellow blue bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
 	[TUI_EL_FPS]          = { "fps",          "brightgreen default bold", TUI_A_BOLD },
 	[TUI_EL_FPS_MISSED]   = { "fps_missed",   "brightred default bold",  TUI_A_BOLD | TUI_A_REVERSE },
+	[TUI_EL_TITLE]        = { "title",        "black green bold",        TUI_A_REVERSE | TUI_A_BOLD },
+	[TUI_EL_ALERT]        = { "alert",        "brightred default bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
+	[TUI_EL_PAUSED]       = { "paused",       "black brightyellow bold", TUI_A_REVERSE | TUI_A_BLINK },
 };
 
 static const char *const theme_colour_names[16] = {
@@ -294,6 +298,41 @@ static int theme_dirs(char dirs[][PATH_MAX], int max)
 	}
 	snprintf(dirs[nd++], PATH_MAX, "%s", HS_THEMES_DIR);
 	return nd;
+}
+
+/* qsort order of theme names. */
+static int theme_name_cmp(const void *x, const void *y)
+{
+	return strcmp(x, y);
+}
+
+/* See tui.h: NAME of every NAME.theme in the search path, sorted, each
+ * once (as --theme finds them). */
+int tui_theme_names(char names[][64], int max)
+{
+	char dirs[8][PATH_MAX];
+	int nd = theme_dirs(dirs, 8), n = 0;
+
+	for (int i = 0; i < nd; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+
+		while (d != NULL && (e = readdir(d)) != NULL && n < max) {
+			size_t len = strlen(e->d_name);
+			int k;
+
+			if (len <= 6 || len - 6 >= 64 || strcmp(e->d_name + len - 6, ".theme") != 0)
+				continue;
+			snprintf(names[n], 64, "%.*s", (int)(len - 6), e->d_name);
+			for (k = 0; k < n && strcmp(names[k], names[n]) != 0; k++)
+				;
+			n += k == n;
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	qsort(names, (size_t)n, sizeof names[0], theme_name_cmp);
+	return n;
 }
 
 /* Read a whole theme file (at most THEME_MAX_SIZE) into a heap string. */

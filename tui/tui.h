@@ -200,6 +200,7 @@ enum tui_el {
 	TUI_EL_SELECTED, TUI_EL_BAR, TUI_EL_MESSAGE, TUI_EL_ERROR, TUI_EL_PROMPT,
 	TUI_EL_CMDLINE, TUI_EL_HINT, TUI_EL_HELP, TUI_EL_HELP_TITLE,
 	TUI_EL_FPS, TUI_EL_FPS_MISSED,
+	TUI_EL_TITLE, TUI_EL_ALERT, TUI_EL_PAUSED,
 	TUI_EL_COUNT
 };
 
@@ -235,6 +236,8 @@ int  tui_theme_parse(struct tui_theme *t, const char *text, const char *fname,
 /* NAME or PATH (NULL: "default").  On error t holds the built-in default
  * theme and err says why; a missing "default" is not an error. */
 int  tui_theme_load(struct tui_theme *t, const char *name, char *err, size_t errlen);
+/* Names of the themes found (for completion); returns how many. */
+int  tui_theme_names(char names[][64], int max);
 /* --check-theme: load, print the verdict; exit status. */
 int  tui_theme_check(const char *name);
 /* Curses attributes for every element (after start_color()). */
@@ -274,7 +277,6 @@ struct tui_app {
 	int               sel;            /* selected row */
 	char             *sel_name;       /* selection follows this name */
 	bool              show_module;
-	bool              show_threads;   /* the threads panel replaces the functions */
 	struct tui_overlay overlay;
 	char              msg[TUI_MSG_LEN];
 	bool              msg_error;
@@ -289,8 +291,14 @@ struct tui_app {
 
 	bool              quit;
 	int               status;         /* exit status */
-	bool              show_ipc;       /* the IPC panel replaces the functions (key I) */
-	bool              show_power;     /* the power panel replaces the functions (W) */
+
+	/* The dashboard (views.c, overview.c). */
+	int               view;           /* enum tui_view_id shown */
+	bool              paused;         /* p: the frame shown stays */
+	struct proto_server_msg *pending; /* newest frame not shown yet */
+	unsigned          refresh_ms;     /* frames are shown at most this often */
+	uint64_t          shown_ns;       /* when the frame shown was swapped in */
+	int               target_sel;     /* selected row of the target list */
 };
 
 /* app.c */
@@ -318,20 +326,20 @@ void *tui_screen_keypad(void);        /* input pad, keypad on */
 void *tui_screen_rawpad(void);        /* input pad, keypad off */
 int  tui_screen_panel_rows(void);     /* rows of the function table */
 void tui_screen_theme(struct tui_app *a);   /* apply a->theme again */
+void tui_screen_mouse(bool on);      /* mouse reports on or off */
 /* s fitted into width columns at (y, x) of win; returns the columns used. */
 int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 
-/* panel-blocks.c: the UI-thread blocks panel, its detail view, the flag */
-int  tui_panel_blocks_height(const struct tui_app *a, int avail);
+/* panel-blocks.c: the UI-thread blocks panel (view 3, the overview's
+ * blocks box), its detail view, the status-bar flag */
 void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
 void tui_block_row(const struct proto_block *b, char *buf, size_t len);
 char *tui_blocks_text(const struct proto_blocks *l);
 void tui_blocks_show(struct tui_app *a);
 bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
-/* panel-fps.c: the FPS panel above the functions, when frames come */
-int  tui_panel_fps_height(const struct tui_app *a, int avail);
+/* panel-fps.c: the FPS panel (view 2, the overview's FPS box) */
 void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 /* The last n seconds of a stream's history, oldest first (frames per
  * whole second, from the 100 ms bins); returns how many were filled. */
@@ -340,12 +348,7 @@ size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n
  * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
 void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
 
-/* panel-power.c: the power panel (key W) */
-int  tui_panel_power_height(const struct tui_app *a, int avail);   /* rows wanted in a shared screen */
-void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_power_move(struct tui_app *a, int delta);
-void tui_panel_power_details(struct tui_app *a);                   /* Enter: stacks */
-/* panel-threads.c: the threads panel (key H) */
+/* panel-threads.c: the threads panel (view 4) */
 void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_threads_move(struct tui_app *a, int delta);
 void tui_panel_threads_details(struct tui_app *a);
@@ -359,8 +362,8 @@ void tui_panel_ipc_details(struct tui_app *a);                   /* Enter: detai
 /* panel-funcs.c */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_funcs_move(struct tui_app *a, int delta);
-void tui_panel_funcs_home(struct tui_app *a, bool end);
 void tui_panel_funcs_follow(struct tui_app *a);
+int  tui_panel_funcs_rows(void);      /* rows of functions at the last draw */
 const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
 
 /* cmdline.c */
@@ -394,6 +397,64 @@ char *tui_commands_help(void);
 /* keys.c */
 void tui_keys_handle(struct tui_app *a, int key);
 char *tui_keys_help(void);
+
+/* views.c: the table of views (0 overview, 1-6 collectors, 7 targets) */
+enum tui_view_id {
+	TUI_VIEW_OVERVIEW, TUI_VIEW_FUNCS, TUI_VIEW_FPS, TUI_VIEW_BLOCKS, TUI_VIEW_THREADS,
+	TUI_VIEW_IPC, TUI_VIEW_POWER, TUI_VIEW_TARGETS,
+	TUI_VIEW_COUNT
+};
+
+struct tui_view {
+	const char *name;                 /* "functions": :view NAME, the title */
+	int         key;                  /* '0'-'7' */
+	int         fkey;                 /* KEY_F(n) or 0 */
+	const char *help;
+	void      (*draw)(struct tui_app *a, void *win, int y, int x, int h, int w);
+	void      (*step)(struct tui_app *a, int delta);   /* Up/Down; NULL: no selection */
+	void      (*enter)(struct tui_app *a);             /* Enter; NULL: nothing */
+};
+extern const struct tui_view tui_views[TUI_VIEW_COUNT];
+int  tui_view_find(const char *name);    /* -1 if unknown; also "0"-"7" */
+void tui_view_set(struct tui_app *a, int view);
+/* A mouse click at (y, x) on the region a view drew there. */
+void tui_view_click(struct tui_app *a, int y, int x, bool dbl);
+/* Screen regions drawn for clicks: a panel title opens its view (first
+ * -1), a row selects its item (row y shows item first).  Reset at the
+ * start of each draw. */
+void tui_view_regions_reset(void);
+void tui_view_region(int view, int y, int x, int h, int w, int first);
+/* The bottom line outside the command line: the key hints, then a tab per
+ * view (the one shown highlighted, each clickable); screen_y: its row. */
+void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols);
+/* targets view */
+void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_targets_move(struct tui_app *a, int delta);
+void tui_panel_targets_details(struct tui_app *a);
+/* Make the pending frame the one shown (unless paused or too early,
+ * when force is false). */
+void tui_app_show_pending(struct tui_app *a, bool force);
+void tui_app_pause(struct tui_app *a, bool on);
+/* Refresh period one step shorter (dir < 0) or longer (dir > 0). */
+void tui_app_refresh_step(struct tui_app *a, int dir);
+#define TUI_REFRESH_MS 1000              /* default refresh period */
+
+/* overview.c: the start screen, every panel at once */
+void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+/* A panel title row: text left, "[key]" right; registers a click region. */
+void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view,
+    const char *text);
+
+/* panel-ipc.c / panel-power.c (contracts.md; written by the ipc and power
+ * branches, placeholders until they land) */
+int  tui_panel_ipc_height(const struct tui_app *a, int avail);
+void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_ipc_move(struct tui_app *a, int delta);
+void tui_panel_ipc_details(struct tui_app *a);
+int  tui_panel_power_height(const struct tui_app *a, int avail);
+void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_power_move(struct tui_app *a, int delta);
+void tui_panel_power_details(struct tui_app *a);
 
 /* once.c */
 int  tui_once_run(const struct tui_opts *o);

@@ -30,11 +30,16 @@ wait_for 20 jq_once '.fps.streams[] | select(.name == "demo" and .fps > 0)'
 tm new-session -d -s hs -x 120 -y 40 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$O/hookscope' \
 	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
+# The overview (the FPS box on the right half at 120 columns) ...
+wait_screen 20 hs grep -Eq '│ FPS [1-9][0-9]* │ app demo'
+screen hs | grep -q '^NAME' || fail "the functions table is not on the overview"
+# ... and view 2, full screen.
+tm send-keys -t hs 2
 wait_screen 20 hs panel_ok '[▁▂▃▄▅▆▇█]' '[▂▃▄▅▆▇█]'
+wait_screen 10 hs grep -Eq '^ +app +demo +[0-9]+ +[0-9.]+ +[0-9.]+K? +[0-9]+ '
 screen hs | grep -q "█▀\|▀▀█" || { screen hs >&2; fail "no big digits on the screen"; }
 screen hs | grep -q 'budget 16.7ms (60 Hz)' || fail "the default budget is not shown"
 wait_screen 20 hs grep -Eq 'jank [1-9][0-9]* '
-screen hs | grep -q '^NAME' || fail "the functions table is gone"
 
 tm send-keys -t hs ':threshold frame 5' Enter
 wait_screen 10 hs grep -q 'budget 5.00ms (200 Hz)'
@@ -45,6 +50,8 @@ screen hs | head -n 8
 
 tm new-window -t hs -n ascii \
 	"env LANG=C LC_ALL=C '$O/hookscope' ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/ascii.err'; exec sleep 600"
+wait_screen 20 ascii grep -q '^NAME'
+tm send-keys -t ascii 2
 wait_screen 20 ascii panel_ok '[-.:=+*#@]' '[-:=+*#@]'
 screen ascii | grep -q '|_|\|  |' || fail "no ASCII digits on the screen"
 echo "ok: FPS panel with a number, big digits, a sparkline, counts and percentiles (UTF-8 and ASCII)"

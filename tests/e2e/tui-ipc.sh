@@ -3,9 +3,9 @@
 # forked helper over the unix socket @hookscope-demo-PID ten times a second;
 # every 4th answer takes 250 ms).  The JSON snapshot has the endpoint with
 # its peer process and slow calls flagged UI with demo_ipc_fetch_settings on
-# the stack; I shows the panel (the endpoint row flagged UI, its slow
+# the stack; 5 shows the IPC view (the endpoint row flagged UI, its slow
 # count); Enter shows the slow calls with the stack; :threshold ipc 300
-# makes the 250 ms answers no longer slow; I goes back to the functions.
+# makes the 250 ms answers no longer slow; 1 goes back to the functions.
 . tests/e2e/lib.sh
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 
@@ -29,7 +29,7 @@ tm new-session -d -s hs -x 160 -y 40 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$O/hookscope' --target $pid \
 	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
 wait_screen 20 hs grep -q '^NAME'
-tm send-keys -t hs I
+tm send-keys -t hs 5
 wait_screen 10 hs grep -Eq 'IPC: [0-9]+ endpoints, [0-9]+ operations \([0-9]+ on the UI thread\), [0-9]+ slow over 100 ms'
 wait_screen 10 hs grep -Eq '^ *KIND +ENDPOINT +METHOD +OPS +OPS/S +TOTAL +MAX +UI +SLOW +PEER'
 wait_screen 10 hs grep -Eq '^ *unix +@hookscope-demo-[0-9]+ +- +[0-9.]+k? +[0-9.]+ +[0-9.]+m?s +2[5-9][0-9](\.[0-9]+)?ms +UI +[0-9]+ +[0-9]+ +demo\[[0-9]+\]'
@@ -53,6 +53,6 @@ now=$(once_json --target "$pid" | jq '.ipc.slow_count')
 sleep 1.5
 later=$(once_json --target "$pid" | jq '.ipc.slow_count')
 [ "$later" = "$now" ] || fail "slow calls still counted over a 300 ms threshold ($now, then $later)"
-tm send-keys -t hs I
+tm send-keys -t hs 1
 wait_screen 10 hs grep -q '^NAME'
 echo "ok: IPC panel, UI flag, slow calls with stacks, threshold (slow count $slow, then $now = $later)"

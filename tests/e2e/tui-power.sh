@@ -1,11 +1,11 @@
 # tui-power.sh - the power panel of the interactive hookscope in tmux, with
 # the demo's power scenario (--power 8: a kernel wakelock held 4 s then
 # released, an IIO sensor buffer enabled and never disabled; the sysfs
-# files under a scratch HOOKSCOPE_POWER_SYSFS): W shows the held wakelock
+# files under a scratch HOOKSCOPE_POWER_SYSFS): 6 (the power view) shows the held wakelock
 # with its held-for ticking (two screens a second apart show a longer hold
 # while the agent has sent nothing new), then released; `threshold hold 2`
 # turns the sensor still held into a leak (LEAK, in the alert colour);
-# Enter shows the holder stack; W goes back to the functions.
+# Enter shows the holder stack; 1 goes back to the functions.
 . tests/e2e/lib.sh
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 
@@ -18,7 +18,7 @@ tm new-session -d -s hs -x 160 -y 40 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$O/hookscope' \
 	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
 wait_screen 20 hs grep -q '^NAME'
-tm send-keys -t hs W
+tm send-keys -t hs 6
 wait_screen 20 hs grep -Eq 'wakelock +demo-wakelock +[^ ]+ +[0-9.]+s'
 held() { screen hs | awk '/demo-wakelock/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+s$/) { print $i + 0; exit } }'; }
 a=$(held)
@@ -41,6 +41,6 @@ tm send-keys -t hs Enter
 wait_screen 10 hs grep -q 'holder (tid'
 wait_screen 10 hs grep -Eq 'demo_power_scenario\+0x[0-9a-f]+'
 tm send-keys -t hs q
-tm send-keys -t hs W
+tm send-keys -t hs 1
 wait_screen 10 hs grep -q '^NAME'
 echo "tui-power: ok"

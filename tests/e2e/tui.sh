@@ -1,5 +1,6 @@
 # tui.sh - the interactive hookscope in a real terminal (a detached tmux of
-# fixed size): the demo's functions show, `:level 3` reaches the daemon,
+# fixed size): the demo's functions show (on the overview, then full screen
+# in view 1), `:level 3` reaches the daemon,
 # SIGKILL + restart of hookscoped shows "reconnecting" and then live rows
 # again with neither the TUI nor the demo restarted, resizes leave a sane
 # screen, `q` quits with the terminal restored; then the same TUI through a
@@ -16,7 +17,8 @@ trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
 # Calls of slow_work as the table on window $1 shows them (plain below 10000).
 slow_calls() { screen "$1" | awk '$1 == "slow_work" { print $2; exit }'; }
 
-# A sane screen of $2 rows: status bar, info, header, slow_work, key hints last.
+# A sane screen of $1 rows in view 1: status bar, info, header, slow_work,
+# key hints and view tabs last.
 sane() {
 	awk -v rows="$1" '
 		NR == 1 && !/^ hookscope +connected/ { bad = "status bar" }
@@ -26,7 +28,7 @@ sane() {
 		END {
 			if (bad == "" && !rows_ok) bad = "slow_work row"
 			if (bad == "" && n != rows) bad = "row count " n
-			if (bad == "" && last !~ /^ q quit/) bad = "hint line"
+			if (bad == "" && last !~ /^ q quit.* 1 (funcs|functions) /) bad = "hint line"
 			if (bad != "") { print "screen not sane: " bad > "/dev/stderr"; exit 1 }
 		}'
 }
@@ -43,6 +45,9 @@ tm new-session -d -s hs -x 120 -y 40 \
 wait_screen 15 hs grep -q '^slow_work '
 wait_screen 5 hs grep -q "demo $demo .*live"
 screen hs | grep -q "TOTAL▼" || fail "sort column not marked (UTF-8)"
+screen hs | grep -q '^ hot functions: .*\[1\] │' || fail "no functions box on the overview"
+tm send-keys -t hs 1
+wait_screen 5 hs sane 40
 
 # A command typed on the `:` line reaches the daemon.
 tm send-keys -t hs ':level 3' Enter

@@ -211,11 +211,11 @@ static void test_theme_parse_errors(void **state)
 		{ "# ok\nrows = red blue\n", "t.theme:2: unknown element 'rows' (elements: status, "
 		  "status_ok, status_warn, status_error, info, header, sort, row, row_idle, "
 		  "selected, bar, message, error, prompt, cmdline, hint, help, help_title, fps, "
-		  "fps_missed)" },
+		  "fps_missed, title, alert, paused)" },
 		{ "= red blue\n", "t.theme:1: unknown element '' (elements: status, "
 		  "status_ok, status_warn, status_error, info, header, sort, row, row_idle, "
 		  "selected, bar, message, error, prompt, cmdline, hint, help, help_title, fps, "
-		  "fps_missed)" },
+		  "fps_missed, title, alert, paused)" },
 	};
 	struct tui_theme t;
 	char want[1024];
@@ -384,9 +384,16 @@ static void test_theme_shipped(void **state)
 		if (memcmp(&t.el[i], &d.el[i], sizeof d.el[i]) != 0)
 			fail_msg("default.theme differs from the built-in theme at '%s'",
 			    tui_theme_el_name(i));
-	snprintf(path, sizeof path, "%s/themes/mono.theme", exe);
-	if (tui_theme_load(&t, path, err, sizeof err) != 0)
-		fail_msg("mono.theme: %s", err);
+	/* every other shipped theme loads */
+	{
+		static const char *const names[] = { "mono", "light", "high-contrast" };
+
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+			snprintf(path, sizeof path, "%s/themes/%s.theme", exe, names[i]);
+			if (tui_theme_load(&t, path, err, sizeof err) != 0)
+				fail_msg("%s.theme: %s", names[i], err);
+		}
+	}
 }
 
 int main(void)

@@ -23,6 +23,9 @@
  *   --ipc          first the IPC scenario (demo_ipc.c) on the main thread:
  *                  requests to a helper process over a unix socket, every
  *                  4th answer 250 ms late (for the cycles' time, or forever)
+ *   --scenario NAME[:SECONDS]  instead of all the above: the story of
+ *                  scenario.c (tour, all, hot, jank, block, threads, ipc,
+ *                  power; list prints them)
  *   --loop MS      also an event loop on a thread named "demo-loop" (loop.c)
  *                  whose timer fires every MS ms and runs a 300 ms callback,
  *                  alternately sleeping and spinning: UI-thread blocks when
@@ -75,6 +78,8 @@ int demo_threads_start(void);     /* demo_threads.c */
 static int demo_ipc_on;           /* --ipc */
 void demo_ipc_scenario(double seconds);   /* demo_ipc.c */
 void demo_power_scenario(double seconds);   /* demo_power.c */
+int demo_scenario_run(const char *name);   /* scenario.c: --scenario */
+static const char *demo_scenario;
 
 /* sem_wait that survives signals (not timed). */
 static HOOKSCOPE_NO_INSTRUMENT void demo_wait(sem_t *s)
@@ -203,6 +208,8 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else if (strcmp(argv[i], "--stall-ms") == 0) {
 			*stall_ms = demo_number("--stall-ms", argv[i + 1]);
 			i++;
+		} else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
+			demo_scenario = argv[++i];
 		} else if (strcmp(argv[i], "--threads") == 0) {
 			demo_threads_on = 1;
 		} else if (strcmp(argv[i], "--ipc") == 0) {
@@ -219,7 +226,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 		} else {
 			fprintf(stderr, "demo: unknown option %s\n"
 			    "usage: demo [--cycles K] [--period-ms P] [--exit] "
-			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--ipc] [--power S]\n", argv[i]);
+			    "[--stall-ms MS] [--render HZ] [--threads] [--loop MS] [--ipc] [--power S] [--scenario NAME]\n", argv[i]);
 			exit(2);
 		}
 	}
@@ -234,6 +241,8 @@ int main(int argc, char **argv)
 	uint64_t next;
 
 	parse_args(argc, argv, &cycles, &period_ms, &do_exit, &stall_ms, &render_hz, &loop_ms);
+	if (demo_scenario != NULL)
+		return demo_scenario_run(demo_scenario);
 	if (sem_init(&demo_go, 0, 0) != 0 || sem_init(&demo_done, 0, 0) != 0 ||
 	    pthread_create(&worker, NULL, worker_main, NULL) != 0 ||
 	    (render_hz > 0 && pthread_create(&render, NULL, render_main, &render_hz) != 0) ||
