@@ -57,7 +57,8 @@ void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 	char line[512];
 	uint64_t ops = 0, ui = 0;
 
-	if (a->frame == NULL || h < 2)
+	/* One row (a small overview box): the summary line alone. */
+	if (a->frame == NULL || h < 1)
 		return;
 	p = &a->frame->frame.ipc;
 	for (size_t i = 0; i < p->neps; i++) {
@@ -69,6 +70,8 @@ void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 	    (unsigned long long)p->slow_count, (double)p->threshold_ns / 1e6,
 	    p->nslow ? "; Enter: slow calls" : "");
 	tui_screen_put(win, y, x, w, a->attr[TUI_EL_INFO], line);
+	if (h < 2)
+		return;
 	snprintf(line, sizeof line, " %-10s %-36s %-30s %7s %7s %8s %8s %2s %5s %4s  %s", "KIND",
 	    "ENDPOINT", "METHOD", "OPS", "OPS/S", "TOTAL", "MAX", "", "UI", "SLOW", "PEER");
 	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);

@@ -84,7 +84,8 @@ void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int
 	char line[768], cats[384] = "", held[16], total[16], holder[48], mah[24];
 	unsigned nheld = 0, nleak = 0;
 
-	if (a->frame == NULL || h < 2)
+	/* One row (a small overview box): the summary line alone. */
+	if (a->frame == NULL || h < 1)
 		return;
 	p = &a->frame->frame.power;
 	pwr_build(p);
@@ -105,6 +106,8 @@ void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int
 		    p->warning && *p->warning ? " | " : "", p->warning ? p->warning : "");
 	tui_screen_put(win, y, x, w, a->attr[p->warning && *p->warning ? TUI_EL_STATUS_WARN :
 	    TUI_EL_INFO], line);
+	if (h < 2)
+		return;
 	snprintf(line, sizeof line, " %-14s %-24s %-22s %9s %9s %7s %4s %10s", "CATEGORY", "NAME",
 	    "HOLDER", "HELD FOR", "TOTAL", "ACQ/REL", "TMO", "EST. mAh");
 	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);

@@ -5,12 +5,12 @@
 # without overlapping; after resizes between those sizes the screen has the
 # same shape as a TUI started fresh at that size (no leftovers).
 #
-# FILLED: the boxes that must show data.  The IPC and power panels are
-# placeholders until the ipc and power branches land (they say "no IPC
-# data" / "no power data"); the integrator adds "ipc power" here then.
+# FILLED: the boxes that must show data (all of them by default).
 . tests/e2e/lib.sh
 
-FILLED=${HS_OVERVIEW_FILLED:-"funcs fps blocks threads"}
+FILLED=${HS_OVERVIEW_FILLED:-"funcs fps blocks threads ipc power"}
+# The demo's power scenario writes its wakelock into a scratch sysfs.
+export HOOKSCOPE_POWER_SYSFS=$HS_TMP/sys
 
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
 TM_SOCK="hookscope-tui-overview-$$"
@@ -18,7 +18,8 @@ trap 'tm kill-server 2>/dev/null; hs_cleanup' EXIT
 
 start_daemon run -- "$O/apps/demo" --scenario all
 wait_for 30 jq_once '(.blocks.list | length) >= 2 and .threading.created >= 24 and
-	(.fps.streams | length) >= 1 and ([.funcs[] | select(.name == "recompute_checksums")] | length == 1)'
+	(.fps.streams | length) >= 1 and ([.funcs[] | select(.name == "recompute_checksums")] | length == 1) and
+	(.ipc.endpoints | length) >= 1 and (.power.resources | length) >= 1'
 
 # A TUI in window $1 of $2 x $3.
 tui_window() {
@@ -71,8 +72,8 @@ filled_ok() {
 		blocks)  echo "$scr" | grep -Eq 'UI-thread blocks: [1-9][0-9]* \(over' &&
 		         echo "$scr" | grep -Eq '[0-9:.]+ +[0-9.]+ms .*(load_config_sync|relayout_every|recompute_check|draw_frame|decode_image)' || return 1 ;;
 		threads) echo "$scr" | grep -Eq 'threads: [0-9]+ live, [1-9][0-9]* created' || return 1 ;;
-		ipc)     echo "$scr" | grep -Eq '(^|│) IPC ' && ! echo "$scr" | grep -q 'no IPC data' || return 1 ;;
-		power)   echo "$scr" | grep -Eq ' power ' && ! echo "$scr" | grep -q 'no power data' || return 1 ;;
+		ipc)     echo "$scr" | grep -Eq 'IPC: [1-9][0-9]* endpoints?, [1-9][0-9]* operations' || return 1 ;;
+		power)   echo "$scr" | grep -Eq 'power: [1-9][0-9]* held, [0-9]+ leaked' || return 1 ;;
 		*)       fail "unknown box '$b' in FILLED" ;;
 		esac
 	done
