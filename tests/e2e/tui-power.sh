@@ -32,6 +32,7 @@ wait_screen 10 hs grep -Eq 'wakelock +demo-wakelock +[^ ]+ +released +4\.[0-9]s 
 wait_screen 5 hs grep -Eq 'est\. mAh: .*wakelock 0\.0[0-9]+'
 "$O/hookscope" --cmd "threshold hold 2" "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "threshold hold refused"
 wait_screen 10 hs grep -Eq 'sensor +\.\.\..*buffer/enable .* LEAK'
+wait_screen 10 hs grep -Eq 'wakelock +demo-leaked .* LEAK'
 # the leak's row is drawn with the error element (the alert colour): its attributes differ from a plain row's
 tm capture-pane -e -p -t hs | grep 'LEAK' | grep -q $'\033\\[' || fail "the leak row has no colour of its own"
 row=$(screen hs | grep -n 'buffer/enable' | head -n 1 | cut -d: -f1)

@@ -2,9 +2,10 @@
  * demo_power.c - the demo's power scenario: takes a kernel wakelock
  * ("demo-wakelock", written to /sys/power/wake_lock) and enables an IIO
  * sensor buffer (".../iio:device0/buffer/enable"), releases the wakelock
- * half way through and never disables the sensor: the power panel shows the
- * wakelock held and ticking, then released, and the sensor held on (leaked
- * at exit, or past `threshold hold`).
+ * half way through and never disables the sensor; a second wakelock
+ * ("demo-leaked") is taken and never released.  The power panel shows the
+ * first wakelock held and ticking, then released, and the sensor and the
+ * second wakelock held on (leaks at exit, or past `threshold hold`).
  *
  * The files are under $HOOKSCOPE_POWER_SYSFS when it is set (make demo and
  * the tests set it to a scratch directory, which the agent strips from the
@@ -68,7 +69,7 @@ void demo_power_scenario(double seconds)
 	if (dir == NULL)
 		dir = "";
 	printf("demo: power scenario for %.0f s: wakelock demo-wakelock held %.0f s then released, "
-	    "IIO sensor enabled and never disabled (leaked)%s%s\n", seconds, seconds / 2,
+	    "IIO sensor enabled and wakelock demo-leaked taken, neither ever given back (leaks)%s%s\n", seconds, seconds / 2,
 	    *dir ? ", sysfs under " : "", dir);
 	fflush(stdout);
 	if (*dir && (dp_mkdirs(dir, "/sys/power") < 0 ||
@@ -76,6 +77,7 @@ void demo_power_scenario(double seconds)
 		fprintf(stderr, "demo: power scenario: cannot make %s: %s\n", dir, strerror(errno));
 	dp_write(dir, "/sys/power/wake_lock", "demo-wakelock\n");
 	dp_write(dir, iio, "1\n");
+	dp_write(dir, "/sys/power/wake_lock", "demo-leaked\n");
 	dp_sleep(seconds / 2);
 	dp_write(dir, "/sys/power/wake_unlock", "demo-wakelock\n");
 	printf("demo: power scenario: demo-wakelock released\n");

@@ -163,7 +163,8 @@ static const struct {
 	{ "threads", "a thread burst: spawn_decoders() starts 24 threads at once every 3 s "
 	  "(threads box: created count and rate jump)", scn_threads },
 	{ "ipc", "slow IPC on the UI thread (IPC box: slow synchronous calls)", demo_ipc_scenario },
-	{ "power", "a leaked wakelock (power box: a wakelock held and never released)",
+	{ "power", "a leaked wakelock (power box: demo-leaked held and never released, an IIO "
+	  "sensor left on; view 6 flags both LEAK past :threshold hold)",
 	  demo_power_scenario },
 };
 #define SCN_N (sizeof scn_table / sizeof scn_table[0])
