@@ -11,6 +11,9 @@ set -u
 O=${O:-build}
 case $O in /*) ;; *) O=$(pwd)/$O ;; esac
 HS_TMP=$(mktemp -d /tmp/hookscope-test.XXXXXX)
+# The demo's power scenario writes its wakelocks into a scratch sysfs, never the
+# machine's /sys (the agent strips the prefix: doc/power.md).
+export HOOKSCOPE_POWER_SYSFS=${HOOKSCOPE_POWER_SYSFS:-$HS_TMP/sys}
 HS_SOCK=$HS_TMP/agent.sock
 HS_PIDS=""
 DAEMON_PID=""

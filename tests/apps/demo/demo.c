@@ -77,6 +77,7 @@ static int demo_threads_on;       /* --threads */
 int demo_threads_start(void);     /* demo_threads.c */
 static int demo_ipc_on;           /* --ipc */
 void demo_ipc_scenario(double seconds);   /* demo_ipc.c */
+void demo_ipc_helper_main(const char *fd) __attribute__((noreturn));
 void demo_power_scenario(double seconds);   /* demo_power.c */
 int demo_scenario_run(const char *name);   /* scenario.c: --scenario */
 static const char *demo_scenario;
@@ -214,6 +215,8 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 			demo_threads_on = 1;
 		} else if (strcmp(argv[i], "--ipc") == 0) {
 			demo_ipc_on = 1;
+		} else if (strcmp(argv[i], "--ipc-helper") == 0 && i + 1 < argc) {
+			demo_ipc_helper_main(argv[i + 1]);   /* demo_ipc.c: never returns */
 		} else if (strcmp(argv[i], "--power") == 0) {   /* demo_power.c */
 			demo_power_scenario(demo_number("--power", argv[i + 1]));
 			i++;

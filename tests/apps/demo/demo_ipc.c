@@ -6,11 +6,17 @@
  * for "settings" ten times a second, and every fourth answer takes 250 ms:
  * a slow call on the UI thread, in demo_ipc_fetch_settings, which the IPC
  * panel flags and whose stack the detail view (Enter) shows.
+ *
+ * The helper runs the demo again (demo --ipc-helper FD) without LD_PRELOAD:
+ * it is the demo's peer, not a target of its own, so the target list shows
+ * the demo alone however often the scenario runs.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -24,6 +30,9 @@
 #define DEMO_IPC_SLOW_MS    250
 
 void demo_ipc_scenario(double seconds);
+void demo_ipc_helper_main(const char *fd) __attribute__((noreturn));
+
+extern char **environ;
 
 /* The abstract address of this demo's helper. */
 static socklen_t demo_ipc_addr(struct sockaddr_un *a, pid_t pid)
@@ -38,7 +47,7 @@ static socklen_t demo_ipc_addr(struct sockaddr_un *a, pid_t pid)
 
 /* The helper: listen (after the fork, so SO_PEERCRED names the helper),
  * say so on ready, answer each request, every DEMO_IPC_SLOW_EVERY-th slowly. */
-static void demo_ipc_helper(const struct sockaddr_un *a, socklen_t alen, int ready)
+static __attribute__((noreturn)) void demo_ipc_helper(const struct sockaddr_un *a, socklen_t alen, int ready)
 {
 	char buf[256];
 	long n = 0;
@@ -62,6 +71,38 @@ static void demo_ipc_helper(const struct sockaddr_un *a, socklen_t alen, int rea
 			break;
 	}
 	_exit(0);
+}
+
+/* demo --ipc-helper FD: the helper's process after its exec; FD is the
+ * ready pipe, the address is the parent demo's. */
+void demo_ipc_helper_main(const char *fd)
+{
+	struct sockaddr_un a;
+	socklen_t alen = demo_ipc_addr(&a, getppid());
+
+	demo_ipc_helper(&a, alen, atoi(fd));
+}
+
+/* Fork and exec the helper without the agent; its pid or -1. */
+static pid_t demo_ipc_spawn(int ready)
+{
+	char fd[16], *env[256];
+	size_t n = 0;
+	pid_t pid;
+
+	/* Built before the fork: the child only calls execve. */
+	for (char **e = environ; *e != NULL && n < 255; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
+			env[n++] = *e;
+	env[n] = NULL;
+	snprintf(fd, sizeof fd, "%d", ready);
+	if ((pid = fork()) == 0) {
+		char *argv[] = { "demo", "--ipc-helper", fd, NULL };
+
+		execve("/proc/self/exe", argv, env);
+		_exit(127);
+	}
+	return pid;
 }
 
 /* One request to the helper and its answer: the call the IPC panel shows. */
@@ -99,10 +140,8 @@ void demo_ipc_scenario(double seconds)
 		fprintf(stderr, "demo: ipc scenario: pipe: %s\n", strerror(errno));
 		return;
 	}
-	if ((helper = fork()) == 0) {
-		close(ready[0]);
-		demo_ipc_helper(&a, alen, ready[1]);
-	}
+	fcntl(ready[0], F_SETFD, FD_CLOEXEC);
+	helper = demo_ipc_spawn(ready[1]);
 	close(ready[1]);
 	if (helper < 0 || read(ready[0], &ok, 1) != 1) {
 		fprintf(stderr, "demo: ipc scenario: the helper process did not start%s%s\n",
