@@ -110,7 +110,7 @@ power_json(struct report_json *j, const struct report_ctx *c)
 	rj_u64(j, "time_ns", p->time_ns);
 	rj_str(j, "profile", p->profile);
 	rj_str(j, "warning", p->warning);
-	pwr_json_opt(j, "cpu_ma", p->cpu_ma, p->cpu_ma >= 0);
+	pwr_json_opt(j, "cpu_ma", p->cpu_ma, c->s->power_rx_ns != 0 && p->cpu_ma >= 0);
 	rj_arr(j, "resources");
 	for (size_t i = 0; i < p->nres; i++)
 		pwr_json_res(j, &p->res[i]);

@@ -3,7 +3,8 @@
 # doc/report-schema.json, which must also refuse a broken report.  The figures
 # must be the session's: the demo's functions, its 60 Hz stream, its block,
 # its slow IPC calls to its helper with their stacks, its wakelock held about
-# a second and priced, its sensor leaked (tests/e2e/data/report-demo.sh).
+# a second and priced, its other wakelock and its sensor leaked
+# (tests/e2e/data/report-demo.sh).
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 $PY -c 'import jsonschema' 2>/dev/null || fail "python3-jsonschema is not installed (run 'make deps')"
@@ -55,19 +56,25 @@ jq -e --argjson pid "$DEMO_PID" '.sessions[0].ipc as $i | $i.threshold_ns == 100
 	($i.slow | all(.ep == $e.id and .op == "recv" and .tid == $pid and .dur_ns >= 240e6 and
 	.dur_ns <= 400e6 and .start_ns > 0 and .stack[0].func == "demo_ipc_fetch_settings")))' \
 	"$HS_TMP/r.json" >/dev/null || fail "IPC section wrong: $(jq -c '.sessions[0].ipc | .slow |= map(del(.stack))' "$HS_TMP/r.json")"
-# Power: the wakelock held about 1 s by the main thread, priced at cpu.idle
-# (28.6 mA in the sample profile); the sensor held on, leaked past the 1 s
-# threshold, not priced; the categories sum them.
+# Power: demo-wakelock held about 1 s by the main thread, priced at cpu.idle
+# (28.6 mA in the sample profile); demo-leaked and the sensor held on, leaked
+# past the 1 s threshold, the sensor not priced; the categories sum them
+# (floats are written with 6 significant digits).
 jq -e --argjson pid "$DEMO_PID" '.sessions[0].power as $p | $p.hold_ns == 1e9 and
 	($p.table | endswith("power-apis.table")) and ($p.profile | endswith("power_profile.sample.xml")) and
 	($p.resources[] | select(.name == "demo-wakelock") | .category == "wakelock" and (.held | not) and
-	.acquires == 1 and .releases == 1 and .total_ns >= 0.9e9 and .total_ns <= 1.5e9 and
+	(.leaked | not) and .acquires == 1 and .releases == 1 and .total_ns >= 0.9e9 and .total_ns <= 1.5e9 and
 	.price_from == "cpu.idle" and .price_ma == 28.6 and
 	((.mah - .total_ns / 1e6 * 28.6 / 3.6e6) | fabs) < 1e-6 and .holder_tid == $pid and
 	any(.holder[]; startswith("demo_power_scenario+")) and any(.releaser[]; startswith("demo_power_scenario+"))) and
+	($p.resources[] | select(.name == "demo-leaked") | .category == "wakelock" and .held and .leaked and
+	.acquires == 1 and .releases == 0 and .releaser == [] and .total_ns >= 3e9 and .price_from == "cpu.idle" and
+	((.mah - .total_ns / 1e6 * 28.6 / 3.6e6) | fabs) < 1e-6) and
 	($p.resources[] | select(.category == "sensor") | .held and .leaked and .releases == 0 and
-	.mah == null and .total_ns >= 3e9) and
-	($p.categories[] | select(.category == "wakelock") | .held == 0 and .acquires == 1 and .mah > 0) and
+	.mah == null and .price_ma == null and .total_ns >= 3e9) and
+	([$p.resources[] | select(.category == "wakelock")] as $w | $p.categories[] | select(.category == "wakelock") |
+	.held == 1 and .leaks == 1 and .acquires == 2 and .releases == 1 and .total_ns == ([$w[].total_ns] | add) and
+	((.mah - ([$w[].mah] | add)) | fabs) <= .mah * 1e-5) and
 	($p.categories[] | select(.category == "sensor") | .held == 1 and .leaks == 1 and .mah == null)' \
 	"$HS_TMP/r.json" >/dev/null || fail "power section wrong: $(jq -c '.sessions[0].power' "$HS_TMP/r.json")"
 # Ranking: functions in decreasing total (+ running) time.
@@ -84,6 +91,6 @@ cmp -s "$HS_TMP/all.json" "$HS_TMP/reports"/hookscope-all-*.json || fail "saved 
 	fail "--dump - failed"
 jq -e '.schema == "hookscope-report"' "$HS_TMP/stdout.json" >/dev/null || fail "--dump - is not the report"
 echo "ok: JSON report valid against doc/report-schema.json, figures match the demo:" \
-	"$(jq -r '.sessions[0] | "\(.ipc.slow_count) slow IPC calls, wakelock \(.power.resources[] |
-	select(.name == "demo-wakelock") | .total_ns / 1e9) s = \(.power.categories[] |
+	"$(jq -r '.sessions[0] | "\(.ipc.slow_count) slow IPC calls, demo-wakelock held \(.power.resources[] |
+	select(.name == "demo-wakelock") | .total_ns / 1e9) s, wakelocks \(.power.categories[] |
 	select(.category == "wakelock") | .mah) mAh"' "$HS_TMP/r.json")"

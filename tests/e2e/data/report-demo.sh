@@ -24,11 +24,12 @@ start_report_demo() {
 
 # start_report_demo_ipc_power: the same demo with its power scenario first
 # (2 s: the kernel wakelock demo-wakelock held 1 s then released, an IIO
-# sensor buffer enabled and never disabled, under a scratch
-# HOOKSCOPE_POWER_SYSFS), then its IPC scenario on the main thread (3 s of
-# requests to a forked helper over a unix socket, every 4th answer 250 ms
-# late: slow calls), then 30 cycles of the usual work; `threshold hold 1`
-# makes the sensor a leak.  Returns once the demo reports it all.
+# sensor buffer enabled and the wakelock demo-leaked taken, both never given
+# back, under a scratch HOOKSCOPE_POWER_SYSFS), then its IPC scenario on the
+# main thread (3 s of requests to a forked helper over a unix socket, every
+# 4th answer 250 ms late: slow calls), then 30 cycles of the usual work;
+# `threshold hold 1` makes the sensor and demo-leaked leaks.  Returns once
+# the demo reports it all.
 start_report_demo_ipc_power() {
 	export HOOKSCOPE_POWER_SYSFS=$HS_TMP/sys
 	start_report_demo 700 --power 2 --ipc --cycles 30 --period-ms 100
@@ -38,7 +39,8 @@ start_report_demo_ipc_power() {
 	wait_for 20 jq_once 'def yes: . == true or . == 1;
 		.ipc.slow_count >= 2 and any(.funcs[]; .name == "slow_work") and
 		any(.power.resources[]; .name == "demo-wakelock" and .releases == 1) and
-		any(.power.resources[]; .category == "sensor" and (.held | yes) and (.leaked | yes))' \
+		any(.power.resources[]; .category == "sensor" and (.held | yes) and (.leaked | yes)) and
+		any(.power.resources[]; .name == "demo-leaked" and (.held | yes) and (.leaked | yes))' \
 		--target "$DEMO_PID"
 }
 
