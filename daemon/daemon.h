@@ -128,6 +128,18 @@ struct daemon_thr_hist {
 	uint64_t last_ns;
 };
 
+/* Held power resources over time (power_hist.c): a sample (per category,
+ * resources held) when a count changes or a second after the last one, at
+ * the agent record's time; the newest DAEMON_PWR_HIST, a ring. */
+#define DAEMON_PWR_HIST 600
+struct daemon_pwr_hist {
+	size_t   ncats;                   /* categories seen, in order of first sight */
+	char    *cats[PROTO_MAX_PWR_CATS];
+	size_t   head, n;                 /* next slot; samples kept */
+	uint64_t at_ns[DAEMON_PWR_HIST];  /* monotonic clock */
+	uint16_t held[DAEMON_PWR_HIST][PROTO_MAX_PWR_CATS];  /* by index in cats */
+};
+
 /* One target process, keyed by pid. */
 struct daemon_session {
 	int32_t  pid;
@@ -162,6 +174,7 @@ struct daemon_session {
 	struct proto_power power; /* the last "power" record, priced (power.c) */
 	struct proto_power power_raw; /* that record as received */
 	uint64_t power_rx_ns;     /* when it arrived */
+	struct daemon_pwr_hist *power_hist;  /* held resources over time, NULL none */
 	struct daemon_fps_ring *fps_rings;  /* recent frames per stream (fps_ring.c) */
 	size_t   nfps_rings;
 };
@@ -239,6 +252,8 @@ void daemon_session_ipc_reset(struct daemon_session *s);
 void daemon_session_ipc_free(struct daemon_session *s);
 /* The report's IPC section (heap). */
 char *daemon_ipc_report(const struct daemon_session *s);
+/* The endpoint with id, or NULL. */
+const struct proto_ipc_ep *daemon_ipc_ep_by_id(const struct proto_ipc *p, uint32_t id);
 /* power.c: keep a "power" record (absolute: it replaces the last), priced
  * with the power profile, charge summed per category. */
 void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec *r,
@@ -248,6 +263,10 @@ void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec
 void daemon_session_power_tick(struct daemon_session *s, uint64_t now_ns);
 /* The report's power section (heap). */
 char *daemon_power_report(const struct daemon_session *s);
+/* power_hist.c: a sample of the held resources of s->power at at_ns, if a
+ * count changed or a second passed; free the history. */
+void daemon_power_hist_add(struct daemon_session *s, uint64_t at_ns);
+void daemon_power_hist_free(struct daemon_session *s);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 

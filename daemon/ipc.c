@@ -155,9 +155,9 @@ daemon_session_ipc_free(struct daemon_session *s)
 	s->ipc_rate = NULL;
 }
 
-/* The endpoint with id, or NULL. */
-static const struct proto_ipc_ep *
-ipc_ep_by_id(const struct proto_ipc *p, uint32_t id)
+/* See daemon.h. */
+const struct proto_ipc_ep *
+daemon_ipc_ep_by_id(const struct proto_ipc *p, uint32_t id)
 {
 	for (size_t i = 0; i < p->neps; i++)
 		if (p->eps[i].id == id)
@@ -198,7 +198,7 @@ daemon_ipc_report(const struct daemon_session *s)
 	}
 	for (size_t i = 0; i < p->nslow; i++) {
 		const struct proto_ipc_slow *x = &p->slow[i];
-		const struct proto_ipc_ep *e = ipc_ep_by_id(p, x->ep);
+		const struct proto_ipc_ep *e = daemon_ipc_ep_by_id(p, x->ep);
 
 		fprintf(m, "\nslow call %u at %s: %s %.1f ms on %s%s%s%s, thread %d%s\n", x->id,
 		    daemon_clock_ms(clk, sizeof clk, x->time_ms), x->op, (double)x->dur_ns / 1e6,

@@ -89,8 +89,10 @@ report_metrics_build(const struct daemon_sessions *ss, uint64_t now_ns, uint64_t
 	struct report_buf b = { 0 };
 
 	report_addn(&b, "", 0);
-	for (size_t i = 0; i < ss->n; i++)
+	for (size_t i = 0; i < ss->n; i++) {
 		daemon_session_tick(ss->v[i], now_ns);
+		daemon_session_power_tick(ss->v[i], now_ns);   /* held times up to now */
+	}
 	metrics_family(&b, &metrics_info_family, ss, now_ns, wall_ms);
 	for (size_t i = 0; i < report_nsections; i++)
 		for (size_t k = 0; k < report_sections[i]->nmetrics; k++)

@@ -118,6 +118,7 @@ void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec
 	proto_power_copy(&s->power_raw, &r->power);
 	s->power_rx_ns = now_ns;
 	daemon_session_power_tick(s, now_ns);
+	daemon_power_hist_add(s, r->power.time_ns != 0 ? r->power.time_ns : now_ns);
 }
 
 /* See daemon.h: s->power = the record, held times advanced by the time

@@ -248,6 +248,29 @@ rj_us(struct report_json *j, const char *key, uint64_t ns)
 
 /* See report.h. */
 void
+rj_stack(struct report_json *j, const char *key, const struct proto_block_stack *st)
+{
+	char addr[32];
+
+	rj_arr(j, key);
+	for (size_t f = 0; f < st->nframes; f++) {
+		const struct proto_block_frame *fr = &st->frames[f];
+
+		snprintf(addr, sizeof addr, "0x%" PRIx64, fr->addr);
+		rj_obj(j, NULL);
+		rj_str(j, "addr", addr);
+		rj_str(j, "func", fr->func);
+		rj_u64(j, "off", fr->off);
+		rj_str(j, "module", fr->module);
+		rj_str(j, "file", fr->file);
+		rj_u64(j, "line", fr->line);
+		rj_end_obj(j);
+	}
+	rj_end_arr(j);
+}
+
+/* See report.h. */
+void
 report_trace_event(struct report_json *j, const char *ph, const char *name,
     const char *cat, int32_t pid, int32_t tid, uint64_t ts_ns)
 {
@@ -463,6 +486,7 @@ report_build(struct daemon_session *const *v, size_t n, int fmt, uint64_t now_ns
 		    .multi = n > 1 };
 
 		daemon_session_tick(v[i], now_ns);
+		daemon_session_power_tick(v[i], now_ns);   /* held times up to now */
 		if (fmt == REPORT_TEXT && i > 0)
 			report_add(&b, "\n\f\n");
 		report_session(&b, &j, &c, fmt);

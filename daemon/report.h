@@ -28,6 +28,7 @@ enum report_format {
 #define REPORT_SCHEMA_VERSION  1     /* "version" of the JSON report */
 #define REPORT_JSON_DEPTH      16
 #define REPORT_METRICS_TOP     10    /* functions in /metrics, by self time */
+#define REPORT_METRICS_IPC_TOP 10    /* IPC endpoints in /metrics, by total time */
 
 /* A growing text buffer. */
 struct report_buf {
@@ -65,6 +66,9 @@ void rj_bool(struct report_json *j, const char *key, bool val);
 void rj_null(struct report_json *j, const char *key);
 /* ns as microseconds with three decimals (trace "ts" and "dur"). */
 void rj_us(struct report_json *j, const char *key, uint64_t ns);
+/* A symbolized stack as an array of frames {addr, func, off, module, file,
+ * line}, innermost first (blocks, slow IPC calls). */
+void rj_stack(struct report_json *j, const char *key, const struct proto_block_stack *st);
 
 /* What every section function gets. */
 struct report_ctx {

@@ -32,7 +32,6 @@ static void
 blk_json(struct report_json *j, const struct report_ctx *c)
 {
 	const struct proto_blocks *l = &c->s->blocks;
-	char addr[32];
 
 	rj_obj(j, NULL);
 	rj_u64(j, "threshold_ns", l->threshold_ns);
@@ -57,21 +56,7 @@ blk_json(struct report_json *j, const struct report_ctx *c)
 		for (size_t k = 0; k < b->nstacks; k++) {
 			rj_obj(j, NULL);
 			rj_u64(j, "samples", b->stacks[k].samples);
-			rj_arr(j, "frames");
-			for (size_t f = 0; f < b->stacks[k].nframes; f++) {
-				const struct proto_block_frame *fr = &b->stacks[k].frames[f];
-
-				snprintf(addr, sizeof addr, "0x%" PRIx64, fr->addr);
-				rj_obj(j, NULL);
-				rj_str(j, "addr", addr);
-				rj_str(j, "func", fr->func);
-				rj_u64(j, "off", fr->off);
-				rj_str(j, "module", fr->module);
-				rj_str(j, "file", fr->file);
-				rj_u64(j, "line", fr->line);
-				rj_end_obj(j);
-			}
-			rj_end_arr(j);
+			rj_stack(j, "frames", &b->stacks[k]);
 			rj_end_obj(j);
 		}
 		rj_end_arr(j);

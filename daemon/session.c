@@ -50,6 +50,7 @@ daemon_session_free(struct daemon_session *s)
 	daemon_session_ipc_free(s);
 	proto_power_free(&s->power);
 	proto_power_free(&s->power_raw);
+	daemon_power_hist_free(s);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);

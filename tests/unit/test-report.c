@@ -1,7 +1,9 @@
 /*
  * test-report.c - the report writers on their own: safe report names, JSON
  * strings escaped, folded frames cleaned, Prometheus labels escaped, the
- * recent-frames ring (kept bounded, oldest dropped) and each format's frame.
+ * recent-frames ring (kept bounded, oldest dropped), each format's frame,
+ * the IPC metrics' bounded endpoints and slow-call slices, the power
+ * history's samples and the power metrics.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,6 +197,136 @@ test_formats(void **state)
 	daemon_session_free(s);
 }
 
+/* The number of times needle occurs in hay. */
+static size_t
+count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* IPC metrics: the REPORT_METRICS_IPC_TOP endpoints with the most time
+ * blocked, endpoints with the same labels merged, the rest (and the agent's
+ * own overflow endpoint) summed into endpoint "other"; a slow call is a
+ * trace slice on its thread from its start. */
+static void
+test_ipc_sections(void **state)
+{
+	enum { NEPS = REPORT_METRICS_IPC_TOP + 5 };
+	struct daemon_session *s = live_session(1 * S);
+	struct proto_ipc_ep eps[NEPS + 2];
+	char names[NEPS][16], *text;
+	struct proto_block_frame fr = { .addr = 0x10, .func = "fetch", .module = "app",
+		.file = "", .line = 0 };
+	struct proto_ipc_slow slow = { .id = 1, .ep = 0, .op = "recv", .tid = 42, .start_ns = 5 * S,
+		.dur_ns = 250 * MS, .stack = { .samples = 1, .nframes = 1, .frames = &fr } };
+	struct proto_agent_rec r = { .type = PROTO_AG_IPC, .time_ns = 6 * S };
+	struct daemon_sessions ss = { .v = &s, .n = 1 };
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < NEPS; i++) {
+		snprintf(names[i], sizeof names[i], "/run/e%zu", i);
+		eps[i] = (struct proto_ipc_ep){ .id = (uint32_t)i, .kind = "unix", .name = names[i],
+			.method = "", .peer_comm = "srv", .sends = 1, .recvs = 1, .bytes_out = 10,
+			.total_ns = (NEPS - i) * S, .slow = 1 };
+	}
+	eps[NEPS] = eps[0];                       /* same labels as e0: one series */
+	eps[NEPS].id = NEPS;
+	eps[NEPS].total_ns = 1;
+	eps[NEPS + 1] = (struct proto_ipc_ep){ .id = NEPS + 1, .kind = "other",
+		.name = "(other endpoints)", .method = "", .peer_comm = "", .calls = 100,
+		.total_ns = 1000 * S };               /* the most time, never a series of its own */
+	r.ipc = (struct proto_ipc){ .threshold_ns = 100 * MS, .slow_count = 1, .neps = NEPS + 2,
+		.eps = eps, .nslow = 1, .slow = &slow };
+	daemon_session_ipc(s, &r, 6 * S);
+	text = report_metrics_build(&ss, 6 * S, proto_wall_ms(), &len);
+	assert_int_equal(count_of(text, "\nhookscope_ipc_calls_total{"), REPORT_METRICS_IPC_TOP + 1);
+	/* e0 and its twin: 2 + 2 operations, 20 bytes */
+	assert_non_null(strstr(text, "hookscope_ipc_calls_total{pid=\"2000000001\",target=\"target\","
+	    "kind=\"unix\",endpoint=\"/run/e0\",method=\"\",peer=\"srv\"} 4\n"));
+	assert_non_null(strstr(text, "hookscope_ipc_sent_bytes_total{pid=\"2000000001\","
+	    "target=\"target\",kind=\"unix\",endpoint=\"/run/e0\",method=\"\",peer=\"srv\"} 20\n"));
+	/* e10..e14 (2 operations each) and the overflow endpoint's 100 */
+	assert_non_null(strstr(text, "hookscope_ipc_calls_total{pid=\"2000000001\",target=\"target\","
+	    "kind=\"other\",endpoint=\"other\",method=\"\",peer=\"\"} 110\n"));
+	assert_null(strstr(text, "endpoint=\"/run/e10\""));
+	assert_non_null(strstr(text, "hookscope_ipc_slow_calls_total{pid=\"2000000001\","
+	    "target=\"target\",kind=\"other\",endpoint=\"other\",method=\"\",peer=\"\"} 5\n"));
+	free(text);
+	text = report_build(&s, 1, REPORT_TRACE, 7 * S, proto_wall_ms(), &len);
+	assert_non_null(strstr(text, "{\"ph\":\"X\",\"name\":\"ipc recv\",\"cat\":\"ipc\","
+	    "\"pid\":2000000001,\"tid\":42,\"ts\":5000000.000,\"dur\":250000.000,"));
+	free(text);
+	text = report_build(&s, 1, REPORT_JSON, 7 * S, proto_wall_ms(), &len);
+	assert_non_null(strstr(text, "\"slow\":[{\"id\":1,\"ep\":0,\"op\":\"recv\",\"tid\":42,"
+	    "\"ui\":false,\"start_ns\":5000000000,"));
+	assert_non_null(strstr(text, "\"stack\":[{\"addr\":\"0x10\",\"func\":\"fetch\","));
+	free(text);
+	daemon_session_free(s);
+}
+
+/* Feed a power record at t: the wakelock held or not, the sensor held. */
+static void
+feed_power(struct daemon_session *s, uint64_t t, bool wakelock)
+{
+	struct proto_pwr_res res[2] = {
+		{ .category = "wakelock", .name = "w", .api = "write", .item = "cpu.idle", .ma = -1,
+		  .held = wakelock, .acquires = 1, .releases = !wakelock,
+		  .total_ns = 1 * S, .held_ns = wakelock ? 1 * S : 0 },
+		{ .category = "sensor", .name = "s", .api = "write", .item = "-", .ma = -1,
+		  .held = true, .acquires = 2, .total_ns = 3 * S, .held_ns = 3 * S },
+	};
+	struct proto_agent_rec r = { .type = PROTO_AG_POWER, .time_ns = t,
+		.power = { .time_ns = t, .hold_ns = 120 * S, .table = "t", .nres = 2, .res = res } };
+
+	daemon_session_power(s, &r, t);
+}
+
+/* The held-resources history: a sample when a count changes or a second
+ * after the last; the trace's counter and the metrics per category. */
+static void
+test_power_sections(void **state)
+{
+	struct daemon_session *s = live_session(1 * S);
+	struct daemon_sessions ss = { .v = &s, .n = 1 };
+	size_t len;
+	char *text;
+
+	(void)state;
+	setenv("HOOKSCOPE_POWER_PROFILE", "daemon/power_profile.sample.xml", 1);
+	feed_power(s, 1 * S, true);
+	feed_power(s, 1500 * MS, true);               /* no change, < 1 s: no sample */
+	feed_power(s, 2200 * MS, true);               /* a second on */
+	feed_power(s, 2300 * MS, false);              /* released */
+	assert_non_null(s->power_hist);
+	assert_int_equal(s->power_hist->n, 3);
+	text = report_build(&s, 1, REPORT_TRACE, 3 * S, proto_wall_ms(), &len);
+	assert_int_equal(count_of(text, "\"name\":\"held resources\""), 3);
+	assert_non_null(strstr(text, "\"ts\":2200000.000,\"args\":{\"wakelock\":1,\"sensor\":1}}"));
+	assert_non_null(strstr(text, "\"ts\":2300000.000,\"args\":{\"wakelock\":0,\"sensor\":1}}"));
+	free(text);
+	text = report_metrics_build(&ss, 3 * S, proto_wall_ms(), &len);
+	assert_non_null(strstr(text, "hookscope_power_held{pid=\"2000000001\",target=\"target\","
+	    "category=\"sensor\"} 1\n"));
+	assert_non_null(strstr(text, "hookscope_power_acquisitions_total{pid=\"2000000001\","
+	    "target=\"target\",category=\"sensor\"} 2\n"));
+	/* 1 s at cpu.idle, 28.6 mA: 28.6 / 3600 mAh; the sensor is not priced */
+	assert_non_null(strstr(text, "hookscope_power_charge_mah_total{pid=\"2000000001\","
+	    "target=\"target\",category=\"wakelock\"} 0.00794444444444444\n"));
+	assert_null(strstr(text, "hookscope_power_charge_mah_total{pid=\"2000000001\","
+	    "target=\"target\",category=\"sensor\"}"));
+	free(text);
+	text = report_build(&s, 1, REPORT_JSON, 3 * S, proto_wall_ms(), &len);
+	assert_non_null(strstr(text, "\"mah\":null,\"price_ma\":null,\"price_from\":\"\"}"));
+	assert_non_null(strstr(text, "\"price_ma\":28.6,\"price_from\":\"cpu.idle\"}"));
+	free(text);
+	daemon_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +337,8 @@ int main(void)
 		cmocka_unit_test(test_fps_ring),
 		cmocka_unit_test(test_recent_wire),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_ipc_sections),
+		cmocka_unit_test(test_power_sections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,9 +4,13 @@ event file the way Perfetto's JSON importer does and check what hookscope
 promises.  Every event: ph, pid, tid (integers), ts (number, us) except
 metadata; X events have dur >= 0; B/E pairs nest per thread; C events carry
 numeric args.  Expected from the demo run (--render 60 --loop MS, UI thread
-demo-loop): a process_name and thread names, frame slices on the render
-thread that never overlap, at least one block slice of 270-330 ms on the
-loop thread, counters "FPS demo" and "threads".  Prints the figures."""
+demo-loop, --power 2 --ipc: tests/e2e/data/report-demo.sh): a process_name
+and thread names, frame slices on the render thread that never overlap, at
+least one block slice of 270-330 ms on the loop thread, counters "FPS demo"
+and "threads"; slow IPC slices ("ipc recv", 250 ms answers) on the main
+thread (tid = PID) with demo_ipc_fetch_settings innermost in args.stack,
+that never overlap; the "held resources" counter: 2 wakelocks, then 1
+about a second later, the sensor 1 from then on.  Prints the figures."""
 import json
 import sys
 
@@ -15,7 +19,7 @@ doc = json.load(open(path))
 events = doc["traceEvents"] if isinstance(doc, dict) else doc
 assert isinstance(events, list) and events, "no traceEvents"
 open_slices = {}
-frames, blocks, counters, names = [], [], {}, {}
+frames, blocks, ipc, counters, names = [], [], [], {}, {}
 for e in events:
     ph = e.get("ph")
     assert ph in ("X", "B", "E", "C", "M", "i", "I"), "unknown ph %r" % ph
@@ -29,6 +33,8 @@ for e in events:
             frames.append(e)
         elif e["name"] == "block":
             blocks.append(e)
+        elif e.get("cat") == "ipc":
+            ipc.append(e)
     elif ph == "B":
         open_slices.setdefault(key, []).append(e)
     elif ph == "E":
@@ -56,6 +62,32 @@ assert any(set(b["args"].get("stack", [])) & {"loop_sleep_cb", "loop_spin_cb"} f
     "no block names its callback in args.stack: %r" % mb
 assert "FPS demo" in counters and len(counters["FPS demo"]) >= 10, "no FPS counter"
 assert "threads" in counters and max(c["args"]["live"] for c in counters["threads"]) >= 3, "no threads counter"
+
+# Slow IPC calls: on the thread that called, as long as the helper made them wait.
+slow = sorted((e for e in ipc if e["pid"] == pid), key=lambda e: e["ts"])
+assert len(slow) >= 2, "fewer than 2 slow IPC slices: %r" % ipc
+for e in slow:
+    assert e["name"] == "ipc recv" and e["tid"] == pid, "slow IPC call not a recv on the main thread: %r" % e
+    assert 240000 <= e["dur"] <= 400000, "slow IPC call of %.0f us, expected about 250 ms: %r" % (e["dur"], e)
+    assert e["args"]["stack"][0] == "demo_ipc_fetch_settings", "wrong innermost frame: %r" % e
+    assert e["args"]["endpoint"].startswith("@hookscope-demo-") and e["args"]["kind"] == "unix", e
+for a, b in zip(slow, slow[1:]):
+    assert a["ts"] + a["dur"] <= b["ts"], "slow IPC calls of one thread overlap: %r %r" % (a, b)
+
+# Held power resources: demo-wakelock held about 1 s beside demo-leaked, the
+# sensor held on.
+held = sorted(counters.get("held resources", []), key=lambda c: c["ts"])
+assert len(held) >= 3, "no held resources counter: %r" % held
+assert all(c["pid"] == pid for c in held), held
+on = [c["ts"] for c in held if c["args"].get("wakelock") == 2]
+off = [c["ts"] for c in held if c["args"].get("wakelock") == 1 and on and c["ts"] > on[0]]
+assert on and off, "the wakelocks never went 2 then 1: %r" % held
+wl = (off[0] - on[0]) / 1e6
+assert 0.7 <= wl <= 1.6, "demo-wakelock held %.2f s in the counter, expected about 1 s" % wl
+assert held[-1]["args"].get("sensor") == 1 and held[-1]["args"].get("wakelock") == 1, \
+    "not the sensor and one wakelock held at the end: %r" % held[-1]
 print("trace ok: %d events, %d frame slices (median %.2f ms), %d blocks on the loop thread, "
-      "%d FPS counter values, %d threads counter values"
-      % (len(events), len(mine), med / 1000, len(mb), len(counters["FPS demo"]), len(counters["threads"])))
+      "%d FPS counter values, %d threads counter values, %d slow IPC slices (longest %.1f ms), "
+      "%d held-resources values (wakelock held %.2f s)"
+      % (len(events), len(mine), med / 1000, len(mb), len(counters["FPS demo"]), len(counters["threads"]),
+         len(slow), max(e["dur"] for e in slow) / 1000, len(held), wl))
