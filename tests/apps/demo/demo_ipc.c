@@ -86,9 +86,15 @@ void demo_ipc_helper_main(const char *fd)
 /* Fork and exec the helper without the agent; its pid or -1. */
 static pid_t demo_ipc_spawn(int ready)
 {
-	char fd[16], *env[256];
+	char fd[16], *env[256], exe[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	size_t n = 0;
 	pid_t pid;
+
+	/* The real path, not /proc/self/exe: the helper's comm is then "demo". */
+	if (len <= 0)
+		return -1;
+	exe[len] = '\0';
 
 	/* Built before the fork: the child only calls execve. */
 	for (char **e = environ; *e != NULL && n < 255; e++)
@@ -99,7 +105,7 @@ static pid_t demo_ipc_spawn(int ready)
 	if ((pid = fork()) == 0) {
 		char *argv[] = { "demo", "--ipc-helper", fd, NULL };
 
-		execve("/proc/self/exe", argv, env);
+		execve(exe, argv, env);
 		_exit(127);
 	}
 	return pid;
