@@ -22,6 +22,8 @@ cmd_dump_exec(struct daemon_cmdctx *x)
 	size_t len;
 	int rc;
 
+	if (daemon_access_remote_cmd(x, "dump") < 0)   /* writes and reads device files */
+		return -1;
 	text = daemon_report_format(x->s, x->now_ns, wall, &len);
 	rc = daemon_report_write(x->d->opts->report_dir, x->s->pid, wall, text,
 	    len, &path, err, sizeof err);
