@@ -1,0 +1,52 @@
+# fault-agent.sh - the agent under stress (tests/apps/faulty "stress"):
+# 2000 short-lived threads, a 1 kHz signal handler running instrumented
+# code, recursion 5000 deep, dlopen/dlclose 200 times, at level 4; with
+# another hook library preloaded before and after the agent, and with no
+# daemon at all.  The program's output must be identical to its output
+# without hookscope, and the figures exact where they can be.
+. tests/e2e/lib.sh
+CC=${CC:-cc}
+$CC -O2 -shared -fPIC -o "$HS_TMP/dlmod.so" tests/e2e/data/dlmod.c || fail "cannot build dlmod.so"
+$CC -O2 -shared -fPIC -finstrument-functions -o "$HS_TMP/otherhook.so" tests/e2e/data/otherhook.c -ldl ||
+	fail "cannot build otherhook.so"
+export FAULTY_DLOPEN=$HS_TMP/dlmod.so
+N=2000
+run() {   # PRELOAD OUT: faulty stress with that LD_PRELOAD ("" = none)
+	env ${1:+LD_PRELOAD="$1"} HOOKSCOPE_SOCKET="$HS_SOCK" HOOKSCOPE_LEVEL=4 \
+		"$O/apps/faulty" stress $N >"$2" 2>"$2.err" &
+	RUN_PID=$!
+	wait "$RUN_PID" || fail "faulty stress ($1) exited $?: $(cat "$2.err")"
+}
+calls() {   # PID FUNC
+	once_json --target "$1" --top 200 | jq -e --arg f "$2" '.funcs[] | select(.name == $f) | .calls'
+}
+exited() { once_json --target "$1" | jq -e ".targets[] | select(.pid == $1) | .state == \"exited\"" >/dev/null; }
+
+run "" "$HS_TMP/plain"
+[ "$(wc -l <"$HS_TMP/plain")" -eq 4 ] || fail "plain run: $(cat "$HS_TMP/plain")"
+grep -q 'handler ran: yes' "$HS_TMP/plain" || fail "the signal handler never ran"
+
+# No daemon: the agent cannot connect and must not matter.
+run "$HS_PRELOAD" "$HS_TMP/nodaemon"
+cmp "$HS_TMP/plain" "$HS_TMP/nodaemon" || fail "output differs without a daemon: $(diff "$HS_TMP/plain" "$HS_TMP/nodaemon")"
+
+start_daemon
+for preload in "$HS_PRELOAD" "$HS_TMP/otherhook.so:$HS_PRELOAD" "$HS_PRELOAD:$HS_TMP/otherhook.so"; do
+	run "$preload" "$HS_TMP/out"
+	cmp "$HS_TMP/plain" "$HS_TMP/out" || fail "output differs with LD_PRELOAD=$preload: $(diff "$HS_TMP/plain" "$HS_TMP/out")"
+	case $preload in *otherhook*)
+		# ours plus the agent's own (its threads, its dlopen of libraries)
+		set -- $(sed -n 's/^otherhook: \([0-9]*\) pthread_create, \([0-9]*\) dlopen, \([0-9]*\) dlclose$/\1 \2 \3/p' "$HS_TMP/out.err")
+		[ "${1:-0}" -ge $N ] && [ "${2:-0}" -ge 200 ] && [ "${3:-0}" -ge 200 ] ||
+			fail "the other hook library missed calls: $(cat "$HS_TMP/out.err")" ;;
+	esac
+	wait_for 10 exited "$RUN_PID"
+	[ "$(calls "$RUN_PID" thread_main)" -eq $N ] || fail "thread_main: $(calls "$RUN_PID" thread_main) calls (want $N) with $preload"
+	[ "$(calls "$RUN_PID" work)" -eq $N ] || fail "work: not $N calls with $preload"
+	[ "$(calls "$RUN_PID" dl_many)" -eq 200 ] || fail "dl_many: not 200 calls with $preload"
+	h=$(calls "$RUN_PID" on_alarm) || fail "the signal handler was not timed with $preload"
+	[ "$(calls "$RUN_PID" handler_work)" -eq "$h" ] || fail "handler_work != on_alarm ($h) with $preload"
+	echo "  LD_PRELOAD=$preload: identical output, $N threads, $h signal handler runs"
+done
+kill -0 "$DAEMON_PID" || fail "hookscoped died"
+echo "ok: faulty stress $N identical with and without hookscope (no daemon, alone, with another hook library both ways)"
