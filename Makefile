@@ -154,6 +154,10 @@ $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 $(O)/bench/%: $(O)/obj/tests/bench/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(MSGPACK_LIBS)
+# The redraw bench (tests/bench/daemon.sh) drives the TUI's own drawing.
+$(O)/bench/tui-redraw: $(O)/obj/tests/bench/tui-redraw.o $(TUI_LIB) $(PROTO_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURSES_LIBS) $(RL_LIBS)
 
 .SECONDARY:
 .SECONDEXPANSION:

@@ -122,3 +122,4 @@ echo "-- glibc's empty hooks:"
 "$B/timing-overhead"
 echo "-- the agent's hooks:"
 HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 LD_PRELOAD="$agent" "$B/timing-overhead"
+sh tests/bench/daemon.sh
