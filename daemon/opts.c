@@ -55,7 +55,7 @@ daemon_opts_usage(FILE *f)
 "                    ~/.local/state/hookscope/reports)\n"
 "  --agent PATH      agent library for 'run' (default: $HOOKSCOPE_AGENT, else\n"
 "                    libhookscope.so next to hookscoped, else %s)\n"
-"  --allow-remote-attach  accept attach/detach from clients not on loopback\n"
+"  --allow-remote-attach  the older name of --allow-remote-control\n"
 "  --detach-on-exit  detach every attached agent when the daemon stops\n"
 "  --attach-grace SEC  an attached agent detaches itself when no daemon has\n"
 "                    answered for SEC seconds (default %d; 0 = never)\n"

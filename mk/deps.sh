@@ -8,7 +8,8 @@ BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libnc
 libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
-mesa-utils mesa-utils-bin xvfb"
+mesa-utils mesa-utils-bin xvfb
+clang-14 libclang-rt-14-dev libfuzzer-14-dev"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 
 mode=${1:---check-or-install}
