@@ -188,8 +188,8 @@ client_open(struct daemon_state *d, struct daemon_client *c, struct lws *wsi)
 	d->clients = c;
 	d->nclients++;
 	lws_get_peer_simple(wsi, peer, sizeof peer);
-	/* attach/detach (code injection) are for loopback clients only,
-	 * unless the daemon runs with --allow-remote-attach. */
+	/* attach, detach, ps and dump are for loopback clients only,
+	 * unless the daemon runs with --allow-remote-control (access.c). */
 	c->view.remote = daemon_access_peer_remote(peer);
 	daemon_log(DLOG_INFO, "client %llu connected from %s",
 	    (unsigned long long)c->serial, peer);

@@ -366,7 +366,6 @@ static void conn_peer_close(struct tui_conn *c, const unsigned char *in, size_t 
 			*p = '?';
 }
 
-/* The lws callback of the client protocol. */
 /* The access token as "Authorization: Bearer TOKEN" (doc/protocol.md). */
 static int conn_token_header(struct tui_conn *c, struct lws *wsi, void *in, size_t len)
 {
@@ -380,6 +379,7 @@ static int conn_token_header(struct tui_conn *c, struct lws *wsi, void *in, size
 	    (unsigned char *)v, (int)strlen(v), p, end) ? -1 : 0;
 }
 
+/* The lws callback of the client protocol. */
 static int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
     void *user, void *in, size_t len)
 {

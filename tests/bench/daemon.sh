@@ -8,11 +8,11 @@
 #      VmHWM) over $HS_BENCH_SECONDS (default 30) after a 5 s warm-up.
 #   2. latency from an event in a target to a client: tests/apps/faulty
 #      calls work() and prints "tick N" every 37 ms (out of phase with the
-#      frames; the line stamped on
-#      arrival by hs-linestamp, CLOCK_MONOTONIC); a client's frames are
-#      stamped the same way; the latency of tick N is the first frame whose
-#      work count reaches N minus the tick's stamp.  p50, p99, max, at the
-#      agent's default report period (200 ms) and at 50 ms.
+#      frames), each line stamped on arrival by hs-linestamp
+#      (CLOCK_MONOTONIC); a client's frames are stamped the same way; the
+#      latency of tick N is the first frame whose work count reaches N minus
+#      the tick's stamp.  p50, p99, max, at the agent's default report
+#      period (200 ms) and at 50 ms.
 #   3. TUI redraw time (tests/bench/tui-redraw.c) in a 200x50 tmux pane.
 # Each with the command that reproduces it.  Goals (reported, not
 # asserted): daemon < 2% of a core and < 32 MiB; p99 < 200 ms.
