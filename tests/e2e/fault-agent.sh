@@ -31,7 +31,9 @@ run "$HS_PRELOAD" "$HS_TMP/nodaemon"
 cmp "$HS_TMP/plain" "$HS_TMP/nodaemon" || fail "output differs without a daemon: $(diff "$HS_TMP/plain" "$HS_TMP/nodaemon")"
 
 start_daemon
-for preload in "$HS_PRELOAD" "$HS_TMP/otherhook.so:$HS_PRELOAD" "$HS_PRELOAD:$HS_TMP/otherhook.so"; do
+# A sanitizer runtime must stay first (HS_PRELOAD starts with it).
+san=${HS_SAN_RT:+$HS_SAN_RT:}
+for preload in "$HS_PRELOAD" "$san$HS_TMP/otherhook.so:$O/libhookscope.so" "$HS_PRELOAD:$HS_TMP/otherhook.so"; do
 	run "$preload" "$HS_TMP/out"
 	cmp "$HS_TMP/plain" "$HS_TMP/out" || fail "output differs with LD_PRELOAD=$preload: $(diff "$HS_TMP/plain" "$HS_TMP/out")"
 	case $preload in *otherhook*)

@@ -4,6 +4,9 @@
 # costs the daemon at most one frame (latest frame wins, doc/protocol.md):
 # its memory stays flat while the frames it misses are counted.
 . tests/e2e/lib.sh
+# Memory is measured: a sanitized daemon keeps freed blocks in a quarantine
+# (256 MiB by default), which is the sanitizer's memory, not the daemon's.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4:thread_local_quarantine_size_kb=64"
 ws() { "$O/tools/hs-wsclient" -p "$HS_PORT" "$@"; }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$DAEMON_PID/status"; }
 

@@ -6,6 +6,9 @@
 # (recursion deeper than its shadow stack): the events it could not time are
 # counted as dropped and shown in the frame and the TUI.
 . tests/e2e/lib.sh
+# Memory is measured: a sanitized daemon keeps freed blocks in a quarantine
+# (256 MiB by default), which is the sanitizer's memory, not the daemon's.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=4:thread_local_quarantine_size_kb=64"
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$DAEMON_PID/status"; }
 age_ok() {   # the demo's figures are fresh
 	once_json --target "$demo" | jq -e '.agent_age_ms < 1500' >/dev/null
