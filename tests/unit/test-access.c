@@ -79,17 +79,29 @@ test_peer_remote(void **state)
 	assert_true(daemon_access_peer_remote("?"));
 }
 
+/* argv of prog then the words of ap (NULL-terminated); returns argc. */
+static int
+words(char **argv, char *prog, va_list ap)
+{
+	int argc = 1;
+
+	argv[0] = prog;
+	while (argc < 15 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	argv[argc] = NULL;
+	return argc;
+}
+
 /* daemon_opts_parse of the words given (NULL-terminated). */
 static int
 dparse(struct daemon_opts *o, ...)
 {
-	char *argv[16] = { "hookscoped" };
-	int argc = 1;
+	char *argv[16];
+	int argc;
 	va_list ap;
 
 	va_start(ap, o);
-	while ((argv[argc] = va_arg(ap, char *)) != NULL)
-		argc++;
+	argc = words(argv, "hookscoped", ap);
 	va_end(ap);
 	err[0] = '\0';
 	return daemon_opts_parse(o, argc, argv, err, sizeof err);
@@ -132,13 +144,12 @@ test_daemon_listen(void **state)
 static enum tui_opts_result
 tparse(struct tui_opts *o, ...)
 {
-	char *argv[16] = { "hookscope" };
-	int argc = 1;
+	char *argv[16];
+	int argc;
 	va_list ap;
 
 	va_start(ap, o);
-	while ((argv[argc] = va_arg(ap, char *)) != NULL)
-		argc++;
+	argc = words(argv, "hookscope", ap);
 	va_end(ap);
 	return tui_options_parse(argc, argv, o);
 }
