@@ -35,13 +35,18 @@ for i in $(seq 1 8); do
 done
 wait "$flood" || fail "the flooding agent failed"
 kill -0 "$DAEMON_PID" || fail "hookscoped died under the flood"
-[ $((max - base)) -lt 32768 ] || fail "daemon RSS grew by $(( (max - base) / 1024 )) MiB under the flood"
+# (ThreadSanitizer's shadow memory is several times the heap it shadows.)
+limit=32768
+[ "${SAN:-}" = tsan ] && limit=$((limit * 4))
+[ $((max - base)) -lt $limit ] || fail "daemon RSS grew by $(( (max - base) / 1024 )) MiB under the flood"
 [ "$stale" -le 1 ] || fail "the demo's figures were stale in $stale of 8 samples during the flood"
 jq_once '.targets[] | select(.pid == 999980)' >/dev/null || fail "the flooder has no session"
 n=$(once_json --target 999980 --top 10 | jq '.nfuncs_seen')
 [ "$n" -eq 10000 ] || fail "the flooder's session has $n functions (want 10000)"
 frames=$(grep -c '"t":"frame"' "$HS_TMP/bystander")
-[ "$frames" -ge 60 ] || fail "the bystander got $frames frames in ~12 s (want >= 60 at 10/s)"
+want=60
+[ -n "${SAN:-}" ] && want=30    # a sanitized daemon under a flood is slower
+[ "$frames" -ge $want ] || fail "the bystander got $frames frames in ~12 s (want >= $want at 10/s)"
 
 # Drops: recursion 5000 deep passes the agent's shadow stack.
 env LD_PRELOAD="$HS_PRELOAD" HOOKSCOPE_SOCKET="$HS_SOCK" HOOKSCOPE_LEVEL=4 \

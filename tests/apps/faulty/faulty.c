@@ -12,7 +12,8 @@
  *   faulty stress N         N short-lived threads, a 1 kHz SIGALRM handler
  *                           calling instrumented code, deep recursion, and
  *                           dlopen/dlclose of $FAULTY_DLOPEN (tests/e2e/
- *                           data/dlmod.c) 200 times; prints only results
+ *                           data/dlmod.c) $FAULTY_DLOPEN_COUNT times
+ *                           (default 200); prints only results
  *                           that must not depend on hookscope (diffed)
  */
 #include <dlfcn.h>
@@ -27,8 +28,10 @@
 
 #include "../apptime.h"
 
-static volatile unsigned long sink;
-static volatile sig_atomic_t in_handler_calls;
+#include <errno.h>
+
+static _Thread_local volatile unsigned long sink;   /* per thread: no races */
+static unsigned in_handler_calls;         /* any thread may take the signal */
 
 /* Some work the agent times. */
 __attribute__((noinline)) static unsigned long work(unsigned long n)
@@ -56,9 +59,12 @@ __attribute__((noinline)) static void handler_work(void)
 
 static void on_alarm(int sig)
 {
+	int saved = errno;
+
 	(void)sig;
-	in_handler_calls++;
+	__atomic_add_fetch(&in_handler_calls, 1, __ATOMIC_RELAXED);
 	handler_work();
+	errno = saved;
 }
 
 static void *thread_main(void *arg)
@@ -133,7 +139,8 @@ static int mode_forks(long rounds)
 static int mode_stress(long nthreads)
 {
 	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
-	const char *lib = getenv("FAULTY_DLOPEN");
+	const char *lib = getenv("FAULTY_DLOPEN"), *count = getenv("FAULTY_DLOPEN_COUNT");
+	int dlopens = count ? atoi(count) : 200;
 	unsigned long total = 0, dl = 0;
 	struct sigaction sa;
 
@@ -157,7 +164,7 @@ static int mode_stress(long nthreads)
 			total += r[k];
 		}
 	}
-	for (int i = 0; lib != NULL && i < 200; i++) {
+	for (int i = 0; lib != NULL && i < dlopens; i++) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 		void (*fn)(long);
 		volatile long *v;
@@ -180,7 +187,7 @@ static int mode_stress(long nthreads)
 	printf("threads %ld sum %lu\n", nthreads, total);
 	printf("recurse(5000) %lu\n", recurse(5000));
 	printf("dlopen sum %lu\n", dl);
-	printf("handler ran: %s\n", in_handler_calls > 0 ? "yes" : "no");
+	printf("handler ran: %s\n", __atomic_load_n(&in_handler_calls, __ATOMIC_RELAXED) > 0 ? "yes" : "no");
 	return 0;
 }
 
