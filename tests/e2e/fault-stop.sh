@@ -28,6 +28,7 @@ stop_at=$(date +%s%N)
 wait_for 20 sh -c "[ \$(( \$(date +%s%N) - $stop_at )) -ge 4000000000 ]"
 t1=$(ticks)
 [ $((t1 - t0)) -ge 200 ] || fail "target ticked $((t1 - t0)) times in 4 s with the daemon stopped (want >= 200 of 400)"
+stopped_ticks=$((t1 - t0))
 state=$(awk '{print $3}' "/proc/$tgt/stat")
 case $state in R|S) ;; *) fail "target in state $state while the daemon is stopped" ;; esac
 frames_before=$(frames)
@@ -49,4 +50,4 @@ wait_for 10 sh -c "[ \$(grep -c '^tick' '$HS_TMP/ticks') -gt $((t0 + 100)) ]"
 start_daemon
 wait_for 20 work_over "$c1"
 kill -0 "$tgt" || fail "target died"
-echo "ok: target ticked $((t1 - t0)) times in 4 s of SIGSTOP, client resumed after SIGCONT, target survived SIGKILL and came back"
+echo "ok: target ticked $stopped_ticks times in 4 s of SIGSTOP, client resumed after SIGCONT, target survived SIGKILL and came back"
