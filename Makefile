@@ -188,7 +188,7 @@ demo: check-deps
 bench: all $(BENCH_BINS)
 	@O=$(O) sh tests/bench/run.sh
 
-# ---- fuzzing (tests/fuzz, doc/architecture.md "Fuzzing") ----
+# ---- fuzzing (tests/fuzz, doc/architecture.md "Hardening") ----
 # Every tests/fuzz/fuzz-NAME.c is a libFuzzer target built with clang from
 # protocol/*.c plus the optional FUZZ_SRCS_NAME sources and FUZZ_LIBS_NAME
 # libraries (one line each, below; ipc and power add theirs); its seed
@@ -212,7 +212,8 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
-$(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(PROTO_SRCS) $$(FUZZ_SRCS_$$*) protocol/protocol.h
+FUZZ_HDRS := $(wildcard protocol/*.h collectors/*.h tui/*.h tests/fuzz/*.h)
+$(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(PROTO_SRCS) $$(FUZZ_SRCS_$$*) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS_ALL) -Itui -Idaemon $(FUZZ_FLAGS) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) \
 		$(LWS_CFLAGS) $(CURSES_CFLAGS) -o $@ $< $(PROTO_SRCS) $(FUZZ_SRCS_$*) \
