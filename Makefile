@@ -6,6 +6,7 @@
 #   make test            build, then run the whole test suite
 #   make demo            build, start hookscoped with the demo target, open the TUI
 #   make bench           benchmarks (tests/bench)
+#   make fuzz            libFuzzer targets (tests/fuzz), FUZZ_SECONDS each (default 60)
 #   make deps            install the Debian packages the build and tests need
 #   make install         PREFIX=/usr/local DESTDIR=
 
@@ -94,7 +95,7 @@ APP_BINS   := $(foreach a,$(sort $(APP_DIRS)),$(O)/apps/$(a))
 BENCH_BINS := $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 THEMES     := $(patsubst themes/%,$(O)/themes/%,$(wildcard themes/*.theme))
 
-.PHONY: all test demo bench deps install uninstall clean check-deps
+.PHONY: all test demo bench deps install uninstall clean check-deps fuzz fuzz-build
 all: $(AGENT_SO) $(DAEMON_BIN) $(TUI_BIN) $(APP_BINS) $(TOOL_BINS) $(UNIT_BINS) $(THEMES)
 
 # ---- objects ----
@@ -156,6 +157,10 @@ $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 $(O)/bench/%: $(O)/obj/tests/bench/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(MSGPACK_LIBS)
+# The redraw bench (tests/bench/daemon.sh) drives the TUI's own drawing.
+$(O)/bench/tui-redraw: $(O)/obj/tests/bench/tui-redraw.o $(TUI_LIB) $(PROTO_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURSES_LIBS) $(RL_LIBS)
 
 .SECONDARY:
 .SECONDEXPANSION:
@@ -166,8 +171,6 @@ $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notd
 # Libraries of the test apps that need some (APP_LIBS_<dir>, and their headers).
 APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
 
-# Sources a fuzz target needs beyond protocol/*.c (the rule is harden's).
-FUZZ_SRCS_binder := collectors/ipc_binder.c
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
 
 $(O)/themes/%: themes/%
@@ -183,7 +186,7 @@ deps:
 	@sh mk/deps.sh --install
 
 test: check-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all fuzz-build
 	@O=$(O) SAN=$(SAN) sh tests/run.sh
 
 demo: check-deps
@@ -192,6 +195,40 @@ demo: check-deps
 
 bench: all $(BENCH_BINS)
 	@O=$(O) sh tests/bench/run.sh
+
+# ---- fuzzing (tests/fuzz, doc/architecture.md "Hardening") ----
+# Every tests/fuzz/fuzz-NAME.c is a libFuzzer target built with clang from
+# protocol/*.c plus the optional FUZZ_SRCS_NAME sources and FUZZ_LIBS_NAME
+# libraries (one line each, below); its seed
+# corpus is tests/fuzz/corpus/NAME/.  Independent of SAN: always
+# -fsanitize=fuzzer,address,undefined.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS    := $(patsubst %,$(O)/fuzz/fuzz-%,$(FUZZ_NAMES))
+FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer -g -O1 -std=c11 -Wall -Wextra -Werror -pthread
+FUZZ_SRCS_elf    := collectors/symbols.c collectors/symbols_elf.c collectors/symbols_map.c \
+	collectors/symbols_debug.c
+FUZZ_LIBS_elf    := $(ELF_LIBS) $(DW_LIBS)
+FUZZ_SRCS_map    := $(FUZZ_SRCS_elf)
+FUZZ_LIBS_map    := $(FUZZ_LIBS_elf)
+FUZZ_SRCS_theme  := tui/theme.c
+FUZZ_LIBS_theme  := $(CURSES_LIBS)
+FUZZ_SRCS_binder := collectors/ipc_binder.c
+FUZZ_SRCS_power-table   := collectors/power_table.c
+FUZZ_SRCS_power-profile := daemon/power_profile.c
+
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+FUZZ_HDRS := $(wildcard protocol/*.h collectors/*.h tui/*.h tests/fuzz/*.h)
+$(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(PROTO_SRCS) $$(FUZZ_SRCS_$$*) $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -Itui -Idaemon $(FUZZ_FLAGS) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) \
+		$(LWS_CFLAGS) $(CURSES_CFLAGS) -o $@ $< $(PROTO_SRCS) $(FUZZ_SRCS_$*) \
+		$(MSGPACK_LIBS) $(FUZZ_LIBS_$*) -ldl
 
 # ---- install ----
 # Data files installed into $(DATADIR) besides the themes (power adds its
@@ -227,7 +264,3 @@ clean:
 	rm -rf build build-*
 
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
-
-# Fuzz targets of the power collector (harden's fuzz rule builds them).
-FUZZ_SRCS_power-table   := collectors/power_table.c
-FUZZ_SRCS_power-profile := daemon/power_profile.c

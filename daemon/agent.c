@@ -177,6 +177,10 @@ daemon_agent_accept(struct daemon_state *d)
 				    strerror(errno));
 			return;
 		}
+		if (daemon_access_agent(fd) < 0) {
+			close(fd);
+			continue;
+		}
 		if (d->nagents >= DAEMON_MAX_AGENTS) {
 			daemon_log(DLOG_WARN, "too many agents (%d); refusing one",
 			    DAEMON_MAX_AGENTS);

@@ -188,10 +188,9 @@ client_open(struct daemon_state *d, struct daemon_client *c, struct lws *wsi)
 	d->clients = c;
 	d->nclients++;
 	lws_get_peer_simple(wsi, peer, sizeof peer);
-	/* attach/detach (code injection) are for loopback clients only,
-	 * unless the daemon runs with --allow-remote-attach. */
-	c->view.remote = strncmp(peer, "127.", 4) != 0 && strcmp(peer, "::1") != 0 &&
-	    strncmp(peer, "::ffff:127.", 11) != 0;
+	/* attach, detach, ps and dump are for loopback clients only,
+	 * unless the daemon runs with --allow-remote-control (access.c). */
+	c->view.remote = daemon_access_peer_remote(peer);
 	daemon_log(DLOG_INFO, "client %llu connected from %s",
 	    (unsigned long long)c->serial, peer);
 	msgpack_sbuffer_init(&sb);
@@ -238,6 +237,9 @@ daemon_client_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	struct daemon_client *c = user;
 
 	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+	case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
+		return daemon_access_filter(wsi);   /* the access token */
 	case LWS_CALLBACK_ESTABLISHED:
 		return client_open(lws_context_user(lws_get_context(wsi)), c, wsi);
 	case LWS_CALLBACK_RECEIVE:

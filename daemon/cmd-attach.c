@@ -12,10 +12,7 @@
 int
 cmd_attach_allowed(struct daemon_cmdctx *x, const char *what)
 {
-	if (!x->view->remote || x->d->opts->allow_remote_attach)
-		return 0;
-	return daemon_cmd_error(x, "%s is refused from a client that is not on loopback "
-	    "(start hookscoped with --allow-remote-attach to permit it)", what);
+	return daemon_access_remote_cmd(x, what);
 }
 
 /* Attach to the pid at the level given (default 2). */

@@ -63,6 +63,8 @@ cmd_dump_exec(struct daemon_cmdctx *x)
 	size_t len;
 	int rc;
 
+	if (daemon_access_remote_cmd(x, "dump") < 0)   /* writes and reads device files */
+		return -1;
 	if (cmd_dump_parse(x, &o) < 0)
 		return -1;
 	if (!o.all && x->s == NULL)

@@ -76,6 +76,9 @@ struct daemon_opts {
 	bool    allow_remote_attach;  /* attach/detach from non-loopback clients */
 	bool    detach_on_exit;   /* detach attached agents at shutdown */
 	char   *run_ui_thread;    /* run --ui-thread, or NULL */
+	/* access control (access.c) */
+	char   *token;            /* --token / --token-file, or NULL */
+	bool    allow_remote_control;  /* attach, detach, ps, dump from non-loopback */
 };
 
 enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
@@ -571,5 +574,21 @@ int  inject_elf_check(const char *path, char *err, size_t errlen);
  * the first PT_LOAD (load bias = mapping of offset 0 - it): 0 or -1. */
 int  inject_elf_symbol(const char *path, const char *name, uint64_t *value,
     uint64_t *first_vaddr, char *err, size_t errlen);
+
+/* ---- access control (access.c) ---- */
+
+enum { DAEMON_OPT_TOKEN = 'k', DAEMON_OPT_TOKEN_FILE = 'K' };
+/* --token / --token-file into o->token; 0 or -1 with err. */
+int  daemon_access_opt(struct daemon_opts *o, int c, const char *arg, char *err, size_t errlen);
+/* A non-loopback --listen without a token: -1 with err. */
+int  daemon_access_check_opts(const struct daemon_opts *o, char *err, size_t errlen);
+/* Is this peer address (lws_get_peer_simple) outside loopback? */
+bool daemon_access_peer_remote(const char *peer);
+/* lws FILTER callbacks: 0 lets the connection in, -1 drops it (token). */
+int  daemon_access_filter(struct lws *wsi);
+/* attach, detach, ps, dump from a remote client: -1 with msg set unless allowed. */
+int  daemon_access_remote_cmd(struct daemon_cmdctx *x, const char *what);
+/* An accepted agent connection: 0 when its uid may feed us, else -1 (logged). */
+int  daemon_access_agent(int fd);
 
 #endif

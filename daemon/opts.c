@@ -38,7 +38,13 @@ daemon_opts_usage(FILE *f)
 "\n"
 "options:\n"
 "  --port N          websocket port (default %d)\n"
-"  --address A       IPv4 address to listen on (default %s)\n"
+"  --listen A, --address A  IPv4 address to listen on (default %s); one\n"
+"                    beyond 127.0.0.0/8 needs --token-file or --token\n"
+"  --token-file FILE access token clients must present (first line of FILE;\n"
+"                    16-256 printable characters; see doc/protocol.md)\n"
+"  --token TOKEN     the same on the command line (visible in ps: prefer a file)\n"
+"  --allow-remote-control  accept attach, detach, ps and dump from clients not\n"
+"                    on loopback (they always need the token)\n"
 "  --socket PATH     agent socket (default: $HOOKSCOPE_SOCKET, else\n"
 "                    $XDG_RUNTIME_DIR/hookscope.sock, else /tmp/hookscope-UID.sock)\n"
 "  --rate HZ         frames per second sent to each client (default %g)\n"
@@ -50,7 +56,7 @@ daemon_opts_usage(FILE *f)
 "                    ~/.local/state/hookscope/reports)\n"
 "  --agent PATH      agent library for 'run' (default: $HOOKSCOPE_AGENT, else\n"
 "                    libhookscope.so next to hookscoped, else %s)\n"
-"  --allow-remote-attach  accept attach/detach from clients not on loopback\n"
+"  --allow-remote-attach  the older name of --allow-remote-control\n"
 "  --detach-on-exit  detach every attached agent when the daemon stops\n"
 "  --attach-grace SEC  an attached agent detaches itself when no daemon has\n"
 "                    answered for SEC seconds (default %d; 0 = never)\n"
@@ -356,6 +362,9 @@ opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errl
 		}
 		o->attach_grace_s = (unsigned)v;
 		return 0;
+	case DAEMON_OPT_TOKEN:
+	case DAEMON_OPT_TOKEN_FILE:
+		return daemon_access_opt(o, c, arg, err, errlen);
 	case 'A':
 		if (*arg == '\0') {
 			snprintf(err, errlen, "--agent needs a path");
@@ -392,6 +401,10 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	static const struct option longopts[] = {
 		{ "port",       required_argument, NULL, 'p' },
 		{ "address",    required_argument, NULL, 'a' },
+		{ "listen",     required_argument, NULL, 'a' },
+		{ "token",      required_argument, NULL, DAEMON_OPT_TOKEN },
+		{ "token-file", required_argument, NULL, DAEMON_OPT_TOKEN_FILE },
+		{ "allow-remote-control", no_argument, NULL, 'C' },
 		{ "socket",     required_argument, NULL, 's' },
 		{ "rate",       required_argument, NULL, 'r' },
 		{ "top",        required_argument, NULL, 't' },
@@ -428,6 +441,9 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 			break;
 		case 'X':
 			o->detach_on_exit = true;
+			break;
+		case 'C':
+			o->allow_remote_control = true;
 			break;
 		case 'h':
 			daemon_opts_usage(stdout);
@@ -468,6 +484,8 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	}
 	if (o->address == NULL)
 		o->address = xstrdup(DAEMON_DEFAULT_ADDRESS);
+	if (daemon_access_check_opts(o, err, errlen) < 0)
+		return DAEMON_OPTS_ERROR;
 	if (o->socket_path == NULL &&
 	    (o->socket_path = daemon_opts_default_socket()) == NULL) {
 		snprintf(err, errlen, "the default agent socket path (from "
@@ -491,5 +509,6 @@ daemon_opts_free(struct daemon_opts *o)
 	free(o->agent);
 	free(o->run_map);
 	free(o->run_ui_thread);
+	free(o->token);
 	memset(o, 0, sizeof *o);
 }

@@ -669,4 +669,15 @@ void proto_agent_rec_free(struct proto_agent_rec *r);
 /* Read the big-endian length prefix at p (PROTO_AGENT_HDR bytes). */
 uint32_t proto_agent_len(const void *p);
 
+/* ---- access token (token.c; doc/protocol.md "Access control") ---- */
+
+#define PROTO_TOKEN_MIN     16          /* characters of an access token */
+#define PROTO_TOKEN_MAX     256
+/* 0 when t is a usable token, else -1 with err filled. */
+int  proto_token_valid(const char *t, char *err, size_t errlen);
+/* The token on the first line of file path into buf; 0 or -1 with err. */
+int  proto_token_read(const char *path, char *buf, size_t len, char *err, size_t errlen);
+/* got[0..got_len) == want, in a time that depends on want's length only. */
+bool proto_token_equal(const char *want, const char *got, size_t got_len);
+
 #endif

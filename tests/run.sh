@@ -53,6 +53,11 @@ for t in "$O"/tests/test-*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
+# A short pass of every fuzz target (make fuzz runs them for longer).
+for t in tests/fuzz/fuzz-*.c; do
+	n=$(basename "$t" .c)
+	run_one "fuzz/$n" sh tests/fuzz/run.sh --smoke "${n#fuzz-}"
+done
 for t in tests/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"

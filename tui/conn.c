@@ -366,6 +366,19 @@ static void conn_peer_close(struct tui_conn *c, const unsigned char *in, size_t 
 			*p = '?';
 }
 
+/* The access token as "Authorization: Bearer TOKEN" (doc/protocol.md). */
+static int conn_token_header(struct tui_conn *c, struct lws *wsi, void *in, size_t len)
+{
+	unsigned char **p = in, *end = *p + len;
+	char v[sizeof c->url.token + 8];
+
+	if (c->url.token[0] == '\0')
+		return 0;
+	snprintf(v, sizeof v, "Bearer %s", c->url.token);
+	return lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_AUTHORIZATION,
+	    (unsigned char *)v, (int)strlen(v), p, end) ? -1 : 0;
+}
+
 /* The lws callback of the client protocol. */
 static int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
     void *user, void *in, size_t len)
@@ -382,6 +395,8 @@ static int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	if (c == NULL)
 		return 0;
 	switch (reason) {
+	case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+		return conn_token_header(c, wsi, in, len);
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
 		c->wsi = wsi;
 		c->state = TUI_CONN_UP;
@@ -394,7 +409,12 @@ static int conn_callback(struct lws *wsi, enum lws_callback_reasons reason,
 
 		/* Later callbacks of this dead wsi must not reach c. */
 		lws_set_opaque_user_data(wsi, NULL);
-		conn_lost(c, "cannot connect to %s: %.*s", c->url.text, n, why);
+		if (strstr(why, "unauthorized") != NULL)        /* 401: the access token */
+			conn_lost(c, "%s refused us: %s (give the daemon's token with "
+			    "--token-file FILE or $HOOKSCOPE_TOKEN)", c->url.text,
+			    c->url.token[0] ? "wrong access token" : "it needs an access token");
+		else
+			conn_lost(c, "cannot connect to %s: %.*s", c->url.text, n, why);
 		break;
 	}
 	case LWS_CALLBACK_CLIENT_RECEIVE:

@@ -37,6 +37,9 @@ static const char options_usage[] =
 "  -n, --top N             rows per frame (1-1000)\n"
 "  -f, --filter TEXT       only functions whose name contains TEXT\n"
 "\n"
+"      --token-file FILE   access token of a daemon listening beyond loopback\n"
+"                          (first line of FILE; also $HOOKSCOPE_TOKEN)\n"
+"      --token TOKEN       the same on the command line (visible in ps)\n"
 "      --check-theme NAME|PATH  load a theme, report any error, exit\n"
 "  -v, --verbose           websocket library warnings on stderr (non-interactive)\n"
 "  -V, --version           print the version and exit\n"
@@ -45,7 +48,7 @@ static const char options_usage[] =
 "Exit status: 0 on success, 1 on a failure (the reason is on stderr), 2 on a\n"
 "usage error.\n";
 
-enum { OPT_WAIT_PID = 256, OPT_CHECK_THEME, OPT_FORMAT, OPT_ALL };
+enum { OPT_WAIT_PID = 256, OPT_CHECK_THEME, OPT_FORMAT, OPT_ALL, OPT_TOKEN, OPT_TOKEN_FILE };
 
 static const struct option options_long[] = {
 	{ "theme",       required_argument, NULL, 'T' },
@@ -63,6 +66,8 @@ static const struct option options_long[] = {
 	{ "check-theme", required_argument, NULL, OPT_CHECK_THEME },
 	{ "format",      required_argument, NULL, OPT_FORMAT },
 	{ "all",         no_argument,       NULL, OPT_ALL },
+	{ "token",       required_argument, NULL, OPT_TOKEN },
+	{ "token-file",  required_argument, NULL, OPT_TOKEN_FILE },
 	{ "verbose",     no_argument,       NULL, 'v' },
 	{ "version",     no_argument,       NULL, 'V' },
 	{ "help",        no_argument,       NULL, 'h' },
@@ -177,10 +182,29 @@ static int options_pid(const char *arg, int32_t *out)
 	return 0;
 }
 
+/* --token, --token-file, else $HOOKSCOPE_TOKEN into tok; 0 or -1 (err). */
+static int options_token(const char *arg, const char *file, char *tok, size_t len,
+    char *err, size_t errlen)
+{
+	char why[PROTO_ERR_LEN];
+
+	if (file != NULL)
+		return proto_token_read(file, tok, len, err, errlen);
+	if (arg == NULL && ((arg = getenv("HOOKSCOPE_TOKEN")) == NULL || *arg == '\0'))
+		return 0;
+	if (proto_token_valid(arg, why, sizeof why) < 0) {
+		snprintf(err, errlen, "bad token: %.200s", why);
+		return -1;
+	}
+	snprintf(tok, len, "%s", arg);
+	return 0;
+}
+
 /* See tui.h. */
 enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o)
 {
 	char err[PROTO_ERR_LEN];
+	const char *token = NULL, *token_file = NULL;
 	long v;
 	int c;
 
@@ -246,6 +270,8 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 			o->dump_format = optarg;
 			break;
 		case OPT_ALL: o->dump_all = true; break;
+		case OPT_TOKEN: token = optarg; break;
+		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'V':
 			printf("hookscope %s (protocol %d)\n", HS_VERSION, PROTO_VERSION);
@@ -272,6 +298,9 @@ enum tui_opts_result tui_options_parse(int argc, char **argv, struct tui_opts *o
 		return options_bad("%s", err);
 	if ((o->dump_format != NULL || o->dump_all) && o->dump_file == NULL)
 		return options_bad("--format and --all go with --dump FILE");
+	if (options_token(token, token_file, o->url.token, sizeof o->url.token, err,
+	    sizeof err) < 0)
+		return options_bad("%s", err);
 	if (o->target != 0 && o->wait_pid != 0 && o->target != o->wait_pid)
 		return options_bad("--target and --wait-pid name different processes");
 	return TUI_OPTS_RUN;

@@ -32,6 +32,7 @@ struct tui_url {
 	int  port;
 	char path[256];
 	char text[600];                   /* as shown to the user */
+	char token[PROTO_TOKEN_MAX + 1];  /* access token sent as Bearer, "" = none */
 };
 
 int tui_url_parse(const char *s, struct tui_url *u, char *err, size_t errlen);

@@ -138,3 +138,4 @@ echo "  reproduce: $B/power-write; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 [HOO
 printf "  no agent:              "; "$B/power-write"
 printf "  agent, no power table: "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=/dev/null LD_PRELOAD="$agent" "$B/power-write"
 printf "  agent, shipped table:  "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=$(pwd)/collectors/power-apis.table LD_PRELOAD="$agent" "$B/power-write"
+sh tests/bench/daemon.sh

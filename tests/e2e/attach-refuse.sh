@@ -75,8 +75,10 @@ if [ -n "$other" ]; then
 	stop_daemon
 	HS_PORT=$(free_port)
 	# by hand: start_daemon waits for the loopback address in the log
+	# beyond loopback needs an access token (access.sh tests it)
+	export HOOKSCOPE_TOKEN=attach-refuse-token-0123
 	spawn "$O/hookscoped" --port "$HS_PORT" --socket "$HS_SOCK" --address 0.0.0.0 \
-		>>"$HS_TMP/daemon.log" 2>&1
+		--token "$HOOKSCOPE_TOKEN" >>"$HS_TMP/daemon.log" 2>&1
 	DAEMON_PID=$SPAWNED
 	wait_for 10 port_listening "$HS_PORT"
 	expect_fail "not on loopback" "$O/hookscope" --cmd "attach $nobody" "ws://$other:$HS_PORT"

@@ -4,14 +4,16 @@
  *
  *   hs-fakeagent [--socket PATH] [--pid N] [--exe PATH] [--funcs N]
  *                [--report-hz HZ] [--duration S] [--bye] [--garbage]
- *                [--oversize] [--raw HEX]
+ *                [--oversize] [--raw HEX] [--changing N]
  *
  * After hello and syms, function i (name fake_fn_<i>, i from 0) is called
  * (i + 1) * 100 times a second: every report carries the cumulative calls
  * (i + 1) * 100 * t, total_ns = calls * (i + 1) * 1000, self_ns = total / 2,
  * max_ns = (i + 1) * 2000, slow = calls / 10.  Records the daemon sends
  * (level, reset, threshold) are printed as JSON lines on stdout; a reset
- * restarts t at zero.  --garbage / --oversize / --raw send one bad record
+ * restarts t at zero.  --changing N: after the first report (all functions),
+ * only the N hottest (the highest i) change and are sent, as a real agent
+ * sends only what changed.  --garbage / --oversize / --raw send one bad record
  * after the first report (the daemon must drop this connection only).
  */
 #include <errno.h>
@@ -30,6 +32,7 @@ static struct {
 	int32_t pid;
 	const char *exe;
 	unsigned nfuncs;
+	unsigned changing;      /* --changing N, 0 = all */
 	double report_hz, duration_s;
 	bool bye, garbage, oversize;
 	const char *raw;
@@ -97,14 +100,18 @@ fa_hello(int fd)
 static void
 fa_funcs(int fd, double t)
 {
+	static bool sent_all;
+	unsigned lo = sent_all && fa.changing && fa.changing < fa.nfuncs ?
+	    fa.nfuncs - fa.changing : 0;
 	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS, .time_ns = proto_now_ns(),
-		.threads = 1, .nfuncs = fa.nfuncs };
+		.threads = 1, .nfuncs = fa.nfuncs - lo };
 
+	sent_all = true;
 	r.funcs = xcalloc(fa.nfuncs ? fa.nfuncs : 1, sizeof *r.funcs);
-	for (unsigned i = 0; i < fa.nfuncs; i++) {
+	for (unsigned i = lo; i < fa.nfuncs; i++) {
 		uint64_t calls = (uint64_t)((i + 1) * 100 * t);
 
-		r.funcs[i] = (struct proto_ag_func){ .addr = 0x401000 + 16 * i,
+		r.funcs[i - lo] = (struct proto_ag_func){ .addr = 0x401000 + 16 * i,
 			.calls = calls, .total_ns = calls * (i + 1) * 1000,
 			.self_ns = calls * (i + 1) * 500, .max_ns = (i + 1) * 2000,
 			.slow = calls / 10 };
@@ -190,6 +197,7 @@ main(int argc, char **argv)
 		{ "exe", required_argument, NULL, 'e' },
 		{ "funcs", required_argument, NULL, 'f' },
 		{ "report-hz", required_argument, NULL, 'r' },
+		{ "changing", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "bye", no_argument, NULL, 'b' },
 		{ "garbage", no_argument, NULL, 'g' },
@@ -213,6 +221,7 @@ main(int argc, char **argv)
 		case 'e': fa.exe = optarg; break;
 		case 'f': fa.nfuncs = (unsigned)atoi(optarg); break;
 		case 'r': fa.report_hz = atof(optarg); break;
+		case 'c': fa.changing = (unsigned)atoi(optarg); break;
 		case 'd': fa.duration_s = atof(optarg); break;
 		case 'b': fa.bye = true; break;
 		case 'g': fa.garbage = true; break;
@@ -221,7 +230,7 @@ main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: hs-fakeagent [--socket PATH] [--pid N] "
 			    "[--exe PATH] [--funcs N] [--report-hz HZ] [--duration S] "
-			    "[--bye] [--garbage] [--oversize] [--raw HEX]\n");
+			    "[--bye] [--garbage] [--oversize] [--raw HEX] [--changing N]\n");
 			return 2;
 		}
 	}

@@ -4,7 +4,7 @@
  *
  *   hs-wsclient [-p PORT] [-H HOST] [-n COUNT] [-t SECONDS] [--replies]
  *               [--no-frames] [--no-protocol | --protocol NAME]
- *               [--stall MS] MESSAGE...
+ *               [--stall MS] [--token T] [--save DIR] MESSAGE...
  *
  * Each MESSAGE is one command-line argument sent as one binary message:
  *   "cmd NAME ARGS..."  a command (split on spaces; ids 1, 2, ... in order)
@@ -13,6 +13,8 @@
  *   "junk N"            N bytes of 0xc1 (never valid msgpack; size cap tests)
  * Every received message is printed as one line of JSON (msgpack as is, bin
  * as a string); a close from the server prints {"t":"close","code":N,...}.
+ * --token sends "Authorization: Bearer T" with the upgrade (doc/protocol.md);
+ * --save writes every message received, as is, to DIR/msg-N (fuzz seeds).
  * Exit: 0 done, 1 cannot connect, 2 usage, 3 timeout before -n/--replies was
  * satisfied, 4 closed before that.
  */
@@ -39,6 +41,7 @@ static struct {
 	bool replies;           /* stop when every message sent was answered */
 	bool no_frames;
 	long stall_ms;
+	const char *token, *save_dir;
 	double timeout_s;
 	struct wsc_msg *msgs;
 	size_t nmsgs, sent;
@@ -254,6 +257,15 @@ wsc_message(const unsigned char *buf, size_t len)
 	const msgpack_object *t = NULL;
 	bool frame = false;
 
+	if (w.save_dir != NULL) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof path, "%s/msg-%ld", w.save_dir, w.received);
+		if ((f = fopen(path, "wb")) == NULL || fwrite(buf, 1, len, f) != len ||
+		    fclose(f) != 0)
+			fprintf(stderr, "hs-wsclient: cannot write %s\n", path);
+	}
 	if (proto_check(buf, len, PROTO_MAX_FRAME, err, sizeof err) < 0) {
 		printf("{\"t\":\"invalid\",\"len\":%zu,\"err\":", len);
 		wsc_json_str(err, strlen(err));
@@ -329,6 +341,17 @@ wsc_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		w.rc = 1;
 		w.done = true;
 		return 0;
+	case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+		if (w.token != NULL) {
+			unsigned char **p = in, *end = *p + len;
+			char v[1024];
+
+			snprintf(v, sizeof v, "Bearer %s", w.token);
+			if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_AUTHORIZATION,
+			    (unsigned char *)v, (int)strlen(v), p, end))
+				return -1;
+		}
+		return 0;
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
 		w.wsi = wsi;
 		if (w.stall_ms > 0) {
@@ -396,6 +419,8 @@ main(int argc, char **argv)
 		{ "no-protocol", no_argument, NULL, 'N' },
 		{ "protocol", required_argument, NULL, 'P' },
 		{ "stall", required_argument, NULL, 's' },
+		{ "token", required_argument, NULL, 'T' },
+		{ "save", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -419,6 +444,8 @@ main(int argc, char **argv)
 		case 'N': w.protocol = NULL; break;
 		case 'P': w.protocol = optarg; break;
 		case 's': w.stall_ms = atol(optarg); break;
+		case 'T': w.token = optarg; break;
+		case 'S': w.save_dir = optarg; break;
 		case 'h': wsc_usage(NULL);
 		default: wsc_usage("unknown option");
 		}
