@@ -12,8 +12,10 @@ tmp=$(mktemp -d /tmp/hookscope-capture.XXXXXX)
 port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ))
 tsock=hookscope-capture-$$
 
+# The power scenario's wakelocks go to a scratch sysfs (doc/power.md).
+export HOOKSCOPE_POWER_SYSFS=$tmp/sys
 "$O/hookscoped" --port "$port" --socket "$tmp/agent.sock" --report-dir "$tmp" \
-	run -- "$O/apps/demo" --scenario all >"$tmp/daemon.log" 2>&1 &
+	run -- "$O/apps/demo" --scenario all:6 >"$tmp/daemon.log" 2>&1 &
 dpid=$!
 cleanup() {
 	tmux -L "$tsock" kill-server 2>/dev/null
@@ -27,14 +29,16 @@ trap 'exit 130' INT TERM
 
 tmux -L "$tsock" -f /dev/null new-session -d -s cap -x 100 -y 28 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$tmp' '$O/hookscope' ws://127.0.0.1:$port; sleep 600"
-# Every box with data: a block with its frame, FPS, the hot function, threads.
+# Every box with data: a block with its frame, FPS, the hot function, threads,
+# IPC and power (their scenarios come every 6 s).
 i=0
 until tmux -L "$tsock" capture-pane -p -t cap >"$tmp/screen" 2>/dev/null &&
 	grep -q 'load_config_sync (' "$tmp/screen" && grep -Eq ' FPS [1-9]' "$tmp/screen" &&
-	grep -q '^recompute_checksums' "$tmp/screen" && grep -Eq 'threads: [0-9]+ live, [1-9]' "$tmp/screen"; do
+	grep -q '^recompute_checksums' "$tmp/screen" && grep -Eq 'threads: [0-9]+ live, [1-9]' "$tmp/screen" &&
+	grep -Eq 'IPC: [1-9]' "$tmp/screen" && grep -Eq 'power: [1-9][0-9]* held' "$tmp/screen"; do
 	i=$((i + 1))
-	if [ $i -gt 300 ]; then
-		echo "readme-capture: the demo did not fill the screen in 30 s; last screen:" >&2
+	if [ $i -gt 600 ]; then
+		echo "readme-capture: the demo did not fill the screen in 60 s; last screen:" >&2
 		cat "$tmp/screen" >&2
 		exit 1
 	fi
