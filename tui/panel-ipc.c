@@ -1,6 +1,5 @@
 /*
- * panel-ipc.c - the IPC panel (key I, in place of the functions until the
- * views of the dash branch take it): a summary row (endpoints, calls, slow
+ * panel-ipc.c - the IPC panel (view 5, and the overview's IPC box): a summary row (endpoints, calls, slow
  * calls and the threshold), then one row per endpoint, most time blocked
  * first: kind, endpoint (peer path, pipe, queue, D-Bus destination), method,
  * operations, operations/s, total and max time blocked, UI-thread calls

@@ -446,8 +446,7 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view,
     const char *text);
 
-/* panel-ipc.c / panel-power.c (contracts.md; written by the ipc and power
- * branches, placeholders until they land) */
+/* panel-ipc.c / panel-power.c: views 5 and 6 and their overview boxes */
 int  tui_panel_ipc_height(const struct tui_app *a, int avail);
 void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
 void tui_panel_ipc_move(struct tui_app *a, int delta);

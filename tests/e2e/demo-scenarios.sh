@@ -4,7 +4,7 @@
 # hookscope sees that very problem: recompute_checksums hot, jank in the
 # frames, a UI block in load_config_sync, a burst of 24 threads from
 # spawn_decoders; the ipc and power rows announce themselves (their
-# figures are checked by the ipc and power branches' own tests).
+# figures are checked by tui-ipc.sh, tui-power.sh and tui-overview.sh).
 . tests/e2e/lib.sh
 
 list=$("$O/apps/demo" --scenario list | tr '\n' ' ')

@@ -1,6 +1,6 @@
 /*
- * demo_ipc.c - the demo's IPC scenario (demo --ipc; the scenario table of
- * the dash branch calls demo_ipc_scenario): a helper process (forked)
+ * demo_ipc.c - the demo's IPC scenario (demo --ipc; the "ipc" row of
+ * scenario.c): a helper process
  * answers requests over a unix socket (abstract name
  * "@hookscope-demo-PID"); the calling thread, the demo's UI thread, asks it
  * for "settings" ten times a second, and every fourth answer takes 250 ms:

@@ -9,7 +9,7 @@
  * plays each in turn (20 s each; NAME:SECONDS changes that) and starts again; "all" plays every one at once (the
  * overview tests and the README capture use it).  The ipc and power rows
  * call demo_ipc_scenario() / demo_power_scenario() (demo_ipc.c,
- * demo_power.c; doc/contracts); when such a call returns early, the loop
+ * demo_power.c); when such a call returns early, the loop
  * goes on for the rest of the row's time.
  */
 #include <poll.h>
