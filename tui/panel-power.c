@@ -1,5 +1,5 @@
 /*
- * panel-power.c - the power panel (key W, in place of the functions): a
+ * panel-power.c - the power panel (view 6, and the overview's power box): a
  * summary row (resources held now, leaks, the estimated charge per
  * category in mAh, the profile it comes from and its warning), then every
  * resource, those held now first (longest hold first): category, tag,
