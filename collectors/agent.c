@@ -6,7 +6,7 @@
  * Environment (read once, at start):
  *   HOOKSCOPE_SOCKET       daemon socket (default: see proto_default_socket_path)
  *   HOOKSCOPE_LEVEL        initial monitoring level 0-4 (default 2)
- *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 200)
+ *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 100)
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
  * An agent injected into a running process (hookscoped attach) reads these
  * from its attach file instead (agent_attach.c).

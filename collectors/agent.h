@@ -13,7 +13,7 @@
 #include "protocol.h"
 
 #define AGENT_LEVEL_DEFAULT     2
-#define AGENT_INTERVAL_MS       200     /* harvest period (HOOKSCOPE_INTERVAL_MS) */
+#define AGENT_INTERVAL_MS       100     /* harvest period (HOOKSCOPE_INTERVAL_MS) */
 #define AGENT_RETRY_MS          1000    /* reconnect period while no daemon */
 #define AGENT_SNDTIMEO_MS       200     /* one send() may block this long */
 #define AGENT_SEND_BUDGET_MS    1000    /* one cycle's records, at most */

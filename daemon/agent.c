@@ -329,6 +329,8 @@ agent_parse(struct daemon_agent *a)
 	}
 	memmove(a->in, a->in + off, a->in_len - off);
 	a->in_len -= off;
+	if (rc == 0 && off > 0 && a->session != NULL)
+		daemon_server_push(a->d, a->session);
 	return rc;
 }
 

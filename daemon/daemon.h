@@ -363,8 +363,9 @@ struct daemon_state {
 
 /* Set up, loop until a signal stops it, tear down; the exit status. */
 int  daemon_server_run(const struct daemon_opts *o);
-/* Send every client the newest frame soon. */
-void daemon_server_kick(struct daemon_state *d);
+/* A frame now for every client showing s (its agent just reported), unless
+ * the client had one less than half a tick ago. */
+void daemon_server_push(struct daemon_state *d, const struct daemon_session *s);
 
 /* ---- agents (agent.c) ---- */
 
@@ -402,6 +403,8 @@ struct daemon_client {
 	bool     rx_paused;       /* lws rx flow control off: queue too full */
 	bool     frame_due;       /* latest frame wins: built when writable */
 	uint64_t seq, frames_skipped;
+	uint64_t push_ns;         /* its last frame pushed by a report (server.c) */
+	uint64_t next_frame_ns;   /* the tick's next frame not before */
 };
 
 int  daemon_client_callback(struct lws *wsi, enum lws_callback_reasons reason,

@@ -120,16 +120,36 @@ server_raw_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	return 0;
 }
 
-/* Mark a frame due for every client (latest frame wins). */
-void
-daemon_server_kick(struct daemon_state *d)
+/* Mark a frame due for c (latest frame wins); the tick leaves c alone
+ * until next_ns. */
+static void
+server_frame_due(struct daemon_client *c, uint64_t next_ns)
 {
-	for (struct daemon_client *c = d->clients; c != NULL; c = c->next) {
-		if (c->frame_due)
-			c->frames_skipped++;
-		c->frame_due = true;
-		lws_callback_on_writable(c->wsi);
-	}
+	if (c->frame_due)
+		c->frames_skipped++;
+	c->frame_due = true;
+	c->next_frame_ns = next_ns;
+	lws_callback_on_writable(c->wsi);
+}
+
+/*
+ * See daemon.h.  A report reaches the clients when it arrives, not at the
+ * next tick, so the event-to-client latency is the agent's report period
+ * (doc/performance.md).  Frames of a reporting target follow its reports:
+ * the tick stays away for 1.5 ticks after a push; pushes are half a tick
+ * apart at least, so a flooding agent cannot drive more than twice --rate.
+ */
+void
+daemon_server_push(struct daemon_state *d, const struct daemon_session *s)
+{
+	uint64_t now = proto_now_ns(), tick = d->tick_us * 1000;
+
+	for (struct daemon_client *c = d->clients; c != NULL; c = c->next)
+		if (daemon_sessions_pick(&d->sessions, c->view.target) == s &&
+		    (c->push_ns == 0 || now - c->push_ns >= tick / 2)) {
+			c->push_ns = now;
+			server_frame_due(c, now + tick * 3 / 2);
+		}
 }
 
 /* Lost (or detached) sessions whose process has since gone become exited. */
@@ -162,7 +182,10 @@ server_tick(lws_sorted_usec_list_t *sul)
 		d->alive_check_ns = now;
 		server_check_alive(d);
 	}
-	daemon_server_kick(d);
+	/* A quarter tick of slack: timer jitter must not skip an idle client. */
+	for (struct daemon_client *c = d->clients; c != NULL; c = c->next)
+		if (now + d->tick_us * 1000 / 4 >= c->next_frame_ns)
+			server_frame_due(c, now + d->tick_us * 1000);
 	lws_sul_schedule(d->ctx, 0, &d->tick_sul, server_tick, (lws_usec_t)d->tick_us);
 }
 

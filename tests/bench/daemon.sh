@@ -101,10 +101,10 @@ latency() {   # INTERVAL_MS
 }
 echo
 echo "latency, event in the target -> frame at a client, --rate 10, ${S} s:"
-echo " agent report period 200 ms (the default):"
+echo " agent report period 100 ms (the default):"
+latency 100
+echo " agent report period 200 ms (HOOKSCOPE_INTERVAL_MS=200):"
 latency 200
-echo " agent report period 50 ms (HOOKSCOPE_INTERVAL_MS=50):"
-latency 50
 echo "  reproduce: tests/bench/daemon.sh (HS_BENCH_SECONDS=$S)"
 
 echo
