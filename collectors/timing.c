@@ -117,7 +117,9 @@ static void tm_calibrate(void)
 	STORE(&tm_params.o_in, 0);
 	STORE(&tm_params.o_out, 0);
 	for (int r = -1; r < TM_CAL_RUNS; r++) {
-		uint64_t self0 = cb->nentries ? cb->table[cb->order[0]].self : 0;
+		/* No entry when the level's switch leaves fn out (attach): in = 0. */
+		e = cb->nentries ? tm_block_entry(cb, 0) : NULL;
+		uint64_t self0 = e != NULL ? e->self : 0;
 		uint64_t t0 = tm_ticks(), t1;
 
 		for (int i = 0; i < TM_CAL_ITERS; i++) {
@@ -127,9 +129,9 @@ static void tm_calibrate(void)
 		t1 = tm_ticks();
 		if (r < 0)
 			continue;       /* warm-up: page faults, caches */
-		e = &cb->table[cb->order[0]];
+		e = cb->nentries ? tm_block_entry(cb, 0) : NULL;
 		full[r] = (double)(t1 - t0) / TM_CAL_ITERS;
-		in[r] = (double)(e->self - self0) / TM_CAL_ITERS;
+		in[r] = e != NULL ? (double)(e->self - self0) / TM_CAL_ITERS : 0;
 	}
 	tm_tls_swap(saved);
 	STORE(&tm_params.enabled, was);
@@ -168,13 +170,13 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 	STORE(&tm_params.o_in_site, 0);
 	STORE(&tm_params.o_out_site, 0);
 	for (int r = -1; r < TM_CAL_RUNS; r++) {
-		struct tm_entry *e = cb->nentries ? &cb->table[cb->order[0]] : NULL;
+		struct tm_entry *e = cb->nentries ? tm_block_entry(cb, 0) : NULL;
 		uint64_t self0 = e != NULL ? e->self : 0;
 		double base = tm_ticks_per_call(plain), with = tm_ticks_per_call(call);
 
 		if (r < 0)
 			continue;       /* warm-up */
-		e = &cb->table[cb->order[0]];
+		e = tm_block_entry(cb, 0);
 		assert(cb->nentries == 1 && e->fn == fn);
 		full[r] = with > base ? with - base : 0;
 		in[r] = (double)(e->self - self0) / TM_CAL_ITERS;

@@ -70,16 +70,34 @@ struct tm_block {
 	int32_t   tid;
 	uint32_t  depth;          /* frames in use (owner only) */
 	uint32_t  lost;           /* enters not pushed (stack full), exits pending */
-	uint32_t  nentries;       /* slots used = length of order[] (release store) */
+	uint32_t  nentries;       /* order[] places taken (atomic add; may pass TM_MAX_FUNCS) */
 	uint32_t  pad_;
 	uint64_t  dropped;        /* calls not recorded (table or stack full) */
-	uint16_t  order[TM_SLOTS];            /* used slots in insertion order */
+	uint16_t  order[TM_SLOTS];            /* used slot + 1 in insertion order; 0: being written */
 	struct tm_frame stack[TM_STACK];
 	/* Here, in the padding before the aligned table, so the hot fields
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */
 	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
 };
+
+/* Entries of b to read: the order[] places taken, at most TM_MAX_FUNCS. */
+static inline uint32_t tm_block_count(const struct tm_block *b)
+{
+	uint32_t n = __atomic_load_n(&b->nentries, __ATOMIC_ACQUIRE);
+
+	return n < TM_MAX_FUNCS ? n : TM_MAX_FUNCS;
+}
+
+/* Entry k (< tm_block_count) of b's insertion order; NULL while the owner
+ * (interrupted, say, by a signal handler that inserted after it) has not
+ * written that place yet: a later read has it. */
+static inline struct tm_entry *tm_block_entry(struct tm_block *b, uint32_t k)
+{
+	uint16_t s = __atomic_load_n(&b->order[k], __ATOMIC_ACQUIRE);
+
+	return s != 0 ? &b->table[s - 1] : NULL;
+}
 
 /* Read-mostly parameters of the hot path, on their own cache line. */
 struct tm_params {

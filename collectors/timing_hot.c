@@ -141,13 +141,21 @@ static inline HOT struct tm_entry *tm_lookup(struct tm_block *b, uintptr_t fn)
 		if (LIKELY(e->fn == fn))
 			return e;
 		if (e->fn == 0) {
-			uint32_t n = b->nentries;
+			uintptr_t none = 0;
+			uint32_t n;
 
-			if (UNLIKELY(n >= TM_MAX_FUNCS))
+			if (UNLIKELY(LOAD(&b->nentries) >= TM_MAX_FUNCS))
 				return NULL;
-			__atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
-			b->order[n] = (uint16_t)i;
-			__atomic_store_n(&b->nentries, n + 1, __ATOMIC_RELEASE);
+			/* A signal handler on this thread may insert between any
+			 * two of these steps: the slot is claimed and the order[]
+			 * place taken each in one atomic instruction (first calls
+			 * only), or two insertions would share a place. */
+			if (!__atomic_compare_exchange_n(&e->fn, &none, fn, false,
+			    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+				continue;       /* taken meanwhile: look again */
+			n = __atomic_fetch_add(&b->nentries, 1, __ATOMIC_RELAXED);
+			if (LIKELY(n < TM_MAX_FUNCS))
+				__atomic_store_n(&b->order[n], (uint16_t)(i + 1), __ATOMIC_RELEASE);
 			return e;
 		}
 		i = (i + 1) & (TM_SLOTS - 1);
@@ -551,9 +559,10 @@ void tm_hot_atfork_child(void)
 	own->next = NULL;
 	own->dropped = 0;
 	own->born = tm_ticks();   /* the child's running time counts from here */
-	for (uint32_t k = 0; k < own->nentries; k++) {
-		struct tm_entry *e = &own->table[own->order[k]];
+	for (uint32_t k = 0; k < tm_block_count(own); k++) {
+		struct tm_entry *e = tm_block_entry(own, k);
 
-		e->calls = e->total = e->self = e->max = e->slow = 0;
+		if (e != NULL)
+			e->calls = e->total = e->self = e->max = e->slow = 0;
 	}
 }

@@ -146,12 +146,13 @@ static uint64_t tm_running(const struct tm_block *b, const struct tm_entry *e,
 /* Fold a dead thread's block into the retired figures. */
 static void tm_fold(struct tm_block *b)
 {
-	uint32_t n = ACQUIRE(&b->nentries);
+	uint32_t n = tm_block_count(b);
 
 	for (uint32_t k = 0; k < n; k++) {
-		const struct tm_entry *e = &b->table[b->order[k]];
+		const struct tm_entry *e = tm_block_entry(b, k);
 
-		tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, e);
+		if (e != NULL)
+			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, e);
 	}
 	tm_dropped_retired += LOAD(&b->dropped);
 }
@@ -200,15 +201,19 @@ void tm_report_harvest(void)
 		tm_aggs[k].cur = tm_aggs[k].retired;
 	dropped = tm_dropped_retired + LOAD(&tm_failed);
 	for (struct tm_block *b = ACQUIRE(&tm_head); b != NULL; b = b->next) {
-		uint32_t n = ACQUIRE(&b->nentries);
+		uint32_t n = tm_block_count(b);
 		/* A thread that died since tm_retire_dead runs nothing: frames
 		 * it left behind (pthread_exit) never return. */
 		bool live = ACQUIRE(&b->state) != TM_DEAD;
 		uint64_t now = tm_ticks();
 
 		for (uint32_t k = 0; k < n; k++) {
-			const struct tm_entry *e = &b->table[b->order[k]];
-			struct tm_agg *a = tm_agg_get(ACQUIRE(&e->fn));
+			const struct tm_entry *e = tm_block_entry(b, k);
+			struct tm_agg *a;
+
+			if (e == NULL)
+				continue;
+			a = tm_agg_get(ACQUIRE(&e->fn));
 
 			/* active before the figures: see tm_pop. */
 			if (live)
@@ -234,10 +239,11 @@ void tm_report_reset(void)
 		memset(&a->sent_ns, 0, sizeof a->sent_ns);
 	}
 	for (struct tm_block *b = ACQUIRE(&tm_head); b != NULL; b = b->next) {
-		uint32_t n = ACQUIRE(&b->nentries);
+		uint32_t n = tm_block_count(b);
 
 		for (uint32_t k = 0; k < n; k++)
-			STORE(&b->table[b->order[k]].max, 0);
+			if (tm_block_entry(b, k) != NULL)
+				STORE(&tm_block_entry(b, k)->max, 0);
 	}
 	tm_dropped_base = tm_dropped_now;
 	tm_force = true;
