@@ -104,7 +104,10 @@ check_key() {   # label as the help shows it
 		press :; press -l the; press Tab; press -l hi; press Tab
 		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:theme high-contrast$'"
 		press C-u; press -l 'view ta'; press Tab; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:view targets$'"
-		press C-u; press -l "target ${second%??}"; press Tab
+		# the shortest prefix of the second pid that the first does not share
+		uniq=$(awk -v a="$second" -v b="$first" 'BEGIN { for (i = 1; i < length(a); i++) {
+			p = substr(a, 1, i); if (index(b, p) != 1) { print p; exit } } print a }')
+		press C-u; press -l "target $uniq"; press Tab
 		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:target $second$'"
 		press C-u; press -l 'filter recomp'; press Tab
 		wait_screen 5 $W sh -c "tail -n 1 | grep -q '^:filter recompute_checksums$'"
