@@ -25,7 +25,8 @@ run() {   # PRELOAD OUT: faulty stress with that LD_PRELOAD ("" = none)
 # Under ThreadSanitizer a few of the 2000 threads' last calls go uncounted
 # (open: the figures of a thread at its exit; plain and ASan builds exact).
 calls() {   # PID FUNC
-	once_json --target "$1" --top 200 | jq -e --arg f "$2" '.funcs[] | select(.name == $f) | .calls'
+	# summed: a library dlopened again may land at another address (a second row)
+	once_json --target "$1" --top 200 | jq -e --arg f "$2" '[.funcs[] | select(.name == $f) | .calls] | add'
 }
 exited() { once_json --target "$1" | jq -e ".targets[] | select(.pid == $1) | .state == \"exited\"" >/dev/null; }
 

@@ -60,7 +60,9 @@ C
 cc $(pkg-config --cflags hookscope) -o "$HS_TMP/annot" "$HS_TMP/annot.c" $(pkg-config --libs hookscope) ||
 	fail "cannot build against the installed hookscope.h"
 [ "$("$HS_TMP/annot")" = alone ] || fail "the program sees an agent it does not have"
-out=$(HOOKSCOPE_SOCKET=$HS_TMP/none.sock LD_PRELOAD=$(pkg-config --variable=agent hookscope) "$HS_TMP/annot" 2>/dev/null)
+# (a sanitized agent needs its runtime first: HS_SAN_RT, tests/e2e/lib.sh)
+out=$(HOOKSCOPE_SOCKET=$HS_TMP/none.sock LD_PRELOAD=${HS_SAN_RT:+$HS_SAN_RT:}$(pkg-config --variable=agent hookscope) \
+	"$HS_TMP/annot" 2>/dev/null)
 [ "$out" = monitored ] || fail "with the installed agent preloaded the program says '$out'"
 "$R/bin/hookscoped" --version | grep -q hookscope || fail "installed hookscoped does not run"
 "$R/bin/hookscope" --version | grep -q hookscope || fail "installed hookscope does not run"
