@@ -55,7 +55,8 @@ if [ "${HS_DEMO_SPLIT:-1}" != 0 ] && command -v tmux >/dev/null; then
 	env -u TMUX tmux -L "$tsock" -f /dev/null new-session -s demo "$tui; tmux -L $tsock kill-server" \; \
 		set-option status off \; \
 		split-window -v -l 3 "tail -n 3 -f '$log' | grep --line-buffered '^demo:'" \; \
-		select-pane -t 0
+		select-pane -t 0 ||
+		:   # q kills the private tmux server, so the client reports "server exited"
 else
 	echo "demo: scenario $scenario; its announcements go to $log"
 	sleep 1
