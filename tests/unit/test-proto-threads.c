@@ -14,22 +14,7 @@
 
 #include "protocol.h"
 
-/* Encode r, decode it into out: 0 or -1 (err filled). */
-static int test_thr_roundtrip(const struct proto_agent_rec *r, struct proto_agent_rec *out,
-    char *err, size_t errlen)
-{
-	msgpack_sbuffer sb;
-	int rc;
-
-	msgpack_sbuffer_init(&sb);
-	proto_agent_encode(&sb, r);
-	assert_true(sb.size > PROTO_AGENT_HDR);
-	assert_int_equal(proto_agent_len(sb.data), sb.size - PROTO_AGENT_HDR);
-	rc = proto_agent_decode(sb.data + PROTO_AGENT_HDR, sb.size - PROTO_AGENT_HDR, out, err,
-	    errlen);
-	msgpack_sbuffer_destroy(&sb);
-	return rc;
-}
+#include "agent-roundtrip.h"
 
 /* Every field of a full record survives the trip. */
 static void test_thr_fields(void **state)
@@ -56,7 +41,7 @@ static void test_thr_fields(void **state)
 	char err[PROTO_ERR_LEN];
 
 	(void)state;
-	assert_int_equal(test_thr_roundtrip(&in, &out, err, sizeof err), 0);
+	assert_int_equal(agent_roundtrip(&in, &out, err, sizeof err), 0);
 	assert_int_equal(out.type, PROTO_AG_THREADS);
 	assert_int_equal(out.thr.created, 15);
 	assert_int_equal(out.thr.exited, 13);
