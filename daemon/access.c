@@ -3,16 +3,19 @@
  *
  * Loopback only by default.  `--listen ADDR` beyond 127.0.0.0/8 needs an
  * access token (--token or --token-file): every websocket upgrade (and plain
- * HTTP request) must carry "Authorization: Bearer TOKEN", checked before the
- * connection is accepted, so a client without it gets no byte of data.
+ * HTTP request), whatever subprotocol it asks for, must carry
+ * "Authorization: Bearer TOKEN", checked before the connection is accepted,
+ * so a client without it gets no byte of data.
  * Commands that run or read code and files on the device (attach, detach,
  * ps, dump) are refused from a client not on loopback unless the daemon runs
  * with --allow-remote-control.  Agents: the unix socket is created 0600 and
  * an agent whose uid is neither ours nor root's is refused (SO_PEERCRED).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -70,27 +73,98 @@ daemon_access_check_opts(const struct daemon_opts *o, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * Answer an HTTP request we refuse, then let the caller drop the connection.
+ * Written by hand: lws_return_http_status() answers a websocket upgrade with
+ * "HTTP/1.0" (it has not parsed the request version there) and an HTML body.
+ */
+static void
+access_answer(struct lws *wsi, int status, const char *phrase, const char *body)
+{
+	unsigned char buf[LWS_PRE + 512];
+	char *p = (char *)buf + LWS_PRE;
+	int n;
+
+	n = snprintf(p, sizeof buf - LWS_PRE, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s\n",
+	    status, phrase, strlen(body) + 1, body);
+	assert(n > 0 && (size_t)n < sizeof buf - LWS_PRE);
+	lws_write(wsi, (unsigned char *)p, (size_t)n, LWS_WRITE_HTTP_HEADERS);
+}
+
+/* Does the Authorization header carry our token?  The scheme is
+ * case-insensitive (RFC 9110), the token is not. */
+static bool
+access_token_ok(struct lws *wsi, const char *token, int *n)
+{
+	char got[PROTO_TOKEN_MAX + 16];
+	const char *t = got + 6;
+
+	*n = lws_hdr_copy(wsi, got, sizeof got, WSI_TOKEN_HTTP_AUTHORIZATION);
+	if (*n <= 7 || strncasecmp(got, "Bearer", 6) != 0 || *t != ' ')
+		return false;
+	while (*t == ' ')
+		t++;
+	return proto_token_equal(token, t, strlen(t));
+}
+
+/*
+ * The subprotocol lws would pick: the first offered name it knows (its own
+ * rule).  Only "hookscope" is for clients; "hs-raw" serves descriptors the
+ * daemon adopts itself.  Offering none is accepted as "hookscope".
+ */
+static int
+access_subprotocol(struct lws *wsi, char *why, size_t whylen)
+{
+	char list[256], offered[256], *save = NULL;
+	int n = lws_hdr_copy(wsi, list, sizeof list, WSI_TOKEN_PROTOCOL);
+
+	if (n <= 0)
+		return 0;
+	memcpy(offered, list, (size_t)n + 1);
+	for (char *name = strtok_r(list, ",", &save); name != NULL;
+	    name = strtok_r(NULL, ",", &save)) {
+		name += strspn(name, " \t");
+		name[strcspn(name, " \t")] = '\0';
+		if (strcmp(name, "hookscope") == 0)
+			return 0;
+		if (strcmp(name, "hs-raw") == 0)
+			break;
+	}
+	snprintf(why, whylen, "websocket subprotocol not offered: this server speaks "
+	    "\"hookscope\" (Sec-WebSocket-Protocol: hookscope), not \"%.120s\"",
+	    offered);
+	return -1;
+}
+
 /* See daemon.h.  Returning non-zero makes lws drop the connection before
  * the upgrade completes. */
 int
 daemon_access_filter(struct lws *wsi)
 {
 	struct daemon_state *d = lws_context_user(lws_get_context(wsi));
-	char peer[64] = "?", got[PROTO_TOKEN_MAX + 16];
-	int n;
+	char peer[64] = "?", why[PROTO_ERR_LEN];
+	int n = 0;
 
-	if (d == NULL || d->opts->token == NULL)
-		return 0;
-	n = lws_hdr_copy(wsi, got, sizeof got, WSI_TOKEN_HTTP_AUTHORIZATION);
-	if (n > 7 && strncmp(got, "Bearer ", 7) == 0 &&
-	    proto_token_equal(d->opts->token, got + 7, (size_t)n - 7))
-		return 0;
-	lws_get_peer_simple(wsi, peer, sizeof peer);
-	daemon_log(DLOG_WARN, "client from %s refused: %s access token", peer,
-	    n > 0 ? "wrong" : "no");
-	/* 401 and nothing else: the client can say why it was refused. */
-	lws_return_http_status(wsi, HTTP_STATUS_UNAUTHORIZED, "access token required");
-	return -1;
+	if (d != NULL && d->opts->token != NULL &&
+	    !access_token_ok(wsi, d->opts->token, &n)) {
+		lws_get_peer_simple(wsi, peer, sizeof peer);
+		daemon_log(DLOG_WARN, "client from %s refused: %s access token", peer,
+		    n > 0 ? "wrong" : "no");
+		/* 401 and nothing else: the client can say why it was refused. */
+		access_answer(wsi, 401, "Unauthorized", "access token required: send "
+		    "the header \"Authorization: Bearer TOKEN\"");
+		return -1;
+	}
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_UPGRADE) > 0 &&
+	    access_subprotocol(wsi, why, sizeof why) < 0) {
+		lws_get_peer_simple(wsi, peer, sizeof peer);
+		daemon_log(DLOG_INFO, "client from %s refused: %s", peer, why);
+		access_answer(wsi, 400, "Bad Request", why);
+		return -1;
+	}
+	return 0;
 }
 
 /* See daemon.h. */

@@ -4,7 +4,8 @@
  * lws does not reassemble messages: fragments collect in rx until the final
  * one, capped at PROTO_MAX_MSG (over it: close 1009).  A malformed message
  * gets a reply with ok=false when its id can be read, else an "error"
- * message, and the connection stays usable.  Output is one lws_write per
+ * message, and the connection stays usable; so does a text message, refused
+ * with an "error".  Output is one lws_write per
  * WRITEABLE callback: first the bounded reply queue (replies must arrive:
  * past half full the client is not read until it drains, and one that still
  * overflows it is closed with a reason), then the frame,
@@ -92,6 +93,24 @@ client_message(struct daemon_client *c, const unsigned char *buf, size_t len)
 	return rc;
 }
 
+/* A text message: refused without decoding (a JSON command must not be
+ * mistaken for msgpack), with an error saying what to send. */
+static int
+client_refuse_text(struct daemon_client *c)
+{
+	msgpack_sbuffer sb;
+	const char *msg = "bad command: text websocket messages are not accepted: "
+	    "send each command as a binary message holding one msgpack map";
+	int rc;
+
+	daemon_log(DLOG_INFO, "client %llu: %s", (unsigned long long)c->serial, msg);
+	msgpack_sbuffer_init(&sb);
+	proto_encode_error(&sb, msg);
+	rc = client_queue(c, &sb);
+	msgpack_sbuffer_destroy(&sb);
+	return rc;
+}
+
 /* A fragment arrived: collect; act on the message when it is whole. */
 static int
 client_receive(struct daemon_client *c, const void *in, size_t len)
@@ -114,7 +133,11 @@ client_receive(struct daemon_client *c, const void *in, size_t len)
 	c->rx_len += len;
 	if (!lws_is_final_fragment(c->wsi) || lws_remaining_packet_payload(c->wsi) > 0)
 		return 0;
-	rc = client_message(c, c->rx, c->rx_len);
+	/* lws keeps the first fragment's opcode for the whole message. */
+	if (!lws_frame_is_binary(c->wsi))
+		rc = client_refuse_text(c);
+	else
+		rc = client_message(c, c->rx, c->rx_len);
 	c->rx_len = 0;
 	if (c->rx_cap > CLIENT_RX_KEEP) {
 		free(c->rx);
@@ -237,6 +260,7 @@ daemon_client_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	struct daemon_client *c = user;
 
 	switch (reason) {
+	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:     /* before lws picks a subprotocol */
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
 	case LWS_CALLBACK_FILTER_HTTP_CONNECTION:
 		return daemon_access_filter(wsi);   /* the access token */

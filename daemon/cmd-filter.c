@@ -18,7 +18,7 @@ cmd_filter_exec(struct daemon_cmdctx *x)
 
 	for (int i = 0; i < x->argc; i++)
 		len += strlen(x->argv[i]) + 1;
-	if (len > CMD_FILTER_MAX)
+	if (len > CMD_FILTER_MAX + 1)      /* len counts a NUL */
 		return daemon_cmd_error(x, "text too long (at most %d "
 		    "characters)", CMD_FILTER_MAX);
 	free(x->view->filter);

@@ -180,12 +180,12 @@ static void ipc_m_received(struct report_metrics *m, const struct report_ctx *c)
 static void ipc_m_seconds(struct report_metrics *m, const struct report_ctx *c) { ipc_metric_each(m, c, 3); }
 static void ipc_m_slow(struct report_metrics *m, const struct report_ctx *c) { ipc_metric_each(m, c, 4); }
 
-/* Endpoints with activity: how many the series stand for. */
+/* Endpoints with activity: how many the series stand for (a gauge reads 0
+ * rather than vanishing when there are none). */
 static void
 ipc_m_endpoints(struct report_metrics *m, const struct report_ctx *c)
 {
-	if (c->s->ipc.neps > 0)
-		report_metric(m, (double)c->s->ipc.neps, NULL);
+	report_metric(m, (double)c->s->ipc.neps, NULL);
 }
 
 static const struct report_metric_family ipc_metrics[] = {

@@ -102,6 +102,10 @@ server_raw_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	(void)user;
 	(void)in;
 	(void)len;
+	/* Not for clients, but a listener protocol all the same: access first. */
+	if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION ||
+	    reason == LWS_CALLBACK_FILTER_HTTP_CONNECTION)
+		return wsi == NULL ? -1 : daemon_access_filter(wsi);
 	if (wsi == NULL || (h = lws_get_opaque_user_data(wsi)) == NULL)
 		return 0;
 	d = lws_context_user(lws_get_context(wsi));

@@ -38,6 +38,27 @@ static int client_expect_type(const msgpack_object *root, const char *want,
 }
 
 /*
+ * A message refused before its fields were read (a wrong version, say) still
+ * gets its id echoed when the bytes are sound msgpack with a readable "id".
+ */
+static void client_salvage_id(const void *buf, size_t len, struct proto_cmd *c)
+{
+	char err[PROTO_ERR_LEN];
+	msgpack_zone zone;
+	msgpack_object root;
+	size_t off = 0;
+
+	if (proto_check(buf, len, PROTO_MAX_MSG, err, sizeof err) < 0)
+		return;
+	msgpack_zone_init(&zone, 2048);
+	if (msgpack_unpack(buf, len, &off, &zone, &root) == MSGPACK_UNPACK_SUCCESS &&
+	    off == len && root.type == MSGPACK_OBJECT_MAP &&
+	    proto_get_u64(&root, "id", true, &c->id, err, sizeof err) == 0)
+		c->has_id = true;
+	msgpack_zone_destroy(&zone);
+}
+
+/*
  * See protocol.h.  On failure c->id and c->has_id are still set when the
  * message carried a readable id, so the daemon can answer with a reply rather
  * than an error.
@@ -50,8 +71,10 @@ int proto_decode_cmd(const void *buf, size_t len, struct proto_cmd *c,
 	int r = -1;
 
 	memset(c, 0, sizeof *c);
-	if (proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err, errlen) < 0)
+	if (proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err, errlen) < 0) {
+		client_salvage_id(buf, len, c);
 		return -1;
+	}
 	if (proto_get_u64(&doc.root, "id", true, &c->id, err, errlen) < 0)
 		goto out;
 	c->has_id = true;
@@ -71,9 +94,12 @@ int proto_decode_cmd(const void *buf, size_t len, struct proto_cmd *c,
 		for (uint32_t i = 0; i < args->size; i++) {
 			const msgpack_object *a = &args->ptr[i];
 
-			if (a->type != MSGPACK_OBJECT_STR ||
-			    memchr(a->via.str.ptr, '\0', a->via.str.size) != NULL) {
+			if (a->type != MSGPACK_OBJECT_STR) {
 				snprintf(err, errlen, "argument %u must be a string", i + 1);
+				goto out;
+			}
+			if (memchr(a->via.str.ptr, '\0', a->via.str.size) != NULL) {
+				snprintf(err, errlen, "argument %u contains a NUL byte", i + 1);
 				goto out;
 			}
 			c->argv[c->argc++] = xstrndup(a->via.str.ptr, a->via.str.size);
