@@ -132,7 +132,7 @@ access_subprotocol(struct lws *wsi, char *why, size_t whylen)
 		if (strcmp(name, "hs-raw") == 0)
 			break;
 	}
-	snprintf(why, whylen, "websocket subprotocol not offered: this server speaks "
+	snprintf(why, whylen, "no supported websocket subprotocol offered: this server speaks "
 	    "\"hookscope\" (Sec-WebSocket-Protocol: hookscope), not \"%.120s\"",
 	    offered);
 	return -1;
