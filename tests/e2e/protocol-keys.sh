@@ -35,8 +35,11 @@ doc_path, schema_path, once_paths, report_path = sys.argv[1], sys.argv[2], sys.a
 problems = []
 
 def problem(msg):
-    problems.append(msg)
-    print("MISMATCH:", msg, file=sys.stderr)
+    """Report once per place (array indexes folded), so a wrong table is one line."""
+    key = re.sub(r"\[\d+\]", "[]", msg)
+    if key not in problems:
+        problems.append(key)
+        print("MISMATCH:", msg, file=sys.stderr)
 
 # ---- doc/protocol.md: its key tables (format in its "Reading the tables") ----
 def split_types(t):
