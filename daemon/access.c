@@ -151,7 +151,7 @@ daemon_access_filter(struct lws *wsi)
 	    !access_token_ok(wsi, d->opts->token, &n)) {
 		lws_get_peer_simple(wsi, peer, sizeof peer);
 		daemon_log(DLOG_WARN, "client from %s refused: %s access token", peer,
-		    n > 0 ? "wrong" : "no");
+		    n != 0 ? "wrong" : "no");   /* -1: too long to be ours */
 		/* 401 and nothing else: the client can say why it was refused. */
 		access_answer(wsi, 401, "Unauthorized", "access token required: send "
 		    "the header \"Authorization: Bearer TOKEN\"");
