@@ -13,6 +13,7 @@
 
 #define PANEL_NAME_MIN 16
 #define PANEL_BAR_MAX  20
+#define PANEL_BAR_MIN  4      /* a narrower bar tells nothing */
 
 static int panel_rows_shown;          /* function rows at the last draw */
 
@@ -22,12 +23,28 @@ struct panel_layout {
 	int  barw;                        /* share bar after SHARE%; 0 = none */
 };
 
-/* Which columns fit in w, how wide the name is, and the bar. */
+/* Widest name of the frame in columns (the header's at least). */
+static int panel_name_need(const struct tui_app *a)
+{
+	int need = tui_fmt_width(tui_columns[TUI_COL_NAME].title, a->utf8) + 1;
+
+	for (size_t i = 0; a->frame != NULL && i < a->frame->frame.nfuncs; i++) {
+		int nw = tui_fmt_width(a->frame->frame.funcs[i].name, a->utf8);
+
+		if (nw > need)
+			need = nw;
+	}
+	return need;
+}
+
+/* Which columns fit in w, how wide the name is, and the bar.  The name
+ * comes before the bar: the bar gets only the columns the widest name
+ * leaves, and the name every column the bar does not take. */
 static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 {
 	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_AVG,
 	    TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
-	int fixed = 0, avail;
+	int fixed = 0, avail, need = panel_name_need(a);
 
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
 		l->show[c] = c != TUI_COL_MODULE || a->show_module;
@@ -42,14 +59,25 @@ static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 		}
 	}
 	avail = w - fixed;
-	l->barw = 0;
-	if (avail >= PANEL_NAME_MIN + 14) {
-		l->barw = avail - PANEL_NAME_MIN - 10;
-		if (l->barw > PANEL_BAR_MAX)
-			l->barw = PANEL_BAR_MAX;
+	if (need < PANEL_NAME_MIN)
+		need = PANEL_NAME_MIN;
+	l->barw = avail - need - 1;
+	if (l->barw > PANEL_BAR_MAX)
+		l->barw = PANEL_BAR_MAX;
+	if (l->barw < PANEL_BAR_MIN)
+		l->barw = 0;
+	else
 		avail -= l->barw + 1;
-	}
 	l->width[TUI_COL_NAME] = avail > 1 ? avail : 1;
+}
+
+/* See tui.h. */
+int tui_panel_funcs_name_width(const struct tui_app *a, int w)
+{
+	struct panel_layout l;
+
+	panel_layout(a, w, &l);
+	return l.width[TUI_COL_NAME];
 }
 
 /* The share bar: eighths of a cell with block characters, or '#'. */
@@ -118,7 +146,10 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 		if (!l->show[c])
 			continue;
 		tui_columns[c].fmt(f, v, sizeof v);
-		tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
+		if (c == TUI_COL_NAME)        /* a cut name keeps its end */
+			tui_fmt_fit_middle(v, l->width[c], a->utf8, cell, sizeof cell);
+		else
+			tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
 		/* A figure over its threshold: calls slower than `threshold slow`. */
 		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
 		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;

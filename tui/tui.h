@@ -154,6 +154,9 @@ int  tui_fmt_width(const char *s, bool utf8);
 /* s made printable and fitted to exactly width columns: cut with an
  * ellipsis, padded with spaces on the right (left) or left (!left). */
 void tui_fmt_fit(const char *s, int width, bool utf8, bool left, char *out, size_t outlen);
+/* s fitted left-aligned into width columns, a cut made in the middle
+ * (head, ellipsis, tail), so names that share a long prefix stay apart. */
+void tui_fmt_fit_middle(const char *s, int width, bool utf8, char *out, size_t outlen);
 
 /* A heap copy of s that is safe to print on a terminal: control characters
  * (but newline and tab, if keep_newlines) become '?'. */
@@ -365,6 +368,8 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 void tui_panel_funcs_move(struct tui_app *a, int delta);
 void tui_panel_funcs_follow(struct tui_app *a);
 int  tui_panel_funcs_rows(void);      /* rows of functions at the last draw */
+/* Columns of the NAME column in a w-column panel (the frame's names decide). */
+int  tui_panel_funcs_name_width(const struct tui_app *a, int w);
 const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
 
 /* cmdline.c */
