@@ -23,17 +23,16 @@ struct key_binding {
 static void key_quit(struct tui_app *a, int key)      { (void)key; a->quit = true; }
 static void key_command(struct tui_app *a, int key)   { (void)key; tui_cmdline_open(a, TUI_MODE_COMMAND, NULL); }
 static void key_filter(struct tui_app *a, int key)    { (void)key; tui_cmdline_open(a, TUI_MODE_FILTER, a->want_filter); }
-/* Move the selection of the view shown. */
+/* Move the selection of the view shown (its list, views.c). */
 static void key_move(struct tui_app *a, int delta)
 {
-	if (tui_views[a->view].step != NULL)
-		tui_views[a->view].step(a, delta);
+	tui_view_move(a, delta);
 }
 
 static void key_up(struct tui_app *a, int key)        { (void)key; key_move(a, -1); }
 static void key_down(struct tui_app *a, int key)      { (void)key; key_move(a, 1); }
-static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_screen_panel_rows()); }
-static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_screen_panel_rows()); }
+static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_view_page(a)); }
+static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_view_page(a)); }
 static void key_home(struct tui_app *a, int key)      { (void)key; key_move(a, -1000000); }
 static void key_end(struct tui_app *a, int key)       { (void)key; key_move(a, 1000000); }
 static void key_redraw(struct tui_app *a, int key)    { (void)a; (void)key; clearok(curscr, TRUE); }
@@ -223,7 +222,7 @@ static const struct key_binding key_table[] = {
 /* Keys while the overlay is up: scroll it, anything else closes it. */
 static void key_overlay(struct tui_app *a, int key)
 {
-	int page = tui_screen_panel_rows() - 2;
+	int page = tui_screen_panel_rows(a) - 2;
 
 	switch (key) {
 	case KEY_UP: case 'k':     a->overlay.top--; break;
