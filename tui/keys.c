@@ -39,12 +39,15 @@ static void key_redraw(struct tui_app *a, int key)    { (void)a; (void)key; clea
 static void key_pause(struct tui_app *a, int key)     { (void)key; tui_app_pause(a, !a->paused); }
 static void key_refresh(struct tui_app *a, int key)   { tui_app_refresh_step(a, key == '-' ? 1 : -1); }
 
-/* 0-7, F2: the view of that key. */
-static void key_view(struct tui_app *a, int key)
+/* A view's key or F-key (tui_views): that view; false if key is neither. */
+static bool key_view(struct tui_app *a, int key)
 {
 	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key))
+		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key)) {
 			tui_view_set(a, v);
+			return true;
+		}
+	return false;
 }
 
 /* Tab / Shift-Tab: the next or previous view. */
@@ -181,7 +184,8 @@ static void key_mouse(struct tui_app *a, int key)
 		key_move(a, 3);
 }
 
-/* The views' keys come from tui_views (key_view); help lists them apart. */
+/* The views' keys come from tui_views (key_view); help lists them apart.
+ * A row without keys is help only. */
 static const struct key_binding key_table[] = {
 	{ { 'q', KEY_F(10) },            "q, F10",      "quit", key_quit },
 	{ { '?', 'h', KEY_F(1) },        "?, h, F1",    "this help", key_help },
@@ -196,8 +200,7 @@ static const struct key_binding key_table[] = {
 	{ { '-' },                       NULL,          NULL, key_refresh },
 	{ { '\t' },                      "Tab, S-Tab",  "next or previous view", key_tab },
 	{ { KEY_BTAB },                  NULL,          NULL, key_tab },
-	{ { '0', '1', '2', '3', '4', '5', '6', '7' }, "0-7", "views (below)", key_view },
-	{ { KEY_F(2) },                  NULL,          NULL, key_view },
+	{ { 0 },                         "0-7",         "views (below)", NULL },
 	{ { 27 },                        "Esc",         "back to the overview (on it: clear the message)", key_back },
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selection (function, blocks' "
 	                                                "stacks, thread's creation stack, target)", key_details },
@@ -244,6 +247,8 @@ void tui_keys_handle(struct tui_app *a, int key)
 		key_overlay(a, key);
 		return;
 	}
+	if (key_view(a, key))
+		return;
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
 		for (size_t k = 0; k < 8 && key_table[i].keys[k] != 0; k++)
 			if (key_table[i].keys[k] == key) {

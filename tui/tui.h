@@ -4,9 +4,11 @@
  * Modules: options (command line), loop (lws owns the event loop: timers and
  * watched fds), conn (websocket client, reconnect, commands with ids),
  * format/columns (units and the hot-function columns), json (frame -> JSON),
- * theme (theme files, colours), screen/panel-funcs (curses drawing),
- * cmdline (readline), commands (the `:` table), keys (key table), app (the
- * interactive program), once (the non-interactive modes).
+ * theme/palette (theme files, colours), screen (curses windows and drawing),
+ * list (the list widget), views (the table of views), overview (the start
+ * screen), panel-* (one panel per collector, and the targets), cmdline
+ * (readline), commands (the `:` table), keys (key table), app/refresh (the
+ * interactive program), once/dump (the non-interactive modes, reports).
  */
 #ifndef HOOKSCOPE_TUI_H
 #define HOOKSCOPE_TUI_H
