@@ -188,7 +188,7 @@ static void ov_funcs(struct tui_app *a, WINDOW *win, int y, int x, int h, int w)
 		snprintf(title, sizeof title, " hot functions: %llu seen, %s calls, by %s",
 		    (unsigned long long)f->nfuncs_seen, calls, f->sort);
 	} else {
-		snprintf(title, sizeof title, " hot functions");
+		snprintf(title, sizeof title, "%s", tui_views[TUI_VIEW_FUNCS].title);
 	}
 	tui_panel_title(a, win, y, x, w, TUI_VIEW_FUNCS, title);
 	tui_panel_funcs_draw(a, win, y + 1, x, h - 1, w);
