@@ -200,7 +200,7 @@ static const struct key_binding key_table[] = {
 	{ { '-' },                       NULL,          NULL, key_refresh },
 	{ { '\t' },                      "Tab, S-Tab",  "next or previous view", key_tab },
 	{ { KEY_BTAB },                  NULL,          NULL, key_tab },
-	{ { 0 },                         "0-7",         "views (below)", NULL },
+	{ { 0 },                         "",            "views (below)", NULL },   /* keys: tui_views */
 	{ { 27 },                        "Esc",         "back to the overview (on it: clear the message)", key_back },
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selection (function, blocks' "
 	                                                "stacks, thread's creation stack, target)", key_details },
@@ -266,9 +266,19 @@ char *tui_keys_help(void)
 
 	if (m == NULL)
 		return xstrdup("out of memory");
-	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
-		if (key_table[i].label != NULL)
-			fprintf(m, "  %-22s %s\n", key_table[i].label, key_table[i].help);
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+		char range[8];
+		const char *label = key_table[i].label;
+
+		if (label == NULL)
+			continue;
+		if (key_table[i].fn == NULL) {     /* the views' row: their key range */
+			snprintf(range, sizeof range, "%c-%c", tui_views[0].key,
+			    tui_views[TUI_VIEW_COUNT - 1].key);
+			label = range;
+		}
+		fprintf(m, "  %-22s %s\n", label, key_table[i].help);
+	}
 	fprintf(m, "\nViews (key, Tab, a click on a panel title or a tab, or :view NAME)\n");
 	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
 		char k[16];
