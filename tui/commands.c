@@ -64,7 +64,7 @@ const struct tui_command tui_commands[] = {
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
 	  .help = "switch the colour theme (doc/themes.md)" },
 	{ .name = "view", .args = "NAME", .min_args = 1, .max_args = 1, .exec = cmd_view,
-	  .help = "show a view: overview, functions, fps, blocks, threads, ipc, power, targets (0-7)" },
+	  .help = "show a view:", .views = true },
 	{ .name = "pause", .args = "[on|off]", .min_args = 0, .max_args = 1, .exec = cmd_pause,
 	  .help = "freeze the display while data keeps arriving; again resumes (also p)" },
 	{ .name = "refresh", .args = "SECONDS", .min_args = 1, .max_args = 1, .exec = cmd_refresh,
@@ -385,8 +385,11 @@ static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t 
 
 	(void)argc;
 	if (v < 0) {
-		snprintf(err, errlen, "view: unknown view '%s' (overview, functions, fps, blocks, "
-		    "threads, ipc, power, targets, or 0-7)", argv[1]);
+		char *names = tui_view_names();
+
+		snprintf(err, errlen, "view: unknown view '%s' (%s, or %c-%c)", argv[1], names,
+		    tui_views[0].key, tui_views[TUI_VIEW_COUNT - 1].key);
+		free(names);
 		return -1;
 	}
 	tui_view_set(a, v);
@@ -470,11 +473,18 @@ char *tui_commands_help(void)
 
 	s[0] = '\0';
 	for (int i = 0; tui_commands[i].name != NULL; i++) {
-		char usage[64];
+		char usage[64], *views = tui_commands[i].views ? tui_view_names() : NULL;
 
 		snprintf(usage, sizeof usage, ":%s%s%s", tui_commands[i].name,
 		    tui_commands[i].args[0] ? " " : "", tui_commands[i].args);
-		len += (size_t)snprintf(s + len, cap - len, "  %-22s %s\n", usage, tui_commands[i].help);
+		if (views != NULL)            /* the names from the table of views */
+			len += (size_t)snprintf(s + len, cap - len, "  %-22s %s %s (%c-%c)\n", usage,
+			    tui_commands[i].help, views, tui_views[0].key,
+			    tui_views[TUI_VIEW_COUNT - 1].key);
+		else
+			len += (size_t)snprintf(s + len, cap - len, "  %-22s %s\n", usage,
+			    tui_commands[i].help);
+		free(views);
 		if (len >= cap - 256) {
 			cap *= 2;
 			s = xrealloc(s, cap);

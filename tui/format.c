@@ -213,6 +213,66 @@ void tui_fmt_fit(const char *s, int width, bool utf8, bool left, char *out, size
 	out[pos] = '\0';
 }
 
+/* See tui.h.  The tail gets half the room left by the ellipsis (the head
+ * the rest): names sharing a long prefix differ at their end. */
+void tui_fmt_fit_middle(const char *s, int width, bool utf8, char *out, size_t outlen)
+{
+	const char *ell = utf8 ? "\u2026" : "~";
+	int total = tui_fmt_width(s, utf8), room, tail_room, used = 0, skip;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t pos = 0;
+
+	if (outlen == 0)
+		return;
+	if (width < 3 || total <= width) {  /* no room for head and tail, or no cut */
+		tui_fmt_fit(s, width, utf8, true, out, outlen);
+		return;
+	}
+	room = width - 1;
+	tail_room = room / 2;
+	/* Head: units while they fit in room - tail_room columns. */
+	while (*p) {
+		size_t n;
+		int w = fmt_unit(p, utf8, &n), cw = w < 0 ? 1 : w;
+
+		if (used + cw > room - tail_room)
+			break;
+		if (w < 0)
+			fmt_put(out, outlen, &pos, "?", 1);
+		else
+			fmt_put(out, outlen, &pos, p, n);
+		used += cw;
+		p += n;
+	}
+	fmt_put(out, outlen, &pos, ell, strlen(ell));
+	used++;
+	/* Tail: skip units until what remains fits in the columns left. */
+	skip = tui_fmt_width((const char *)p, utf8) - (width - used);
+	while (*p && skip > 0) {
+		size_t n;
+		int w = fmt_unit(p, utf8, &n);
+
+		skip -= w < 0 ? 1 : w;
+		p += n;
+	}
+	while (*p) {
+		size_t n;
+		int w = fmt_unit(p, utf8, &n);
+
+		if (w < 0)
+			fmt_put(out, outlen, &pos, "?", 1);
+		else
+			fmt_put(out, outlen, &pos, p, n);
+		used += w < 0 ? 1 : w;
+		p += n;
+	}
+	while (used < width) {            /* a wide character skipped past the cut */
+		fmt_put(out, outlen, &pos, " ", 1);
+		used++;
+	}
+	out[pos] = '\0';
+}
+
 /* See tui.h: does the locale (set by main) speak UTF-8? */
 bool tui_locale_utf8(void)
 {

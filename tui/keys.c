@@ -23,29 +23,31 @@ struct key_binding {
 static void key_quit(struct tui_app *a, int key)      { (void)key; a->quit = true; }
 static void key_command(struct tui_app *a, int key)   { (void)key; tui_cmdline_open(a, TUI_MODE_COMMAND, NULL); }
 static void key_filter(struct tui_app *a, int key)    { (void)key; tui_cmdline_open(a, TUI_MODE_FILTER, a->want_filter); }
-/* Move the selection of the view shown. */
+/* Move the selection of the view shown (its list, views.c). */
 static void key_move(struct tui_app *a, int delta)
 {
-	if (tui_views[a->view].step != NULL)
-		tui_views[a->view].step(a, delta);
+	tui_view_move(a, delta);
 }
 
 static void key_up(struct tui_app *a, int key)        { (void)key; key_move(a, -1); }
 static void key_down(struct tui_app *a, int key)      { (void)key; key_move(a, 1); }
-static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_screen_panel_rows()); }
-static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_screen_panel_rows()); }
+static void key_pgup(struct tui_app *a, int key)      { (void)key; key_move(a, -tui_view_page(a)); }
+static void key_pgdn(struct tui_app *a, int key)      { (void)key; key_move(a, tui_view_page(a)); }
 static void key_home(struct tui_app *a, int key)      { (void)key; key_move(a, -1000000); }
 static void key_end(struct tui_app *a, int key)       { (void)key; key_move(a, 1000000); }
 static void key_redraw(struct tui_app *a, int key)    { (void)a; (void)key; clearok(curscr, TRUE); }
 static void key_pause(struct tui_app *a, int key)     { (void)key; tui_app_pause(a, !a->paused); }
 static void key_refresh(struct tui_app *a, int key)   { tui_app_refresh_step(a, key == '-' ? 1 : -1); }
 
-/* 0-7, F2: the view of that key. */
-static void key_view(struct tui_app *a, int key)
+/* A view's key or F-key (tui_views): that view; false if key is neither. */
+static bool key_view(struct tui_app *a, int key)
 {
 	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key))
+		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key)) {
 			tui_view_set(a, v);
+			return true;
+		}
+	return false;
 }
 
 /* Tab / Shift-Tab: the next or previous view. */
@@ -182,7 +184,8 @@ static void key_mouse(struct tui_app *a, int key)
 		key_move(a, 3);
 }
 
-/* The views' keys come from tui_views (key_view); help lists them apart. */
+/* The views' keys come from tui_views (key_view); help lists them apart.
+ * A row without keys is help only. */
 static const struct key_binding key_table[] = {
 	{ { 'q', KEY_F(10) },            "q, F10",      "quit", key_quit },
 	{ { '?', 'h', KEY_F(1) },        "?, h, F1",    "this help", key_help },
@@ -197,8 +200,7 @@ static const struct key_binding key_table[] = {
 	{ { '-' },                       NULL,          NULL, key_refresh },
 	{ { '\t' },                      "Tab, S-Tab",  "next or previous view", key_tab },
 	{ { KEY_BTAB },                  NULL,          NULL, key_tab },
-	{ { '0', '1', '2', '3', '4', '5', '6', '7' }, "0-7", "views (below)", key_view },
-	{ { KEY_F(2) },                  NULL,          NULL, key_view },
+	{ { 0 },                         "",            "views (below)", NULL },   /* keys: tui_views */
 	{ { 27 },                        "Esc",         "back to the overview (on it: clear the message)", key_back },
 	{ { '\r', '\n', KEY_ENTER },     "Enter",       "details of the selection (function, blocks' "
 	                                                "stacks, thread's creation stack, target)", key_details },
@@ -223,7 +225,7 @@ static const struct key_binding key_table[] = {
 /* Keys while the overlay is up: scroll it, anything else closes it. */
 static void key_overlay(struct tui_app *a, int key)
 {
-	int page = tui_screen_panel_rows() - 2;
+	int page = tui_screen_panel_rows(a) - 2;
 
 	switch (key) {
 	case KEY_UP: case 'k':     a->overlay.top--; break;
@@ -245,6 +247,8 @@ void tui_keys_handle(struct tui_app *a, int key)
 		key_overlay(a, key);
 		return;
 	}
+	if (key_view(a, key))
+		return;
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
 		for (size_t k = 0; k < 8 && key_table[i].keys[k] != 0; k++)
 			if (key_table[i].keys[k] == key) {
@@ -262,9 +266,19 @@ char *tui_keys_help(void)
 
 	if (m == NULL)
 		return xstrdup("out of memory");
-	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
-		if (key_table[i].label != NULL)
-			fprintf(m, "  %-22s %s\n", key_table[i].label, key_table[i].help);
+	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
+		char range[8];
+		const char *label = key_table[i].label;
+
+		if (label == NULL)
+			continue;
+		if (key_table[i].fn == NULL) {     /* the views' row: their key range */
+			snprintf(range, sizeof range, "%c-%c", tui_views[0].key,
+			    tui_views[TUI_VIEW_COUNT - 1].key);
+			label = range;
+		}
+		fprintf(m, "  %-22s %s\n", label, key_table[i].help);
+	}
 	fprintf(m, "\nViews (key, Tab, a click on a panel title or a tab, or :view NAME)\n");
 	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
 		char k[16];

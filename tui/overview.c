@@ -25,11 +25,12 @@
 #define OV_WIDE       120     /* columns from which the layout has two columns */
 #define OV_FUNCS_MIN  4       /* title, header and two rows */
 #define OV_PAIR_MIN_W 60      /* IPC and power side by side from this width */
+/* The two boxes that sit side by side when the column is wide enough. */
+#define OV_IPC        TUI_VIEW_IPC
+#define OV_POWER      TUI_VIEW_POWER
 
-enum { OV_FPS, OV_BLOCKS, OV_THREADS, OV_IPC, OV_POWER, OV_NBOX };
-
+/* A box per view with one (tui_views[].box_draw), indexed by view. */
 struct ov_box {
-	int view;
 	int min, want;                    /* rows */
 	int y, h;                         /* placed; h 0 = dropped */
 };
@@ -54,25 +55,59 @@ void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view
 	tui_view_region(view, y, x, 1, w, -1);
 }
 
+/* See tui.h. */
+void tui_panel_empty(struct tui_app *a, void *win, int y, int x, int w, int view,
+    const char *why)
+{
+	tui_panel_title(a, win, y, x, w, view, tui_views[view].title);
+	tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], why);
+}
+
+/* See tui.h. */
+void tui_panel_box_empty(struct tui_app *a, void *win, int y, int x, int h, int w, int view,
+    const char *why)
+{
+	tui_panel_title(a, win, y, x, w, view, tui_views[view].title);
+	if (h > 1)
+		tui_screen_put(win, y + 1, x + 1, w - 1, a->attr[TUI_EL_ROW_IDLE],
+		    a->frame == NULL ? "waiting for the first frame" : why);
+}
+
+/* The views with a box, in the table's order (the order of importance). */
+static int ov_order(int *order)
+{
+	int n = 0;
+
+	for (int v = 0; v < TUI_VIEW_COUNT; v++)
+		if (tui_views[v].box_draw != NULL)
+			order[n++] = v;
+	return n;
+}
+
+/* The same views in the order rows left over go to them (box_grow). */
+static void ov_by_grow(const int *order, int n, int *by)
+{
+	memcpy(by, order, (size_t)n * sizeof *by);
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && tui_views[by[k]].box_grow < tui_views[by[k - 1]].box_grow; k--) {
+			int t = by[k];
+
+			by[k] = by[k - 1];
+			by[k - 1] = t;
+		}
+}
+
 /* Rows each box needs and would like. */
 static void ov_sizes(struct tui_app *a, struct ov_box *b, bool wide, int avail)
 {
-	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
-	size_t nblocks = f ? f->blocks.nblocks : 0;
-
-	b[OV_FPS] = (struct ov_box){ TUI_VIEW_FPS, 2, 2, 0, 0 };
-	if (f != NULL && f->fps.nstreams > 0)
-		b[OV_FPS].min = b[OV_FPS].want = 4;
-	b[OV_BLOCKS] = (struct ov_box){ TUI_VIEW_BLOCKS, 2, 1 + (int)(nblocks > 4 ? 4 :
-	    nblocks > 1 ? nblocks : 1), 0, 0 };
-	/* the tree wants a row per thread, pool and inferred pool */
-	b[OV_THREADS] = (struct ov_box){ TUI_VIEW_THREADS, 1, !wide || f == NULL ? 1 :
-	    2 + (int)(f->thr.nthreads + f->thr.npools + f->thr.nsites), 0, 0 };
-	b[OV_IPC] = (struct ov_box){ TUI_VIEW_IPC, 2, 1 + tui_panel_ipc_height(a, avail), 0, 0 };
-	b[OV_POWER] = (struct ov_box){ TUI_VIEW_POWER, 2, 1 + tui_panel_power_height(a, avail), 0, 0 };
-	for (int i = 0; i < OV_NBOX; i++)
-		if (b[i].want < b[i].min)
-			b[i].want = b[i].min;
+	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
+		b[v] = (struct ov_box){ 0, 0, 0, 0 };
+		if (tui_views[v].box_draw == NULL)
+			continue;
+		tui_views[v].box_rows(a, wide, avail, &b[v].min, &b[v].want);
+		if (b[v].want < b[v].min)
+			b[v].want = b[v].min;
+	}
 }
 
 /* Rows box k takes (its minimum, or what it wants); IPC and power side by
@@ -91,10 +126,10 @@ static int ov_rows(const struct ov_box *b, int k, bool pair, bool want)
  * their minimum; pair: IPC and power share their rows. */
 static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reserve, bool pair)
 {
-	static const int order[] = { OV_FPS, OV_BLOCKS, OV_THREADS, OV_IPC, OV_POWER };
-	static const int by_want[] = { OV_BLOCKS, OV_IPC, OV_POWER, OV_THREADS, OV_FPS };
-	int used = 0, n = OV_NBOX;
+	int order[TUI_VIEW_COUNT], by_want[TUI_VIEW_COUNT];
+	int nbox = ov_order(order), used = 0, n = nbox;
 
+	ov_by_grow(order, nbox, by_want);
 	/* Minimums, dropping the least important until they fit. */
 	for (;;) {
 		used = 0;
@@ -103,14 +138,14 @@ static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reser
 		if (used + reserve <= h || n == 0)
 			break;
 		n--;
-		if (n == OV_POWER)              /* power went: IPC alone, full width */
+		if (order[n] == OV_POWER)       /* power went: IPC alone, full width */
 			pair = false;
 	}
-	for (int i = 0; i < OV_NBOX; i++)
-		b[i].h = i < n ? ov_rows(b, i, pair, false) : 0;
+	for (int i = 0; i < nbox; i++)
+		b[order[i]].h = i < n ? ov_rows(b, order[i], pair, false) : 0;
 	/* Rows left over: to the boxes that want more, the threads' tree last
 	 * (it can use any number). */
-	for (int i = 0; i < OV_NBOX; i++) {
+	for (int i = 0; i < nbox; i++) {
 		int k = by_want[i], more = ov_rows(b, k, pair, true) - b[k].h;
 
 		if (b[k].h == 0 || more <= 0)
@@ -132,60 +167,12 @@ static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reser
 	}
 }
 
-/* The threads box: its own summary as the title, the tree below. */
-static void ov_threads(struct tui_app *a, WINDOW *win, int y, int x, int h, int w)
-{
-	const struct proto_threads *t = &a->frame->frame.thr;
-	unsigned hist[PROTO_THR_HISTORY];
-	char spark[PROTO_THR_HISTORY * 4 + 1], line[512];
-	size_t n = t->nhistory > 30 ? 30 : t->nhistory;
-
-	if (h >= 3)
-		tui_panel_threads_draw(a, win, y, x, h, w);
-	for (size_t i = 0; i < n; i++)
-		hist[i] = t->history[t->nhistory - n + i];
-	tui_fps_sparkline(hist, n, a->utf8, spark, sizeof spark);
-	snprintf(line, sizeof line, " threads: %llu live, %llu created, %.1f/s %s",
-	    (unsigned long long)t->live, (unsigned long long)t->created, t->created_per_s, spark);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_THREADS, line);
-}
-
 /* One small box in its rectangle. */
-static void ov_box_draw(struct tui_app *a, WINDOW *win, const struct ov_box *b, int x, int w)
+static void ov_box_draw(struct tui_app *a, WINDOW *win, int view, const struct ov_box *b,
+    int x, int w)
 {
-	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
-	int y = b->y, h = b->h;
-
-	if (h <= 0 || w <= 0)
-		return;
-	switch (b->view) {
-	case TUI_VIEW_FPS:
-		if (f == NULL || f->fps.nstreams == 0)
-			break;
-		tui_panel_fps_draw(a, win, y, x, h, w);
-		return;
-	case TUI_VIEW_BLOCKS:
-		if (f == NULL || f->blocks.nblocks == 0)
-			break;
-		tui_panel_blocks_draw(a, win, y, x, h, w);
-		return;
-	case TUI_VIEW_THREADS:
-		if (f == NULL)
-			break;
-		ov_threads(a, win, y, x, h, w);
-		return;
-	case TUI_VIEW_IPC:
-	case TUI_VIEW_POWER:              /* their view: a title row, the panel */
-		tui_views[b->view].draw(a, win, y, x, h, w);
-		return;
-	}
-	/* No data for this box yet. */
-	tui_panel_title(a, win, y, x, w, b->view, b->view == TUI_VIEW_FPS ? " FPS" :
-	    b->view == TUI_VIEW_BLOCKS ? " UI-thread blocks" : " threads");
-	if (h > 1)
-		tui_screen_put(win, y + 1, x + 1, w - 1, a->attr[TUI_EL_ROW_IDLE],
-		    f == NULL ? "waiting for the first frame" :
-		    b->view == TUI_VIEW_FPS ? "no frames presented" : "none: the UI thread kept up");
+	if (b->h > 0 && w > 0)
+		tui_views[view].box_draw(a, win, b->y, x, b->h, w);
 }
 
 /* The functions box: title with the sort and counts, the table below. */
@@ -201,7 +188,7 @@ static void ov_funcs(struct tui_app *a, WINDOW *win, int y, int x, int h, int w)
 		snprintf(title, sizeof title, " hot functions: %llu seen, %s calls, by %s",
 		    (unsigned long long)f->nfuncs_seen, calls, f->sort);
 	} else {
-		snprintf(title, sizeof title, " hot functions");
+		snprintf(title, sizeof title, "%s", tui_views[TUI_VIEW_FUNCS].title);
 	}
 	tui_panel_title(a, win, y, x, w, TUI_VIEW_FUNCS, title);
 	tui_panel_funcs_draw(a, win, y + 1, x, h - 1, w);
@@ -210,7 +197,7 @@ static void ov_funcs(struct tui_app *a, WINDOW *win, int y, int x, int h, int w)
 /* See tui.h. */
 void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
-	struct ov_box b[OV_NBOX];
+	struct ov_box b[TUI_VIEW_COUNT];
 	bool wide = w >= OV_WIDE;
 	int rw = wide ? w / 2 : w, lw = wide ? w - rw - 1 : w, rx = wide ? x + lw + 1 : x;
 	bool pair = rw >= (wide ? 2 * OV_PAIR_MIN_W - 20 : OV_PAIR_MIN_W);
@@ -221,16 +208,18 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 	ov_sizes(a, b, wide, h);
 	ov_place(b, y, h, wide ? 0 : OV_FUNCS_MIN, wide ? 0 : h / 2 > OV_FUNCS_MIN ? h / 2 :
 	    OV_FUNCS_MIN, pair);
-	for (int i = 0; i < OV_NBOX; i++) {
+	for (int i = 0; i < TUI_VIEW_COUNT; i++) {
 		int bx = rx, bw = rw;
 
+		if (tui_views[i].box_draw == NULL)
+			continue;
 		if (pair && b[OV_POWER].h > 0 && (i == OV_IPC || i == OV_POWER)) {
 			bw = (rw - 1) / 2;
 			bx = i == OV_IPC ? rx : rx + bw + 1;
 			if (i == OV_POWER)
 				bw = rw - bw - 1;
 		}
-		ov_box_draw(a, (WINDOW *)win, &b[i], bx, bw);
+		ov_box_draw(a, (WINDOW *)win, i, &b[i], bx, bw);
 	}
 	if (wide) {
 		chtype v = a->utf8 ? ACS_VLINE : '|';
@@ -241,7 +230,7 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 		return;
 	}
 	top = y;
-	for (int i = 0; i < OV_NBOX; i++)
+	for (int i = 0; i < TUI_VIEW_COUNT; i++)
 		if (b[i].h > 0 && b[i].y + b[i].h > top)
 			top = b[i].y + b[i].h;
 	ov_funcs(a, (WINDOW *)win, top, x, y + h - top, w);

@@ -177,3 +177,35 @@ bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len)
 	snprintf(buf, len, " BLOCK %s%s ", dur, l->blocks[0].ended ? "" : "+");
 	return true;
 }
+
+/* See tui.h: view 3: the blocks panel with every block the frame has. */
+void tui_panel_blocks_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	if (a->frame == NULL || a->frame->frame.blocks.nblocks == 0) {
+		tui_panel_empty(a, win, y, x, w, TUI_VIEW_BLOCKS,
+		    "no block yet: the UI thread answered its event loop in time");
+		return;
+	}
+	tui_panel_blocks_draw(a, win, y, x, h, w);
+}
+
+/* See tui.h: the overview's box, the panel while there are blocks. */
+void tui_panel_blocks_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	if (a->frame == NULL || a->frame->frame.blocks.nblocks == 0) {
+		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_BLOCKS, "none: the UI thread kept up");
+		return;
+	}
+	tui_panel_blocks_draw(a, win, y, x, h, w);
+}
+
+/* See tui.h: a title and up to four blocks. */
+void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+{
+	size_t n = a->frame ? a->frame->frame.blocks.nblocks : 0;
+
+	(void)wide;
+	(void)avail;
+	*min = 2;
+	*want = 1 + (int)(n > 4 ? 4 : n > 1 ? n : 1);
+}

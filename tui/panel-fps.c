@@ -208,3 +208,69 @@ void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 	tui_panel_title(a, win, y, x, w, TUI_VIEW_FPS, title);
 	fps_body(a, win, y + 1, x, h - 1, w);
 }
+
+/* See tui.h: view 2: the FPS panel, then every stream in a table, then the worst
+ * frames of the busiest one. */
+void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_fps *f = a->frame ? &a->frame->frame.fps : NULL;
+	char line[512], c[8][16];
+	int r;
+
+	if (f == NULL || f->nstreams == 0) {
+		tui_panel_empty(a, win, y, x, w, TUI_VIEW_FPS, "no frames presented yet "
+		    "(the target draws through GL/EGL/Vulkan or calls hookscope_frame)");
+		return;
+	}
+	tui_panel_fps_draw(a, win, y, x, h < 4 ? h : 4, w);
+	r = y + 5;
+	if (r >= y + h)
+		return;
+	snprintf(line, sizeof line, " %-8s %-16s %7s %6s %8s %7s %7s %8s %8s %8s %8s", "API",
+	    "STREAM", "TID", "FPS", "FRAMES", "JANK", "DROPPED", "P50", "P90", "P99", "MAX");
+	tui_screen_fill(win, r, x, w, a->attr[TUI_EL_HEADER]);
+	tui_screen_put(win, r++, x, w, a->attr[TUI_EL_HEADER], line);
+	for (size_t i = 0; i < f->nstreams && r < y + h; i++, r++) {
+		const struct proto_fps_stream *s = &f->streams[i];
+		bool late = s->p99_ns > f->budget_ns;
+
+		tui_fmt_count(s->frames, c[0], sizeof c[0]);
+		tui_fmt_count(s->jank, c[1], sizeof c[1]);
+		tui_fmt_count(s->dropped, c[2], sizeof c[2]);
+		tui_fmt_ns(s->p50_ns, c[3], sizeof c[3]);
+		tui_fmt_ns(s->p90_ns, c[4], sizeof c[4]);
+		tui_fmt_ns(s->p99_ns, c[5], sizeof c[5]);
+		tui_fmt_ns(s->max_ns, c[6], sizeof c[6]);
+		snprintf(line, sizeof line, " %-8s %-16.16s %7d %6.1f %8s %7s %7s %8s %8s %8s %8s",
+		    s->api, s->name, (int)s->tid, s->fps, c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+		tui_screen_put(win, r, x, w, a->attr[late ? TUI_EL_ALERT : TUI_EL_ROW], line);
+	}
+	if (++r >= y + h || f->streams[0].nworst == 0)
+		return;
+	tui_screen_put(win, r++, x, w, a->attr[TUI_EL_INFO], " slowest frames of the busiest stream:");
+	for (size_t i = 0; i < f->streams[0].nworst && r < y + h; i++, r++) {
+		tui_fmt_ns(f->streams[0].worst[i].ns, c[0], sizeof c[0]);
+		snprintf(line, sizeof line, "   %8s  (%.1f budgets)", c[0],
+		    f->budget_ns ? (double)f->streams[0].worst[i].ns / (double)f->budget_ns : 0.0);
+		tui_screen_put(win, r, x, w, a->attr[f->streams[0].worst[i].ns > f->budget_ns ?
+		    TUI_EL_ALERT : TUI_EL_ROW], line);
+	}
+}
+
+/* See tui.h: the overview's box, the panel while frames are presented. */
+void tui_panel_fps_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	if (a->frame == NULL || a->frame->frame.fps.nstreams == 0) {
+		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_FPS, "no frames presented");
+		return;
+	}
+	tui_panel_fps_draw(a, win, y, x, h, w);
+}
+
+/* See tui.h: the panel's four rows once there is a stream, else two. */
+void tui_panel_fps_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+{
+	(void)wide;
+	(void)avail;
+	*min = *want = a->frame != NULL && a->frame->frame.fps.nstreams > 0 ? FPS_PANEL_ROWS : 2;
+}

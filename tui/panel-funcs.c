@@ -13,8 +13,7 @@
 
 #define PANEL_NAME_MIN 16
 #define PANEL_BAR_MAX  20
-
-static int panel_rows_shown;          /* function rows at the last draw */
+#define PANEL_BAR_MIN  4      /* a narrower bar tells nothing */
 
 struct panel_layout {
 	bool show[TUI_COL_COUNT];
@@ -22,12 +21,28 @@ struct panel_layout {
 	int  barw;                        /* share bar after SHARE%; 0 = none */
 };
 
-/* Which columns fit in w, how wide the name is, and the bar. */
+/* Widest name of the frame in columns (the header's at least). */
+static int panel_name_need(const struct tui_app *a)
+{
+	int need = tui_fmt_width(tui_columns[TUI_COL_NAME].title, a->utf8) + 1;
+
+	for (size_t i = 0; a->frame != NULL && i < a->frame->frame.nfuncs; i++) {
+		int nw = tui_fmt_width(a->frame->frame.funcs[i].name, a->utf8);
+
+		if (nw > need)
+			need = nw;
+	}
+	return need;
+}
+
+/* Which columns fit in w, how wide the name is, and the bar.  The name
+ * comes before the bar: the bar gets only the columns the widest name
+ * leaves, and the name every column the bar does not take. */
 static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 {
 	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_AVG,
 	    TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
-	int fixed = 0, avail;
+	int fixed = 0, avail, need = panel_name_need(a);
 
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
 		l->show[c] = c != TUI_COL_MODULE || a->show_module;
@@ -42,14 +57,25 @@ static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 		}
 	}
 	avail = w - fixed;
-	l->barw = 0;
-	if (avail >= PANEL_NAME_MIN + 14) {
-		l->barw = avail - PANEL_NAME_MIN - 10;
-		if (l->barw > PANEL_BAR_MAX)
-			l->barw = PANEL_BAR_MAX;
+	if (need < PANEL_NAME_MIN)
+		need = PANEL_NAME_MIN;
+	l->barw = avail - need - 1;
+	if (l->barw > PANEL_BAR_MAX)
+		l->barw = PANEL_BAR_MAX;
+	if (l->barw < PANEL_BAR_MIN)
+		l->barw = 0;
+	else
 		avail -= l->barw + 1;
-	}
 	l->width[TUI_COL_NAME] = avail > 1 ? avail : 1;
+}
+
+/* See tui.h. */
+int tui_panel_funcs_name_width(const struct tui_app *a, int w)
+{
+	struct panel_layout l;
+
+	panel_layout(a, w, &l);
+	return l.width[TUI_COL_NAME];
 }
 
 /* The share bar: eighths of a cell with block characters, or '#'. */
@@ -118,7 +144,10 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 		if (!l->show[c])
 			continue;
 		tui_columns[c].fmt(f, v, sizeof v);
-		tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
+		if (c == TUI_COL_NAME)        /* a cut name keeps its end */
+			tui_fmt_fit_middle(v, l->width[c], a->utf8, cell, sizeof cell);
+		else
+			tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
 		/* A figure over its threshold: calls slower than `threshold slow`. */
 		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
 		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;
@@ -155,11 +184,12 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 {
 	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
 	struct panel_layout l;
+	struct tui_list *sel = &a->list[TUI_LIST_FUNCS];
 
 	if (h < 1 || w < 1)
 		return;
-	if (panel_rows_shown != h - 1) {   /* another view, or resized: keep the selection in view */
-		panel_rows_shown = h - 1;
+	if (sel->rows != h - 1) {          /* another view, or resized: keep the selection in view */
+		sel->rows = h - 1;
 		tui_panel_funcs_follow(a);
 	}
 	panel_layout(a, w, &l);
@@ -169,20 +199,14 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
 		return;
 	}
-	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, a->scroll);
+	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, sel->top);
 	for (int i = 0; i < h - 1; i++) {
-		size_t row = (size_t)(a->scroll + i);
+		size_t row = (size_t)(sel->top + i);
 
 		if (row >= f->nfuncs)
 			break;
-		panel_row(a, win, y + 1 + i, x, w, &l, &f->funcs[row], (int)row == a->sel);
+		panel_row(a, win, y + 1 + i, x, w, &l, &f->funcs[row], (int)row == sel->sel);
 	}
-}
-
-/* See tui.h. */
-int tui_panel_funcs_rows(void)
-{
-	return panel_rows_shown;
 }
 
 /* Number of rows in the current frame. */
@@ -195,55 +219,67 @@ static int panel_n(const struct tui_app *a)
  * on its function and in view. */
 void tui_panel_funcs_follow(struct tui_app *a)
 {
-	int n = panel_n(a), page = tui_screen_panel_rows();
+	struct tui_list *l = &a->list[TUI_LIST_FUNCS];
+	int n = panel_n(a);
 
 	if (a->sel_name != NULL && a->frame != NULL) {
 		for (int i = 0; i < n; i++) {
 			if (strcmp(a->frame->frame.funcs[i].name, a->sel_name) == 0) {
-				a->sel = i;
+				l->sel = i;
 				break;
 			}
 		}
 	}
-	if (a->sel >= n)
-		a->sel = n - 1;
-	if (a->sel < 0)
-		a->sel = 0;
-	if (a->sel < a->scroll)
-		a->scroll = a->sel;
-	if (a->sel >= a->scroll + page)
-		a->scroll = a->sel - page + 1;
-	if (a->scroll > n - page)
-		a->scroll = n - page;
-	if (a->scroll < 0)
-		a->scroll = 0;
+	tui_list_layout(l, n, l->rows > 1 ? l->rows : tui_screen_panel_rows(a));
 }
 
-/* Remember the selected function by name (NULL: stay on the row). */
-static void panel_select(struct tui_app *a, bool follow)
+/* See tui.h: the selection moved: remember its function by name, so it
+ * stays on it when the rows re-sort; on the first row, stay on the row. */
+void tui_panel_funcs_moved(struct tui_app *a)
 {
+	const struct tui_list *l = &a->list[TUI_LIST_FUNCS];
+
 	free(a->sel_name);
 	a->sel_name = NULL;
-	if (follow && a->sel >= 0 && a->sel < panel_n(a))
-		a->sel_name = xstrdup(a->frame->frame.funcs[a->sel].name);
+	if (l->sel > 0 && l->sel < panel_n(a))
+		a->sel_name = xstrdup(a->frame->frame.funcs[l->sel].name);
 	tui_panel_funcs_follow(a);
-}
-
-/* See tui.h. */
-void tui_panel_funcs_move(struct tui_app *a, int delta)
-{
-	a->sel += delta;
-	if (a->sel < 0)
-		a->sel = 0;
-	if (a->sel >= panel_n(a))
-		a->sel = panel_n(a) - 1;
-	panel_select(a, a->sel > 0);
 }
 
 /* See tui.h. */
 const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a)
 {
-	if (a->sel < 0 || a->sel >= panel_n(a))
+	int sel = a->list[TUI_LIST_FUNCS].sel;
+
+	if (sel < 0 || sel >= panel_n(a))
 		return NULL;
-	return &a->frame->frame.funcs[a->sel];
+	return &a->frame->frame.funcs[sel];
+}
+
+/* See tui.h: Enter on the functions: everything about the selected one on the
+ * message line; the time so far of calls in flight is apart from the
+ * returned calls' total. */
+void tui_panel_funcs_details(struct tui_app *a)
+{
+	const struct proto_func *f = tui_panel_funcs_selected(a);
+	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
+	char run[16], running[48] = "";
+
+	if (f == NULL)
+		return;
+	tui_fmt_count(f->calls, calls, sizeof calls);
+	tui_fmt_rate(f->calls_per_s, rate, sizeof rate);
+	tui_fmt_ns(f->total_ns, total, sizeof total);
+	tui_fmt_ns(f->self_ns, self, sizeof self);
+	tui_fmt_ns(f->avg_ns, avg, sizeof avg);
+	tui_fmt_ns(f->max_ns, max, sizeof max);
+	tui_fmt_share(f->share, share, sizeof share);
+	if (f->running_ns > 0) {
+		tui_fmt_ns(f->running_ns, run, sizeof run);
+		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
+	}
+	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
+	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
+	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
+	    (unsigned long long)f->slow);
 }

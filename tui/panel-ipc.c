@@ -1,6 +1,6 @@
 /*
- * panel-ipc.c - the IPC panel (view 5, and the overview's IPC box): a summary row (endpoints, calls, slow
- * calls and the threshold), then one row per endpoint, most time blocked
+ * panel-ipc.c - the IPC panel (view 5, and the overview's IPC box): a
+ * summary row (endpoints, calls, slow calls and the threshold), then one row per endpoint, most time blocked
  * first: kind, endpoint (peer path, pipe, queue, D-Bus destination), method,
  * operations, operations/s, total and max time blocked, UI-thread calls
  * (rows with any are drawn as warnings and marked "UI"), slow calls, peer
@@ -13,7 +13,6 @@
 
 #include "tui.h"
 
-static int ipc_sel, ipc_top;
 
 /* All operations of an endpoint. */
 static uint64_t ipc_ops(const struct proto_ipc_ep *e)
@@ -53,6 +52,7 @@ static void ipc_row_text(const struct proto_ipc_ep *e, char *out, size_t len)
 void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_ipc *p;
+	struct tui_list *l = &a->list[TUI_LIST_IPC];
 	char line[512];
 	uint64_t ops = 0, ui = 0;
 
@@ -78,15 +78,10 @@ void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 		tui_screen_put(win, y + 2, x, w, a->attr[TUI_EL_ROW_IDLE], " no IPC calls seen yet");
 		return;
 	}
-	if (ipc_sel >= (int)p->neps)
-		ipc_sel = (int)p->neps - 1;
-	if (ipc_sel < ipc_top)
-		ipc_top = ipc_sel;
-	if (ipc_sel >= ipc_top + h - 2)
-		ipc_top = ipc_sel - (h - 3);
-	for (int i = 0; i < h - 2 && ipc_top + i < (int)p->neps; i++) {
-		const struct proto_ipc_ep *e = &p->eps[ipc_top + i];
-		unsigned long at = ipc_top + i == ipc_sel ? a->attr[TUI_EL_SELECTED] :
+	tui_list_layout(l, (int)p->neps, h - 2);
+	for (int i = 0; i < h - 2 && l->top + i < (int)p->neps; i++) {
+		const struct proto_ipc_ep *e = &p->eps[l->top + i];
+		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
 		    e->ui_calls ? a->attr[TUI_EL_STATUS_WARN] : a->attr[TUI_EL_ROW];
 
 		line[0] = ' ';
@@ -94,15 +89,6 @@ void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 		tui_screen_fill(win, y + 2 + i, x, w, at);
 		tui_screen_put(win, y + 2 + i, x, w, at, line);
 	}
-}
-
-/* See tui.h. */
-void tui_panel_ipc_move(struct tui_app *a, int delta)
-{
-	(void)a;
-	ipc_sel += delta;
-	if (ipc_sel < 0)
-		ipc_sel = 0;
 }
 
 /* See tui.h: the slow calls of the selected endpoint (all when it has
@@ -118,8 +104,8 @@ void tui_panel_ipc_details(struct tui_app *a)
 	if (a->frame == NULL)
 		return;
 	p = &a->frame->frame.ipc;
-	if (ipc_sel < (int)p->neps)
-		sel = &p->eps[ipc_sel];
+	if (a->list[TUI_LIST_IPC].sel < (int)p->neps)
+		sel = &p->eps[a->list[TUI_LIST_IPC].sel];
 	if (sel != NULL && sel->slow == 0)
 		sel = NULL;
 	if ((m = open_memstream(&text, &len)) == NULL)
@@ -158,4 +144,19 @@ void tui_panel_ipc_details(struct tui_app *a)
 	fclose(m);
 	tui_app_overlay(a, title, text);
 	free(text);
+}
+
+/* See tui.h: view 5: its title row, then the panel. */
+void tui_panel_ipc_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_IPC, tui_views[TUI_VIEW_IPC].title);
+	tui_panel_ipc_draw(a, win, y + 1, x, h - 1, w);
+}
+
+/* See tui.h: the title row and the panel's summary, header and rows. */
+void tui_panel_ipc_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+{
+	(void)wide;
+	*min = 2;
+	*want = 1 + tui_panel_ipc_height(a, avail);
 }

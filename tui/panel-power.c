@@ -19,7 +19,6 @@
 
 static size_t pwr_order[PROTO_MAX_PWR_RES];
 static size_t pwr_n;
-static int pwr_sel, pwr_top;
 
 /* Held first (longest first), then by total held. */
 static const struct proto_power *pwr_cmp_p;
@@ -81,6 +80,7 @@ int tui_panel_power_height(const struct tui_app *a, int avail)
 void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_power *p;
+	struct tui_list *l = &a->list[TUI_LIST_POWER];
 	char line[768], cats[384] = "", held[16], total[16], holder[48], mah[24];
 	unsigned nheld = 0, nleak = 0;
 
@@ -111,15 +111,10 @@ void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int
 	snprintf(line, sizeof line, " %-14s %-24s %-22s %9s %9s %7s %4s %10s", "CATEGORY", "NAME",
 	    "HOLDER", "HELD FOR", "TOTAL", "ACQ/REL", "TMO", "EST. mAh");
 	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);
-	if (pwr_sel >= (int)pwr_n)
-		pwr_sel = pwr_n ? (int)pwr_n - 1 : 0;
-	if (pwr_sel < pwr_top)
-		pwr_top = pwr_sel;
-	if (pwr_sel >= pwr_top + h - 2)
-		pwr_top = pwr_sel - (h - 3);
-	for (int i = 0; i < h - 2 && pwr_top + i < (int)pwr_n; i++) {
-		const struct proto_pwr_res *r = &p->res[pwr_order[pwr_top + i]];
-		unsigned long at = pwr_top + i == pwr_sel ? a->attr[TUI_EL_SELECTED] :
+	tui_list_layout(l, (int)pwr_n, h - 2);
+	for (int i = 0; i < h - 2 && l->top + i < (int)pwr_n; i++) {
+		const struct proto_pwr_res *r = &p->res[pwr_order[l->top + i]];
+		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
 		    r->leaked ? a->attr[TUI_EL_ERROR] : r->held ? a->attr[TUI_EL_ROW] :
 		    a->attr[TUI_EL_ROW_IDLE];
 		char acq[24], name[32];
@@ -148,26 +143,18 @@ void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int
 	}
 }
 
-/* See tui.h. */
-void tui_panel_power_move(struct tui_app *a, int delta)
-{
-	(void)a;
-	pwr_sel += delta;
-	if (pwr_sel < 0)
-		pwr_sel = 0;
-}
-
 /* See tui.h: the selected resource's stacks and figures in an overlay. */
 void tui_panel_power_details(struct tui_app *a)
 {
 	const struct proto_pwr_res *r;
+	int sel = a->list[TUI_LIST_POWER].sel;
 	char title[128], *text = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (a->frame == NULL || pwr_sel >= (int)pwr_n || (m = open_memstream(&text, &len)) == NULL)
+	if (a->frame == NULL || sel >= (int)pwr_n || (m = open_memstream(&text, &len)) == NULL)
 		return;
-	r = &a->frame->frame.power.res[pwr_order[pwr_sel]];
+	r = &a->frame->frame.power.res[pwr_order[sel]];
 	snprintf(title, sizeof title, " %s %s ", r->category, r->name);
 	fprintf(m, "%s%s, acquired through %s; %s refs %lld\n", r->held ? "held" : "released",
 	    r->leaked ? " (LEAKED)" : "", r->api, r->refcount ? "reference-counted," : "plain,",
@@ -188,4 +175,19 @@ void tui_panel_power_details(struct tui_app *a)
 	fclose(m);
 	tui_app_overlay(a, title, text);
 	free(text);
+}
+
+/* See tui.h: view 6: its title row, then the panel. */
+void tui_panel_power_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_POWER, tui_views[TUI_VIEW_POWER].title);
+	tui_panel_power_draw(a, win, y + 1, x, h - 1, w);
+}
+
+/* See tui.h: the title row and the panel's summary, header and rows. */
+void tui_panel_power_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+{
+	(void)wide;
+	*min = 2;
+	*want = 1 + tui_panel_power_height(a, avail);
 }

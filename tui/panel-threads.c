@@ -1,5 +1,5 @@
 /*
- * panel-threads.c - the threads panel (key H, in place of the functions):
+ * panel-threads.c - the threads panel (view 4, the overview's threads box):
  * a summary row (live, created, created/s, the agent's own threads and
  * their CPU, a sparkline of the live count over the last minute), then a
  * tree: each library pool (GThreadPool, libuv) with its workers, then the
@@ -29,7 +29,6 @@ struct thr_row {
 static struct thr_row thr_rows[THR_ROWS_MAX];
 static size_t thr_nrows;
 static bool thr_placed[PROTO_MAX_THREADS];
-static int thr_sel, thr_top;
 
 /* The site entry of id, or NULL. */
 static const struct proto_thr_site *thr_site(const struct proto_threads *t, uint32_t id)
@@ -146,6 +145,7 @@ static void thr_row_text(const struct proto_threads *t, const struct thr_row *r,
 void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_threads *t;
+	struct tui_list *l = &a->list[TUI_LIST_THREADS];
 	char line[512], spark[PROTO_THR_HISTORY * 4 + 1], cpu[16];
 	unsigned hist[PROTO_THR_HISTORY];
 
@@ -165,15 +165,10 @@ void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, i
 	snprintf(line, sizeof line, " %-26s %7s %-9s %6s %8s  %s", "THREAD", "TID", "STATE", "CPU%",
 	    "AGE", "START ROUTINE");
 	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);
-	if (thr_sel >= (int)thr_nrows)
-		thr_sel = thr_nrows ? (int)thr_nrows - 1 : 0;
-	if (thr_sel < thr_top)
-		thr_top = thr_sel;
-	if (thr_sel >= thr_top + h - 2)
-		thr_top = thr_sel - (h - 3);
-	for (int i = 0; i < h - 2 && thr_top + i < (int)thr_nrows; i++) {
-		const struct thr_row *r = &thr_rows[thr_top + i];
-		unsigned long at = thr_top + i == thr_sel ? a->attr[TUI_EL_SELECTED] :
+	tui_list_layout(l, (int)thr_nrows, h - 2);
+	for (int i = 0; i < h - 2 && l->top + i < (int)thr_nrows; i++) {
+		const struct thr_row *r = &thr_rows[l->top + i];
+		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
 		    r->kind != THR_ROW_THREAD ? a->attr[TUI_EL_SORT] : a->attr[TUI_EL_ROW];
 
 		line[0] = ' ';
@@ -183,29 +178,21 @@ void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, i
 	}
 }
 
-/* See tui.h. */
-void tui_panel_threads_move(struct tui_app *a, int delta)
-{
-	(void)a;
-	thr_sel += delta;
-	if (thr_sel < 0)
-		thr_sel = 0;
-}
-
 /* See tui.h: the selected thread's creation stack in an overlay. */
 void tui_panel_threads_details(struct tui_app *a)
 {
 	const struct proto_threads *t;
 	const struct thr_row *r;
 	const struct proto_thr_site *s;
+	int sel = a->list[TUI_LIST_THREADS].sel;
 	char title[96], *text = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (a->frame == NULL || thr_sel >= (int)thr_nrows)
+	if (a->frame == NULL || sel >= (int)thr_nrows)
 		return;
 	t = &a->frame->frame.thr;
-	r = &thr_rows[thr_sel];
+	r = &thr_rows[sel];
 	s = thr_site(t, r->kind == THR_ROW_THREAD ? t->threads[r->idx].site : r->idx);
 	if (r->kind == THR_ROW_POOL || (m = open_memstream(&text, &len)) == NULL)
 		return;
@@ -231,4 +218,40 @@ void tui_panel_threads_details(struct tui_app *a)
 	fclose(m);
 	tui_app_overlay(a, title, text);
 	free(text);
+}
+
+/* See tui.h: the overview's box: its own summary as the title row (with
+ * the last 30 s of the live count), the tree below when there is room. */
+void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	const struct proto_threads *t;
+	unsigned hist[PROTO_THR_HISTORY];
+	char spark[PROTO_THR_HISTORY * 4 + 1], line[512];
+	size_t n;
+
+	if (a->frame == NULL) {
+		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_THREADS, "");
+		return;
+	}
+	t = &a->frame->frame.thr;
+	n = t->nhistory > 30 ? 30 : t->nhistory;
+	if (h >= 3)
+		tui_panel_threads_draw(a, win, y, x, h, w);
+	for (size_t i = 0; i < n; i++)
+		hist[i] = t->history[t->nhistory - n + i];
+	tui_fps_sparkline(hist, n, a->utf8, spark, sizeof spark);
+	snprintf(line, sizeof line, " threads: %llu live, %llu created, %.1f/s %s",
+	    (unsigned long long)t->live, (unsigned long long)t->created, t->created_per_s, spark);
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_THREADS, line);
+}
+
+/* See tui.h: the title row alone, or (wide) a row per thread, pool and
+ * inferred pool. */
+void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+{
+	const struct proto_threads *t = a->frame ? &a->frame->frame.thr : NULL;
+
+	(void)avail;
+	*min = 1;
+	*want = !wide || t == NULL ? 1 : 2 + (int)(t->nthreads + t->npools + t->nsites);
 }

@@ -180,10 +180,10 @@ void *tui_screen_cmdwin(void) { return scr_cmd; }
 void *tui_screen_keypad(void) { return scr_keys; }
 void *tui_screen_rawpad(void) { return scr_raw; }
 
-/* See tui.h: the rows of the list shown (the functions' at the last draw). */
-int tui_screen_panel_rows(void)
+/* See tui.h: the rows of the functions' list at the last draw. */
+int tui_screen_panel_rows(const struct tui_app *a)
 {
-	int n = tui_panel_funcs_rows();
+	int n = a->list[TUI_LIST_FUNCS].rows;
 
 	return n > 1 ? n : LINES - 5 > 1 ? LINES - 5 : 1;
 }
@@ -338,9 +338,9 @@ static void screen_info(struct tui_app *a, int cols)
 	}
 	screen_seg(&s, at, " sort %s", f->sort);
 	if (f->nfuncs > 0)
-		screen_seg(&s, at, "%srows %d-%d of %zu", sep, a->scroll + 1,
-		    (int)f->nfuncs < a->scroll + tui_screen_panel_rows() ? (int)f->nfuncs :
-		    a->scroll + tui_screen_panel_rows(), f->nfuncs);
+		screen_seg(&s, at, "%srows %d-%d of %zu", sep, a->list[TUI_LIST_FUNCS].top + 1,
+		    (int)f->nfuncs < a->list[TUI_LIST_FUNCS].top + tui_screen_panel_rows(a) ?
+		    (int)f->nfuncs : a->list[TUI_LIST_FUNCS].top + tui_screen_panel_rows(a), f->nfuncs);
 	if (a->want_top > 0)
 		screen_seg(&s, at, "%stop %ld", sep, a->want_top);
 	if (a->want_filter != NULL)

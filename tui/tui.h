@@ -4,9 +4,11 @@
  * Modules: options (command line), loop (lws owns the event loop: timers and
  * watched fds), conn (websocket client, reconnect, commands with ids),
  * format/columns (units and the hot-function columns), json (frame -> JSON),
- * theme (theme files, colours), screen/panel-funcs (curses drawing),
- * cmdline (readline), commands (the `:` table), keys (key table), app (the
- * interactive program), once (the non-interactive modes).
+ * theme/palette (theme files, colours), screen (curses windows and drawing),
+ * list (the list widget), views (the table of views), overview (the start
+ * screen), panel-* (one panel per collector, and the targets), cmdline
+ * (readline), commands (the `:` table), keys (key table), app/refresh (the
+ * interactive program), once/dump (the non-interactive modes, reports).
  */
 #ifndef HOOKSCOPE_TUI_H
 #define HOOKSCOPE_TUI_H
@@ -154,6 +156,9 @@ int  tui_fmt_width(const char *s, bool utf8);
 /* s made printable and fitted to exactly width columns: cut with an
  * ellipsis, padded with spaces on the right (left) or left (!left). */
 void tui_fmt_fit(const char *s, int width, bool utf8, bool left, char *out, size_t outlen);
+/* s fitted left-aligned into width columns, a cut made in the middle
+ * (head, ellipsis, tail), so names that share a long prefix stay apart. */
+void tui_fmt_fit_middle(const char *s, int width, bool utf8, char *out, size_t outlen);
 
 /* A heap copy of s that is safe to print on a terminal: control characters
  * (but newline and tab, if keep_newlines) become '?'. */
@@ -244,6 +249,35 @@ int  tui_theme_check(const char *name);
 /* Curses attributes for every element (after start_color()). */
 void tui_theme_apply(const struct tui_theme *t, bool colour, unsigned long *attr);
 
+/* ---- list.c: the list widget of every panel ---- */
+
+/* A list of n items shown in rows rows from item top, item sel selected. */
+struct tui_list {
+	int n;                            /* items at the last layout */
+	int rows;                         /* rows shown at the last layout */
+	int sel;                          /* selected item (0 when n is 0) */
+	int top;                          /* item on the first row */
+};
+
+/* The lists of the panels; views showing the same list share it (the
+ * overview and the functions view: the same selection). */
+enum tui_list_id {
+	TUI_LIST_NONE,                    /* a view without a selection */
+	TUI_LIST_FUNCS, TUI_LIST_THREADS, TUI_LIST_IPC, TUI_LIST_POWER, TUI_LIST_TARGETS,
+	TUI_LIST_COUNT
+};
+
+/* Before drawing: n items in rows rows now; the selection stays on an
+ * item and in view. */
+void tui_list_layout(struct tui_list *l, int n, int rows);
+/* Move the selection by delta items (clamped: Home/End pass huge ones). */
+void tui_list_move(struct tui_list *l, int delta);
+void tui_list_select(struct tui_list *l, int item);
+/* Items a page key moves: the rows shown (at least 1). */
+int  tui_list_page(const struct tui_list *l);
+/* The item on row (0: the first row shown), or -1. */
+int  tui_list_item(const struct tui_list *l, int row);
+
 /* ---- the interactive program (app.c, screen.c, panel-funcs.c, ...) ---- */
 
 enum tui_mode { TUI_MODE_NORMAL, TUI_MODE_COMMAND, TUI_MODE_FILTER };
@@ -274,9 +308,8 @@ struct tui_app {
 
 	/* View state. */
 	enum tui_mode     mode;
-	int               scroll;         /* first row shown */
-	int               sel;            /* selected row */
-	char             *sel_name;       /* selection follows this name */
+	struct tui_list   list[TUI_LIST_COUNT];   /* the panels' selections */
+	char             *sel_name;       /* the functions' selection follows this name */
 	bool              show_module;
 	struct tui_overlay overlay;
 	char              msg[TUI_MSG_LEN];
@@ -299,7 +332,6 @@ struct tui_app {
 	struct proto_server_msg *pending; /* newest frame not shown yet */
 	unsigned          refresh_ms;     /* frames are shown at most this often */
 	uint64_t          shown_ns;       /* when the frame shown was swapped in */
-	int               target_sel;     /* selected row of the target list */
 };
 
 /* app.c */
@@ -325,23 +357,34 @@ void tui_screen_draw(struct tui_app *a);
 void *tui_screen_cmdwin(void);        /* WINDOW * of the bottom line */
 void *tui_screen_keypad(void);        /* input pad, keypad on */
 void *tui_screen_rawpad(void);        /* input pad, keypad off */
-int  tui_screen_panel_rows(void);     /* rows of the function table */
+int  tui_screen_panel_rows(const struct tui_app *a);   /* rows of the function table */
 void tui_screen_theme(struct tui_app *a);   /* apply a->theme again */
 void tui_screen_mouse(bool on);      /* mouse reports on or off */
 /* s fitted into width columns at (y, x) of win; returns the columns used. */
 int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, const char *s);
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 
-/* panel-blocks.c: the UI-thread blocks panel (view 3, the overview's
- * blocks box), its detail view, the status-bar flag */
-void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
-void tui_block_row(const struct proto_block *b, char *buf, size_t len);
-char *tui_blocks_text(const struct proto_blocks *l);
-void tui_blocks_show(struct tui_app *a);
-bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
+/*
+ * The panels, one file each.  A collector's panel provides what its row
+ * of tui_views names: the full-screen view, the overview box and its rows,
+ * Enter; it keeps its selection in a->list[its list].  Box rows:
+ * (a, wide, avail, &min, &want).
+ */
+
+/* panel-funcs.c: the hot functions (views 0 and 1) */
+void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_funcs_moved(struct tui_app *a);
+void tui_panel_funcs_follow(struct tui_app *a);
+void tui_panel_funcs_details(struct tui_app *a);
+/* Columns of the NAME column in a w-column panel (the frame's names decide). */
+int  tui_panel_funcs_name_width(const struct tui_app *a, int w);
+const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
+
 /* panel-fps.c: the FPS panel (view 2, the overview's FPS box) */
 void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_fps_box(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_fps_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want);
 /* The last n seconds of a stream's history, oldest first (frames per
  * whole second, from the 100 ms bins); returns how many were filled. */
 size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n);
@@ -349,23 +392,57 @@ size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n
  * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
 void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
 
-/* panel-threads.c: the threads panel (view 4) */
-void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_threads_move(struct tui_app *a, int delta);
-void tui_panel_threads_details(struct tui_app *a);
+/* panel-blocks.c: the UI-thread blocks (view 3, the overview's blocks box),
+ * their detail overlay, the status-bar flag */
+void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_blocks_view(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_blocks_box(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
+    int *want);
+const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
+void tui_block_row(const struct proto_block *b, char *buf, size_t len);
+char *tui_blocks_text(const struct proto_blocks *l);
+void tui_blocks_show(struct tui_app *a);
+bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
 
-/* panel-ipc.c: the IPC panel (key I until the views of dash) */
+/* panel-threads.c: the threads tree (view 4, the overview's threads box) */
+void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
+    int *want);
+void tui_panel_threads_details(struct tui_app *a);   /* Enter: creation stack */
+
+/* panel-ipc.c: the IPC endpoints (view 5, the overview's IPC box) */
 int  tui_panel_ipc_height(const struct tui_app *a, int avail);   /* rows wanted in a shared screen */
 void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_ipc_move(struct tui_app *a, int delta);
-void tui_panel_ipc_details(struct tui_app *a);                   /* Enter: detail view (slow calls) */
+void tui_panel_ipc_view(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_ipc_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want);
+void tui_panel_ipc_details(struct tui_app *a);                   /* Enter: slow calls */
 
-/* panel-funcs.c */
-void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_funcs_move(struct tui_app *a, int delta);
-void tui_panel_funcs_follow(struct tui_app *a);
-int  tui_panel_funcs_rows(void);      /* rows of functions at the last draw */
-const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
+/* panel-power.c: the power resources (view 6, the overview's power box) */
+int  tui_panel_power_height(const struct tui_app *a, int avail);
+void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_power_view(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_power_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
+    int *want);
+void tui_panel_power_details(struct tui_app *a);                 /* Enter: the stacks */
+
+/* panel-targets.c: the targets (view 7) */
+void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_panel_targets_details(struct tui_app *a);               /* Enter: show it */
+
+/* overview.c: the start screen, every panel at once, and what panels share */
+void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+/* A panel title row: text left, "[key]" right; registers a click region. */
+void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view,
+    const char *text);
+/* A view with nothing to show: its title, why below. */
+void tui_panel_empty(struct tui_app *a, void *win, int y, int x, int w, int view,
+    const char *why);
+/* An overview box with nothing to show: its title, why (or that no frame
+ * came yet) below. */
+void tui_panel_box_empty(struct tui_app *a, void *win, int y, int x, int h, int w, int view,
+    const char *why);
 
 /* cmdline.c */
 int  tui_cmdline_init(struct tui_app *a);
@@ -384,6 +461,7 @@ struct tui_command {
 	const char *help;
 	int         min_args, max_args;   /* max -1: any */
 	int       (*exec)(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+	bool        views;                /* the help goes on with the view names */
 };
 extern const struct tui_command tui_commands[];
 const struct tui_command *tui_command_find(const char *name);
@@ -406,18 +484,36 @@ enum tui_view_id {
 	TUI_VIEW_COUNT
 };
 
+typedef void (*tui_draw_fn)(struct tui_app *a, void *win, int y, int x, int h, int w);
+
 struct tui_view {
-	const char *name;                 /* "functions": :view NAME, the title */
+	const char *name;                 /* "functions": :view NAME, help, tab from 90 columns */
+	const char *tab;                  /* the tab's name below 90 columns */
+	const char *title;                /* its title row when it has nothing to show */
 	int         key;                  /* '0'-'7' */
 	int         fkey;                 /* KEY_F(n) or 0 */
 	const char *help;
-	void      (*draw)(struct tui_app *a, void *win, int y, int x, int h, int w);
-	void      (*step)(struct tui_app *a, int delta);   /* Up/Down; NULL: no selection */
-	void      (*enter)(struct tui_app *a);             /* Enter; NULL: nothing */
+	const char *part;                 /* its key in the frame (and --json); NULL: none */
+	tui_draw_fn draw;                 /* full screen */
+	tui_draw_fn box_draw;                /* its box in the overview; NULL: none */
+	/* Rows the box needs and would like (wide: the two-column layout). */
+	void      (*box_rows)(const struct tui_app *a, bool wide, int avail, int *min, int *want);
+	int         box_grow;             /* rows left over go to the boxes by this rank, 1 first */
+	enum tui_list_id list;            /* what Up/Down/PgUp/... move; TUI_LIST_NONE */
+	void      (*moved)(struct tui_app *a);   /* after its list moved; NULL: nothing */
+	void      (*enter)(struct tui_app *a);   /* Enter; NULL: nothing */
 };
 extern const struct tui_view tui_views[TUI_VIEW_COUNT];
 int  tui_view_find(const char *name);    /* -1 if unknown; also "0"-"7" */
 void tui_view_set(struct tui_app *a, int view);
+/* The list of a view, NULL when it has none. */
+struct tui_list *tui_view_list(struct tui_app *a, int view);
+/* Up/Down/Home/End/the wheel: move the list of the view shown. */
+void tui_view_move(struct tui_app *a, int delta);
+/* Rows a page key moves in the view shown. */
+int  tui_view_page(struct tui_app *a);
+/* "overview, functions, ...": the view names, in key order (heap). */
+char *tui_view_names(void);
 /* A mouse click at (y, x) on the region a view drew there. */
 void tui_view_click(struct tui_app *a, int y, int x, bool dbl);
 /* Screen regions drawn for clicks: a panel title opens its view (first
@@ -428,10 +524,6 @@ void tui_view_region(int view, int y, int x, int h, int w, int first);
 /* The bottom line outside the command line: the key hints, then a tab per
  * view (the one shown highlighted, each clickable); screen_y: its row. */
 void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols);
-/* targets view */
-void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_targets_move(struct tui_app *a, int delta);
-void tui_panel_targets_details(struct tui_app *a);
 /* Make the pending frame the one shown (unless paused or too early,
  * when force is false). */
 void tui_app_show_pending(struct tui_app *a, bool force);
@@ -439,22 +531,6 @@ void tui_app_pause(struct tui_app *a, bool on);
 /* Refresh period one step shorter (dir < 0) or longer (dir > 0). */
 void tui_app_refresh_step(struct tui_app *a, int dir);
 #define TUI_REFRESH_MS 1000              /* default refresh period */
-
-/* overview.c: the start screen, every panel at once */
-void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-/* A panel title row: text left, "[key]" right; registers a click region. */
-void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view,
-    const char *text);
-
-/* panel-ipc.c / panel-power.c: views 5 and 6 and their overview boxes */
-int  tui_panel_ipc_height(const struct tui_app *a, int avail);
-void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_ipc_move(struct tui_app *a, int delta);
-void tui_panel_ipc_details(struct tui_app *a);
-int  tui_panel_power_height(const struct tui_app *a, int avail);
-void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_power_move(struct tui_app *a, int delta);
-void tui_panel_power_details(struct tui_app *a);
 
 /* once.c */
 int  tui_once_run(const struct tui_opts *o);

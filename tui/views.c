@@ -1,10 +1,12 @@
 /*
  * views.c - the table of views (0 overview, 1-6 one collector each, 7 the
- * targets), switching between them, and mouse clicks.
+ * targets), switching between them, moving their lists, and mouse clicks.
  *
- * Every view is a row of tui_views: its key, an F-key where it has one,
- * what it draws full screen, how Up/Down move its selection and what Enter
- * opens.  The keys, the help and `:view` all come from this table.
+ * Every view is a row of tui_views: its name, key and tab, what it draws
+ * full screen, its box in the overview, its part of the frame, the list
+ * Up/Down move and what Enter opens.  The keys, the tabs, the help, the
+ * overview's boxes, `:view` and its completion all come from this table;
+ * a collector's panel file provides the functions its row names.
  *
  * Clicks: while drawing, panels register the regions they drew (a title row
  * opens its view, a table row selects that row); a click is looked up in
@@ -13,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tui.h"
 
@@ -21,40 +22,43 @@
 
 #define VIEW_MAX_REGIONS 32
 
-static void view_funcs_details(struct tui_app *a);
-static void view_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-static void view_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-static void view_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-static void view_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-
 const struct tui_view tui_views[TUI_VIEW_COUNT] = {
-	[TUI_VIEW_OVERVIEW] = { .name = "overview", .key = '0', .fkey = 0,
-	    .help = "everything at once (the start screen)",
-	    .draw = tui_overview_draw, .step = tui_panel_funcs_move, .enter = view_funcs_details },
-	[TUI_VIEW_FUNCS] = { .name = "functions", .key = '1', .fkey = 0,
-	    .help = "hot functions, all columns",
-	    .draw = tui_panel_funcs_draw, .step = tui_panel_funcs_move, .enter = view_funcs_details },
-	[TUI_VIEW_FPS] = { .name = "fps", .key = '2', .fkey = 0,
-	    .help = "frame rate, jank and percentiles of every stream",
-	    .draw = view_fps_draw, .step = NULL, .enter = NULL },
-	[TUI_VIEW_BLOCKS] = { .name = "blocks", .key = '3', .fkey = 0,
-	    .help = "UI-thread blocks (Enter: their stacks)",
-	    .draw = view_blocks_draw, .step = NULL, .enter = tui_blocks_show },
-	[TUI_VIEW_THREADS] = { .name = "threads", .key = '4', .fkey = 0,
-	    .help = "threads and pools (Enter: creation stack)",
-	    .draw = tui_panel_threads_draw, .step = tui_panel_threads_move,
-	    .enter = tui_panel_threads_details },
-	[TUI_VIEW_IPC] = { .name = "ipc", .key = '5', .fkey = 0,
-	    .help = "IPC calls (Enter: slow calls)",
-	    .draw = view_ipc_draw, .step = tui_panel_ipc_move, .enter = tui_panel_ipc_details },
-	[TUI_VIEW_POWER] = { .name = "power", .key = '6', .fkey = 0,
-	    .help = "wakelocks, sensors and other power resources",
-	    .draw = view_power_draw, .step = tui_panel_power_move,
-	    .enter = tui_panel_power_details },
-	[TUI_VIEW_TARGETS] = { .name = "targets", .key = '7', .fkey = KEY_F(2),
-	    .help = "every target: pid, name, state, level (Enter: show it)",
-	    .draw = tui_panel_targets_draw, .step = tui_panel_targets_move,
-	    .enter = tui_panel_targets_details },
+	[TUI_VIEW_OVERVIEW] = { .name = "overview", .tab = "all", .key = '0',
+	    .title = " overview", .help = "everything at once (the start screen)",
+	    .draw = tui_overview_draw,
+	    .list = TUI_LIST_FUNCS, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details },
+	[TUI_VIEW_FUNCS] = { .name = "functions", .tab = "funcs", .key = '1',
+	    .title = " hot functions", .help = "hot functions, all columns", .part = "funcs",
+	    .draw = tui_panel_funcs_draw,
+	    .list = TUI_LIST_FUNCS, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details },
+	[TUI_VIEW_FPS] = { .name = "fps", .tab = "fps", .key = '2',
+	    .title = " FPS", .help = "frame rate, jank and percentiles of every stream", .part = "fps",
+	    .draw = tui_panel_fps_view,
+	    .box_draw = tui_panel_fps_box, .box_rows = tui_panel_fps_box_rows, .box_grow = 5 },
+	[TUI_VIEW_BLOCKS] = { .name = "blocks", .tab = "blocks", .key = '3',
+	    .title = " UI-thread blocks", .help = "UI-thread blocks (Enter: their stacks)",
+	    .part = "blocks", .draw = tui_panel_blocks_view,
+	    .box_draw = tui_panel_blocks_box, .box_rows = tui_panel_blocks_box_rows, .box_grow = 1,
+	    .enter = tui_blocks_show },
+	[TUI_VIEW_THREADS] = { .name = "threads", .tab = "threads", .key = '4',
+	    .title = " threads", .help = "threads and pools (Enter: creation stack)",
+	    .part = "threading", .draw = tui_panel_threads_draw,
+	    .box_draw = tui_panel_threads_box, .box_rows = tui_panel_threads_box_rows, .box_grow = 4,
+	    .list = TUI_LIST_THREADS, .enter = tui_panel_threads_details },
+	[TUI_VIEW_IPC] = { .name = "ipc", .tab = "ipc", .key = '5',
+	    .title = " IPC", .help = "IPC calls (Enter: slow calls)", .part = "ipc",
+	    .draw = tui_panel_ipc_view,
+	    .box_draw = tui_panel_ipc_view, .box_rows = tui_panel_ipc_box_rows, .box_grow = 2,
+	    .list = TUI_LIST_IPC, .enter = tui_panel_ipc_details },
+	[TUI_VIEW_POWER] = { .name = "power", .tab = "power", .key = '6',
+	    .title = " power", .help = "wakelocks, sensors and other power resources",
+	    .part = "power", .draw = tui_panel_power_view,
+	    .box_draw = tui_panel_power_view, .box_rows = tui_panel_power_box_rows, .box_grow = 3,
+	    .list = TUI_LIST_POWER, .enter = tui_panel_power_details },
+	[TUI_VIEW_TARGETS] = { .name = "targets", .tab = "targets", .key = '7', .fkey = KEY_F(2),
+	    .title = " targets", .help = "every target: pid, name, state, level (Enter: show it)",
+	    .part = "targets", .draw = tui_panel_targets_draw,
+	    .list = TUI_LIST_TARGETS, .enter = tui_panel_targets_details },
 };
 
 /* See tui.h. */
@@ -80,190 +84,47 @@ void tui_view_set(struct tui_app *a, int view)
 	tui_panel_funcs_follow(a);
 }
 
-/* Enter on the functions: everything about the selected one on the
- * message line; the time so far of calls in flight is apart from the
- * returned calls' total. */
-static void view_funcs_details(struct tui_app *a)
+/* See tui.h. */
+struct tui_list *tui_view_list(struct tui_app *a, int view)
 {
-	const struct proto_func *f = tui_panel_funcs_selected(a);
-	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
-	char run[16], running[48] = "";
-
-	if (f == NULL)
-		return;
-	tui_fmt_count(f->calls, calls, sizeof calls);
-	tui_fmt_rate(f->calls_per_s, rate, sizeof rate);
-	tui_fmt_ns(f->total_ns, total, sizeof total);
-	tui_fmt_ns(f->self_ns, self, sizeof self);
-	tui_fmt_ns(f->avg_ns, avg, sizeof avg);
-	tui_fmt_ns(f->max_ns, max, sizeof max);
-	tui_fmt_share(f->share, share, sizeof share);
-	if (f->running_ns > 0) {
-		tui_fmt_ns(f->running_ns, run, sizeof run);
-		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
-	}
-	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
-	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
-	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
-	    (unsigned long long)f->slow);
-}
-
-/* An empty view: its title and why there is nothing. */
-static void view_empty(struct tui_app *a, void *win, int y, int x, int w, int view,
-    const char *title, const char *why)
-{
-	tui_panel_title(a, win, y, x, w, view, title);
-	tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], why);
-}
-
-/* View 2: the FPS panel, then every stream in a table, then the worst
- * frames of the busiest one. */
-static void view_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
-{
-	const struct proto_fps *f = a->frame ? &a->frame->frame.fps : NULL;
-	char line[512], c[8][16];
-	int r;
-
-	if (f == NULL || f->nstreams == 0) {
-		view_empty(a, win, y, x, w, TUI_VIEW_FPS, " FPS", "no frames presented yet "
-		    "(the target draws through GL/EGL/Vulkan or calls hookscope_frame)");
-		return;
-	}
-	tui_panel_fps_draw(a, win, y, x, h < 4 ? h : 4, w);
-	r = y + 5;
-	if (r >= y + h)
-		return;
-	snprintf(line, sizeof line, " %-8s %-16s %7s %6s %8s %7s %7s %8s %8s %8s %8s", "API",
-	    "STREAM", "TID", "FPS", "FRAMES", "JANK", "DROPPED", "P50", "P90", "P99", "MAX");
-	tui_screen_fill(win, r, x, w, a->attr[TUI_EL_HEADER]);
-	tui_screen_put(win, r++, x, w, a->attr[TUI_EL_HEADER], line);
-	for (size_t i = 0; i < f->nstreams && r < y + h; i++, r++) {
-		const struct proto_fps_stream *s = &f->streams[i];
-		bool late = s->p99_ns > f->budget_ns;
-
-		tui_fmt_count(s->frames, c[0], sizeof c[0]);
-		tui_fmt_count(s->jank, c[1], sizeof c[1]);
-		tui_fmt_count(s->dropped, c[2], sizeof c[2]);
-		tui_fmt_ns(s->p50_ns, c[3], sizeof c[3]);
-		tui_fmt_ns(s->p90_ns, c[4], sizeof c[4]);
-		tui_fmt_ns(s->p99_ns, c[5], sizeof c[5]);
-		tui_fmt_ns(s->max_ns, c[6], sizeof c[6]);
-		snprintf(line, sizeof line, " %-8s %-16.16s %7d %6.1f %8s %7s %7s %8s %8s %8s %8s",
-		    s->api, s->name, (int)s->tid, s->fps, c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
-		tui_screen_put(win, r, x, w, a->attr[late ? TUI_EL_ALERT : TUI_EL_ROW], line);
-	}
-	if (++r >= y + h || f->streams[0].nworst == 0)
-		return;
-	tui_screen_put(win, r++, x, w, a->attr[TUI_EL_INFO], " slowest frames of the busiest stream:");
-	for (size_t i = 0; i < f->streams[0].nworst && r < y + h; i++, r++) {
-		tui_fmt_ns(f->streams[0].worst[i].ns, c[0], sizeof c[0]);
-		snprintf(line, sizeof line, "   %8s  (%.1f budgets)", c[0],
-		    f->budget_ns ? (double)f->streams[0].worst[i].ns / (double)f->budget_ns : 0.0);
-		tui_screen_put(win, r, x, w, a->attr[f->streams[0].worst[i].ns > f->budget_ns ?
-		    TUI_EL_ALERT : TUI_EL_ROW], line);
-	}
-}
-
-/* View 3: the blocks panel with every block the frame has. */
-static void view_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
-{
-	if (a->frame == NULL || a->frame->frame.blocks.nblocks == 0) {
-		view_empty(a, win, y, x, w, TUI_VIEW_BLOCKS, " UI-thread blocks",
-		    "no block yet: the UI thread answered its event loop in time");
-		return;
-	}
-	tui_panel_blocks_draw(a, win, y, x, h, w);
-}
-
-/* Views 5 and 6: a title row, then the panel (panel-ipc.c, panel-power.c). */
-static void view_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
-{
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_IPC, " IPC");
-	tui_panel_ipc_draw(a, win, y + 1, x, h - 1, w);
-}
-
-static void view_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
-{
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_POWER, " power");
-	tui_panel_power_draw(a, win, y + 1, x, h - 1, w);
-}
-
-/* ---- view 7: the targets ---- */
-
-/* Local time "HH:MM:SS" of a wall-clock ms, "-" for 0. */
-static void view_clock(uint64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
-		snprintf(buf, len, "-");
-}
-
-/* See tui.h: every target the daemon knows, the one shown marked. */
-void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
-{
-	size_t n = 0;
-	const struct proto_target *ts = tui_app_targets(a, &n);
-	int32_t shown = a->frame ? a->frame->frame.pid : 0;
-	char line[768], start[16], end[16];
-
-	snprintf(line, sizeof line, " targets: %zu  (Enter shows the selected one; exited ones stay "
-	    "until :forget PID)", n);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_TARGETS, line);
-	if (h < 2)
-		return;
-	snprintf(line, sizeof line, "   %7s %-16s %-9s %5s %8s %8s  %s", "PID", "NAME", "STATE",
-	    "LEVEL", "STARTED", "ENDED", "EXECUTABLE");
-	tui_screen_fill(win, y + 1, x, w, a->attr[TUI_EL_HEADER]);
-	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);
-	if (n == 0) {
-		tui_screen_put(win, y + 3, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE],
-		    "no target yet: `hookscoped run -- PROG` or :attach PID");
-		return;
-	}
-	if (a->target_sel >= (int)n)
-		a->target_sel = (int)n - 1;
-	tui_view_region(TUI_VIEW_TARGETS, y + 2, x, h - 2, w, 0);
-	for (int i = 0; i < h - 2 && (size_t)i < n; i++) {
-		const struct proto_target *t = &ts[i];
-		unsigned long at = i == a->target_sel ? a->attr[TUI_EL_SELECTED] :
-		    t->state == PROTO_TARGET_LIVE ? a->attr[TUI_EL_ROW] : a->attr[TUI_EL_ROW_IDLE];
-
-		view_clock(t->started_ms, start, sizeof start);
-		view_clock(t->ended_ms, end, sizeof end);
-		snprintf(line, sizeof line, " %s %7d %-16.16s %-9s %5u %8s %8s  %s",
-		    t->pid == shown ? (a->utf8 ? "\u25b6" : ">") : " ", (int)t->pid, t->name,
-		    proto_target_state_name(t->state), t->level, start, end, t->exe ? t->exe : "");
-		tui_screen_fill(win, y + 2 + i, x, w, at);
-		tui_screen_put(win, y + 2 + i, x, w, at, line);
-	}
+	if (view < 0 || view >= TUI_VIEW_COUNT || tui_views[view].list == TUI_LIST_NONE)
+		return NULL;
+	return &a->list[tui_views[view].list];
 }
 
 /* See tui.h. */
-void tui_panel_targets_move(struct tui_app *a, int delta)
+void tui_view_move(struct tui_app *a, int delta)
 {
-	size_t n = 0;
+	struct tui_list *l = tui_view_list(a, a->view);
 
-	tui_app_targets(a, &n);
-	a->target_sel += delta;
-	if (a->target_sel >= (int)n)
-		a->target_sel = (int)n - 1;
-	if (a->target_sel < 0)
-		a->target_sel = 0;
+	if (l == NULL)
+		return;
+	tui_list_move(l, delta);
+	if (tui_views[a->view].moved != NULL)
+		tui_views[a->view].moved(a);
 }
 
-/* See tui.h: Enter: show the selected target (as :target PID). */
-void tui_panel_targets_details(struct tui_app *a)
+/* See tui.h. */
+int tui_view_page(struct tui_app *a)
 {
-	size_t n = 0;
-	const struct proto_target *ts = tui_app_targets(a, &n);
-	char line[32];
+	struct tui_list *l = tui_view_list(a, a->view);
 
-	if (a->target_sel < 0 || (size_t)a->target_sel >= n)
-		return;
-	snprintf(line, sizeof line, "target %d", (int)ts[a->target_sel].pid);
-	tui_commands_run(a, line);
+	return l != NULL ? tui_list_page(l) : 1;
+}
+
+/* See tui.h. */
+char *tui_view_names(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	if (m == NULL)
+		return xstrdup("out of memory");
+	for (int v = 0; v < TUI_VIEW_COUNT; v++)
+		fprintf(m, "%s%s", v ? ", " : "", tui_views[v].name);
+	fclose(m);
+	return out;
 }
 
 /* ---- clicks ---- */
@@ -294,6 +155,7 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
 {
 	for (int i = view_nregions - 1; i >= 0; i--) {
 		const struct view_region *r = &view_regions[i];
+		struct tui_list *l;
 		int item;
 
 		if (y < r->y || y >= r->y + r->h || x < r->x || x >= r->x + r->w)
@@ -303,15 +165,13 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
 			return;
 		}
 		item = r->first + (y - r->y);
-		if (r->view == TUI_VIEW_TARGETS) {
-			tui_panel_targets_move(a, item - a->target_sel);
-			if (dbl)
-				tui_panel_targets_details(a);
-		} else if (r->view == TUI_VIEW_FUNCS) {
-			tui_panel_funcs_move(a, item - a->sel);
-			if (dbl)
-				view_funcs_details(a);
-		}
+		if ((l = tui_view_list(a, r->view)) == NULL)
+			return;
+		tui_list_select(l, item);
+		if (tui_views[r->view].moved != NULL)
+			tui_views[r->view].moved(a);
+		if (dbl && tui_views[r->view].enter != NULL)
+			tui_views[r->view].enter(a);
 		return;
 	}
 }
@@ -320,8 +180,6 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
  * short names below, so 80 columns show every tab. */
 void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 {
-	static const char *const shortname[TUI_VIEW_COUNT] = {
-		"all", "funcs", "fps", "blocks", "threads", "ipc", "power", "targets" };
 	unsigned long hint = a->attr[TUI_EL_HINT];
 	int x = 0;
 
@@ -334,7 +192,7 @@ void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 		int tw;
 
 		snprintf(tab, sizeof tab, " %c %s", tui_views[v].key,
-		    cols >= 90 ? tui_views[v].name : shortname[v]);
+		    cols >= 90 ? tui_views[v].name : tui_views[v].tab);
 		tw = tui_screen_put(win, 0, x, cols - x,
 		    a->attr[v == a->view ? TUI_EL_SELECTED : TUI_EL_HINT], tab);
 		tui_view_region(v, screen_y, x, 1, tw, -1);

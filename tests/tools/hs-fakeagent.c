@@ -4,9 +4,10 @@
  *
  *   hs-fakeagent [--socket PATH] [--pid N] [--exe PATH] [--funcs N]
  *                [--report-hz HZ] [--duration S] [--bye] [--garbage]
- *                [--oversize] [--raw HEX] [--changing N]
+ *                [--oversize] [--raw HEX] [--changing N] [--names A,B,...]
  *
- * After hello and syms, function i (name fake_fn_<i>, i from 0) is called
+ * After hello and syms, function i (name fake_fn_<i>, i from 0, or the i-th
+ * of --names, which also sets --funcs to their count) is called
  * (i + 1) * 100 times a second: every report carries the cumulative calls
  * (i + 1) * 100 * t, total_ns = calls * (i + 1) * 1000, self_ns = total / 2,
  * max_ns = (i + 1) * 2000, slow = calls / 10.  Records the daemon sends
@@ -36,6 +37,7 @@ static struct {
 	double report_hz, duration_s;
 	bool bye, garbage, oversize;
 	const char *raw;
+	const char *names;      /* --names A,B,...: the functions' names */
 } fa = { .nfuncs = 5, .report_hz = 4, .duration_s = 0, .exe = "/usr/bin/fake-target" };
 
 /* Send all bytes or exit. */
@@ -84,6 +86,14 @@ fa_hello(int fd)
 	fa_record(fd, &r);
 	for (unsigned i = 0; i < fa.nfuncs; i++) {
 		snprintf(name, sizeof name, "fake_fn_%u", i);
+		if (fa.names != NULL) {       /* the i-th comma-separated name */
+			const char *p = fa.names;
+
+			for (unsigned k = 0; k < i && p != NULL; k++)
+				p = (p = strchr(p, ',')) != NULL ? p + 1 : NULL;
+			if (p != NULL)
+				snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+		}
 		syms[i] = (struct proto_ag_sym){ .addr = 0x401000 + 16 * i,
 			.name = xstrdup(name), .module = "/usr/bin/fake-target",
 			.offset = 0x1000 + 16 * i, .size = 16 };
@@ -203,6 +213,7 @@ main(int argc, char **argv)
 		{ "garbage", no_argument, NULL, 'g' },
 		{ "oversize", no_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, 'x' },
+		{ "names", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -227,10 +238,17 @@ main(int argc, char **argv)
 		case 'g': fa.garbage = true; break;
 		case 'o': fa.oversize = true; break;
 		case 'x': fa.raw = optarg; break;
+		case 'n':
+			fa.names = optarg;
+			fa.nfuncs = 1;
+			for (const char *p = optarg; (p = strchr(p, ',')) != NULL; p++)
+				fa.nfuncs++;
+			break;
 		default:
 			fprintf(stderr, "usage: hs-fakeagent [--socket PATH] [--pid N] "
 			    "[--exe PATH] [--funcs N] [--report-hz HZ] [--duration S] "
-			    "[--bye] [--garbage] [--oversize] [--raw HEX] [--changing N]\n");
+			    "[--bye] [--garbage] [--oversize] [--raw HEX] [--changing N] "
+			    "[--names A,B,...]\n");
 			return 2;
 		}
 	}

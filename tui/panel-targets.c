@@ -1,0 +1,73 @@
+/*
+ * panel-targets.c - the targets view (7): every target the daemon knows,
+ * the one shown marked, exited ones until `:forget PID`; Enter shows the
+ * selected one (as `:target PID`).
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "tui.h"
+
+/* Local time "HH:MM:SS" of a wall-clock ms, "-" for 0. */
+static void targets_clock(uint64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+/* See tui.h: every target the daemon knows, the one shown marked. */
+void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+{
+	size_t n = 0;
+	const struct proto_target *ts = tui_app_targets(a, &n);
+	struct tui_list *l = &a->list[TUI_LIST_TARGETS];
+	int32_t shown = a->frame ? a->frame->frame.pid : 0;
+	char line[768], start[16], end[16];
+
+	snprintf(line, sizeof line, " targets: %zu  (Enter shows the selected one; exited ones stay "
+	    "until :forget PID)", n);
+	tui_panel_title(a, win, y, x, w, TUI_VIEW_TARGETS, line);
+	if (h < 2)
+		return;
+	snprintf(line, sizeof line, "   %7s %-16s %-9s %5s %8s %8s  %s", "PID", "NAME", "STATE",
+	    "LEVEL", "STARTED", "ENDED", "EXECUTABLE");
+	tui_screen_fill(win, y + 1, x, w, a->attr[TUI_EL_HEADER]);
+	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);
+	if (n == 0) {
+		tui_screen_put(win, y + 3, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE],
+		    "no target yet: `hookscoped run -- PROG` or :attach PID");
+		return;
+	}
+	tui_list_layout(l, (int)n, h - 2);
+	tui_view_region(TUI_VIEW_TARGETS, y + 2, x, h - 2, w, l->top);
+	for (int i = 0; i < h - 2 && l->top + i < (int)n; i++) {
+		const struct proto_target *t = &ts[l->top + i];
+		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
+		    t->state == PROTO_TARGET_LIVE ? a->attr[TUI_EL_ROW] : a->attr[TUI_EL_ROW_IDLE];
+
+		targets_clock(t->started_ms, start, sizeof start);
+		targets_clock(t->ended_ms, end, sizeof end);
+		snprintf(line, sizeof line, " %s %7d %-16.16s %-9s %5u %8s %8s  %s",
+		    t->pid == shown ? (a->utf8 ? "\u25b6" : ">") : " ", (int)t->pid, t->name,
+		    proto_target_state_name(t->state), t->level, start, end, t->exe ? t->exe : "");
+		tui_screen_fill(win, y + 2 + i, x, w, at);
+		tui_screen_put(win, y + 2 + i, x, w, at, line);
+	}
+}
+
+/* See tui.h: Enter: show the selected target (as :target PID). */
+void tui_panel_targets_details(struct tui_app *a)
+{
+	size_t n = 0;
+	const struct proto_target *ts = tui_app_targets(a, &n);
+	int sel = a->list[TUI_LIST_TARGETS].sel;
+	char line[32];
+
+	if (sel < 0 || (size_t)sel >= n)
+		return;
+	snprintf(line, sizeof line, "target %d", (int)ts[sel].pid);
+	tui_commands_run(a, line);
+}
