@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "parts.h"
 
 /* Wire name of each record type (HELLO..BYE travel agent -> daemon). */
 static const struct {
@@ -376,11 +377,8 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	free(r->syms);
 	free(r->funcs);
 	proto_sites_free(r->sites, r->nsites);
-	proto_fps_free(&r->fps);
-	proto_threads_free(&r->thr);
-	proto_blocks_free(&r->blocks);
-	proto_ipc_free(&r->ipc);
-	proto_power_free(&r->power);
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].free(proto_part_in_rec(&proto_parts[i], r));
 	free(r->name);
 	memset(r, 0, sizeof *r);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "parts.h"
 
 static const char *const server_state_names[] = {
 	[PROTO_TARGET_LIVE]   = "live",
@@ -63,7 +64,8 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	msgpack_packer pk;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	server_pack_head(&pk, 21, "frame");
+	/* v, t, 11 scalars, targets, funcs, sites, then the collectors' parts. */
+	server_pack_head(&pk, 16 + proto_nparts, "frame");
 	proto_pack_kv_u64(&pk, "seq", f->seq);
 	proto_pack_kv_u64(&pk, "time_ms", f->time_ms);
 	proto_pack_kv_i64(&pk, "pid", f->pid);
@@ -96,11 +98,8 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 		proto_pack_kv_u64(&pk, "running_ns", fn->running_ns);
 	}
 	proto_pack_sites(&pk, f->sites, f->nsites);
-	proto_pack_fps(&pk, &f->fps);
-	proto_pack_threads(&pk, &f->thr);
-	proto_pack_blocks(&pk, &f->blocks);
-	proto_pack_ipc(&pk, &f->ipc);
-	proto_pack_power(&pk, &f->power);
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].pack(&pk, proto_part_in_frame_c(&proto_parts[i], f));
 }
 
 /* See protocol.h. */
@@ -245,13 +244,11 @@ static int server_decode_frame(const msgpack_object *root, struct proto_frame *f
 	    proto_get_u64(root, "threads", false, &threads, err, errlen) < 0 ||
 	    server_decode_targets(root, &f->targets, &f->ntargets, err, errlen) < 0 ||
 	    proto_get_array(root, "funcs", true, &a, err, errlen) < 0 ||
-	    proto_decode_sites(root, &f->sites, &f->nsites, err, errlen) < 0 ||
-	    proto_decode_fps(root, &f->fps, err, errlen) < 0 ||
-	    proto_decode_threads(root, &f->thr, err, errlen) < 0 ||
-	    proto_decode_blocks(root, &f->blocks, err, errlen) < 0 ||
-	    proto_decode_ipc(root, &f->ipc, err, errlen) < 0 ||
-	    proto_decode_power(root, &f->power, err, errlen) < 0)
+	    proto_decode_sites(root, &f->sites, &f->nsites, err, errlen) < 0)
 		return -1;
+	for (size_t i = 0; i < proto_nparts; i++)
+		if (proto_parts[i].decode(root, proto_part_in_frame(&proto_parts[i], f), err, errlen) < 0)
+			return -1;
 	if (pid < 0 || pid > INT32_MAX || threads > UINT32_MAX) {
 		snprintf(err, errlen, "frame has a bad pid or thread count");
 		return -1;
@@ -356,11 +353,8 @@ void proto_server_msg_free(struct proto_server_msg *m)
 	}
 	free(m->frame.funcs);
 	proto_sites_free(m->frame.sites, m->frame.nsites);
-	proto_fps_free(&m->frame.fps);
-	proto_threads_free(&m->frame.thr);
-	proto_blocks_free(&m->frame.blocks);
-	proto_ipc_free(&m->frame.ipc);
-	proto_power_free(&m->frame.power);
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].free(proto_part_in_frame(&proto_parts[i], &m->frame));
 	free(m->frame.sort);
 	free(m->reply.msg);
 	free(m->reply.data);

@@ -57,7 +57,7 @@ test_json_writer(void **state)
 	rj_end_arr(&j);
 	rj_bool(&j, "t", true);
 	rj_end_obj(&j);
-	assert_string_equal(b.p, "{\"s\":\"a\\\"b\\\\c\\u000a\\u0001é\",\"v\":[1,-2,null,{}],\"t\":true}");
+	assert_string_equal(b.p, "{\"s\":\"a\\\"b\\\\c\\n\\u0001é\",\"v\":[1,-2,null,{}],\"t\":true}");
 	free(b.p);
 }
 
