@@ -233,7 +233,7 @@ int proto_struct_decode(const msgpack_object *o, const struct proto_struct *d, v
 		if (field_decode(o, &d->fields[i], obj, err, errlen) < 0)
 			return -1;
 	}
-	return 0;
+	return d->check != NULL ? d->check(obj, err, errlen) : 0;
 }
 
 /* See field.h. */

@@ -56,6 +56,8 @@ struct proto_struct {
 	size_t      size;     /* sizeof the C struct */
 	const struct proto_field *fields;
 	size_t      nfields;
+	/* Checks across fields after a decode (NULL: none): 0, or -1 with err. */
+	int       (*check)(const void *obj, char *err, size_t errlen);
 };
 
 /* Table rows; S is the struct type, M its member. */
@@ -69,8 +71,10 @@ struct proto_struct {
 	{ .key = (k), .type = PF_OBJ, .off = offsetof(S, M), .sub = (sb) }
 #define PF_CONST_ROW(k, v, fl) \
 	{ .key = (k), .type = PF_CONST, .flags = (fl), .dflt = (v) }
-#define PF_STRUCT(nm, S, tab) \
-	{ .name = (nm), .size = sizeof(S), .fields = (tab), .nfields = sizeof(tab) / sizeof((tab)[0]) }
+#define PF_STRUCT(nm, S, tab) PF_STRUCT_CHECK(nm, S, tab, NULL)
+#define PF_STRUCT_CHECK(nm, S, tab, ck) \
+	{ .name = (nm), .size = sizeof(S), .fields = (tab), .nfields = sizeof(tab) / sizeof((tab)[0]), \
+	  .check = (ck) }
 
 /* Keys of d a msgpack map of it has (the derived map size). */
 uint32_t proto_struct_npack(const struct proto_struct *d);
