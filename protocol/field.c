@@ -208,9 +208,11 @@ static int field_decode(const msgpack_object *o, const struct proto_field *f, vo
 		return proto_get_u32_array(o, f->key, f->max, AT(obj, f->off, uint32_t *),
 		    AT(obj, f->cnt, size_t), err, errlen);
 	case PF_OBJ: {
+		/* Absent, it decodes as an empty map: its strings are "" too. */
+		static const msgpack_object empty = { .type = MSGPACK_OBJECT_MAP };
 		const msgpack_object *m = proto_map_get(o, f->key);
 
-		return m == NULL ? 0 : proto_struct_decode(m, f->sub, AT(obj, f->off, char), err, errlen);
+		return proto_struct_decode(m ? m : &empty, f->sub, AT(obj, f->off, char), err, errlen);
 	}
 	case PF_OBJS: return field_objs(o, f, obj, err, errlen);
 	case PF_CONST: return 0;
