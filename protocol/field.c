@@ -1,6 +1,7 @@
 /*
  * field.c - the codecs every described wire struct shares (field.h).
  */
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,25 +15,41 @@
 
 typedef char **field_strv;   /* so CAT() keeps the pointer types */
 
+/* Does the map of obj carry field f? */
+static bool field_packed(const struct proto_field *f, const void *obj)
+{
+	if (f->flags & PF_NOPACK)
+		return false;
+	return f->type != PF_CUSTOM || f->codec->present == NULL || f->codec->present(obj);
+}
+
+/* The first element of an array field: inline, or behind the pointer. */
+static char *field_elems(const struct proto_field *f, const void *obj)
+{
+	if (f->flags & PF_INLINE)
+		return (char *)obj + f->off;
+	return *(char *const *)((const char *)obj + f->off);
+}
+
 /* See field.h. */
-uint32_t proto_struct_npack(const struct proto_struct *d)
+uint32_t proto_struct_npack(const struct proto_struct *d, const void *obj)
 {
 	uint32_t n = 0;
 
 	for (size_t i = 0; i < d->nfields; i++)
-		n += !(d->fields[i].flags & PF_NOPACK);
+		n += field_packed(&d->fields[i], obj);
 	return n;
 }
 
 /* See field.h. */
 void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const void *obj)
 {
-	msgpack_pack_map(pk, proto_struct_npack(d));
+	msgpack_pack_map(pk, proto_struct_npack(d, obj));
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
 		size_t n;
 
-		if (f->flags & PF_NOPACK)
+		if (!field_packed(f, obj))
 			continue;
 		proto_pack_str(pk, f->key);
 		switch (f->type) {
@@ -76,7 +93,7 @@ void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const v
 			proto_struct_pack(pk, f->sub, CAT(obj, f->off, char));
 			break;
 		case PF_OBJS: {
-			const char *v = *CAT(obj, f->off, char *);
+			const char *v = field_elems(f, obj);
 
 			n = *CAT(obj, f->cnt, size_t);
 			msgpack_pack_array(pk, n);
@@ -85,6 +102,7 @@ void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const v
 			break;
 		}
 		case PF_CONST: msgpack_pack_uint64(pk, (uint64_t)f->dflt); break;
+		case PF_CUSTOM: f->codec->pack(pk, obj); break;
 		}
 	}
 }
@@ -138,17 +156,20 @@ static int field_objs(const msgpack_object *o, const struct proto_field *f, void
     char *err, size_t errlen)
 {
 	const msgpack_object_array *a;
-	char **out = AT(obj, f->off, char *);
 	size_t *n = AT(obj, f->cnt, size_t);
+	char *v;
 
 	if (proto_get_array_max(o, f->key, f->max, &a, err, errlen) < 0)
 		return -1;
 	if (a == NULL)
 		return 0;
-	*out = xcalloc(a->size ? a->size : 1, f->sub->size);
+	if (f->flags & PF_INLINE)
+		v = AT(obj, f->off, char);
+	else
+		v = *AT(obj, f->off, char *) = xcalloc(a->size ? a->size : 1, f->sub->size);
 	for (uint32_t i = 0; i < a->size; i++) {
 		*n = i + 1;
-		if (proto_struct_decode(&a->ptr[i], f->sub, *out + i * f->sub->size, err, errlen) < 0)
+		if (proto_struct_decode(&a->ptr[i], f->sub, v + i * f->sub->size, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
@@ -216,6 +237,7 @@ static int field_decode(const msgpack_object *o, const struct proto_field *f, vo
 	}
 	case PF_OBJS: return field_objs(o, f, obj, err, errlen);
 	case PF_CONST: return 0;
+	case PF_CUSTOM: return f->codec->decode(o, obj, err, errlen);
 	}
 	return 0;
 }
@@ -274,14 +296,18 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 			proto_struct_copy(f->sub, AT(dst, f->off, char), CAT(src, f->off, char));
 			break;
 		case PF_OBJS: {
-			const char *s = *CAT(src, f->off, char *);
-			char *v = xcalloc(n ? n : 1, f->sub->size);
+			const char *s = field_elems(f, src);
+			char *v = f->flags & PF_INLINE ? AT(dst, f->off, char) : xcalloc(n ? n : 1, f->sub->size);
 
 			for (size_t k = 0; k < n; k++)
 				proto_struct_copy(f->sub, v + k * f->sub->size, s + k * f->sub->size);
-			*AT(dst, f->off, char *) = v;
+			if (!(f->flags & PF_INLINE))
+				*AT(dst, f->off, char *) = v;
 			break;
 		}
+		case PF_CUSTOM:
+			f->codec->copy(dst, src);
+			break;
 		default:
 			break;
 		}
@@ -308,13 +334,17 @@ static void field_release(const struct proto_struct *d, void *obj)
 		case PF_U32S: free(*AT(obj, f->off, uint32_t *)); break;
 		case PF_OBJ: field_release(f->sub, AT(obj, f->off, char)); break;
 		case PF_OBJS: {
-			char *v = *AT(obj, f->off, char *);
+			char *v = field_elems(f, obj);
 
 			for (size_t k = 0; k < n && v != NULL; k++)
 				field_release(f->sub, v + k * f->sub->size);
-			free(v);
+			if (!(f->flags & PF_INLINE))
+				free(v);
 			break;
 		}
+		case PF_CUSTOM:
+			f->codec->release(obj);
+			break;
 		default:
 			break;
 		}
@@ -368,7 +398,7 @@ void proto_struct_json(struct proto_json *j, const char *key, const struct proto
 		}
 		case PF_OBJ: proto_struct_json(j, f->key, f->sub, CAT(obj, f->off, char)); break;
 		case PF_OBJS: {
-			const char *v = *CAT(obj, f->off, char *);
+			const char *v = field_elems(f, obj);
 
 			proto_json_arr(j, f->key);
 			for (size_t k = 0; k < n; k++)
@@ -377,6 +407,7 @@ void proto_struct_json(struct proto_json *j, const char *key, const struct proto
 			break;
 		}
 		case PF_CONST: proto_json_u64(j, f->key, (uint64_t)f->dflt); break;
+		case PF_CUSTOM: assert(!"a custom field is PF_NOJSON"); break;
 		}
 	}
 	proto_json_end_obj(j);

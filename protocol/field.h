@@ -11,6 +11,7 @@
 #ifndef HOOKSCOPE_PROTOCOL_FIELD_H
 #define HOOKSCOPE_PROTOCOL_FIELD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <msgpack.h>
@@ -32,13 +33,24 @@ enum proto_ftype {
 	PF_OBJ,             /* a struct .sub inside this one */
 	PF_OBJS,            /* a heap array of struct .sub, size_t count at .cnt, at most .max */
 	PF_CONST,           /* not stored: packs and writes .dflt as uint, never decoded */
+	PF_CUSTOM,          /* a key of its own shape, coded by .codec */
 };
 
 #define PF_REQUIRED 0x1     /* decode refuses a map without the key */
 #define PF_NOPACK   0x2     /* JSON only */
 #define PF_NOJSON   0x4     /* msgpack only (agent -> daemon figures) */
+#define PF_INLINE   0x8     /* PF_OBJS: the member is the array itself, not a pointer */
 
 struct proto_struct;
+
+/* The codec of a PF_CUSTOM field; each gets the whole struct. */
+struct proto_fcodec {
+	bool (*present)(const void *obj);             /* packed at all? NULL: always */
+	void (*pack)(msgpack_packer *pk, const void *obj);   /* the value only */
+	int  (*decode)(const msgpack_object *map, void *obj, char *err, size_t errlen);
+	void (*copy)(void *dst, const void *src);     /* after dst = src */
+	void (*release)(void *obj);
+};
 
 struct proto_field {
 	const char *key;
@@ -49,6 +61,7 @@ struct proto_field {
 	uint32_t    max;      /* arrays: most entries accepted */
 	double      dflt;     /* PF_F64: value when absent; PF_CONST: the value */
 	const struct proto_struct *sub;   /* PF_OBJ, PF_OBJS */
+	const struct proto_fcodec *codec; /* PF_CUSTOM */
 };
 
 struct proto_struct {
@@ -69,6 +82,11 @@ struct proto_struct {
 	{ .key = (k), .type = (t), .off = offsetof(S, M), .cnt = offsetof(S, N), .max = (mx), .sub = (sb) }
 #define PF_OBJ_ROW(k, S, M, sb) \
 	{ .key = (k), .type = PF_OBJ, .off = offsetof(S, M), .sub = (sb) }
+#define PF_INLINE_ROW(k, S, M, N, sb) \
+	{ .key = (k), .type = PF_OBJS, .flags = PF_INLINE, .off = offsetof(S, M), .cnt = offsetof(S, N), \
+	  .max = sizeof(((S *)0)->M) / sizeof(((S *)0)->M[0]), .sub = (sb) }
+#define PF_CUSTOM_ROW(k, cd, fl) \
+	{ .key = (k), .type = PF_CUSTOM, .flags = (fl), .codec = (cd) }
 #define PF_CONST_ROW(k, v, fl) \
 	{ .key = (k), .type = PF_CONST, .flags = (fl), .dflt = (v) }
 #define PF_STRUCT(nm, S, tab) PF_STRUCT_CHECK(nm, S, tab, NULL)
@@ -76,8 +94,8 @@ struct proto_struct {
 	{ .name = (nm), .size = sizeof(S), .fields = (tab), .nfields = sizeof(tab) / sizeof((tab)[0]), \
 	  .check = (ck) }
 
-/* Keys of d a msgpack map of it has (the derived map size). */
-uint32_t proto_struct_npack(const struct proto_struct *d);
+/* Keys the msgpack map of obj has (the derived map size). */
+uint32_t proto_struct_npack(const struct proto_struct *d, const void *obj);
 /* Pack obj as one map. */
 void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const void *obj);
 /* Set obj to the value of an empty map: zero, float defaults. */

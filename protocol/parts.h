@@ -51,7 +51,7 @@ static inline void *proto_part_in_rec(const struct proto_part *p, struct proto_a
 	return (char *)r + p->rec_off;
 }
 
-/* JSON of a part under its key (parts_json.c, power.c). */
+/* JSON of a part under its key (fps.c, threads.c, block.c, ipc.c, power.c). */
 void proto_fps_json(struct proto_json *j, const struct proto_fps *f);
 void proto_threads_json(struct proto_json *j, const struct proto_threads *t);
 void proto_blocks_json(struct proto_json *j, const struct proto_blocks *b);
