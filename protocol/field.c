@@ -20,6 +20,8 @@ static bool field_packed(const struct proto_field *f, const void *obj)
 {
 	if (f->flags & PF_NOPACK)
 		return false;
+	if ((f->flags & PF_IFTRUE) && !*CAT(obj, f->off, bool))
+		return false;
 	return f->type != PF_CUSTOM || f->codec->present == NULL || f->codec->present(obj);
 }
 
@@ -45,6 +47,12 @@ uint32_t proto_struct_npack(const struct proto_struct *d, const void *obj)
 void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const void *obj)
 {
 	msgpack_pack_map(pk, proto_struct_npack(d, obj));
+	proto_struct_pack_fields(pk, d, obj);
+}
+
+/* See field.h. */
+void proto_struct_pack_fields(msgpack_packer *pk, const struct proto_struct *d, const void *obj)
+{
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
 		size_t n;

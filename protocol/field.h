@@ -40,6 +40,7 @@ enum proto_ftype {
 #define PF_NOPACK   0x2     /* JSON only */
 #define PF_NOJSON   0x4     /* msgpack only (agent -> daemon figures) */
 #define PF_INLINE   0x8     /* PF_OBJS: the member is the array itself, not a pointer */
+#define PF_IFTRUE   0x10    /* PF_BOOL: packed only when true (older peers never see it) */
 
 struct proto_struct;
 
@@ -69,8 +70,9 @@ struct proto_struct {
 	size_t      size;     /* sizeof the C struct */
 	const struct proto_field *fields;
 	size_t      nfields;
-	/* Checks across fields after a decode (NULL: none): 0, or -1 with err. */
-	int       (*check)(const void *obj, char *err, size_t errlen);
+	/* Checks across fields and defaults after a decode (NULL: none): 0,
+	 * or -1 with err. */
+	int       (*check)(void *obj, char *err, size_t errlen);
 };
 
 /* Table rows; S is the struct type, M its member. */
@@ -98,6 +100,9 @@ struct proto_struct {
 uint32_t proto_struct_npack(const struct proto_struct *d, const void *obj);
 /* Pack obj as one map. */
 void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const void *obj);
+/* Pack obj's keys and values only, inside a map the caller opened with
+ * room for proto_struct_npack() more. */
+void proto_struct_pack_fields(msgpack_packer *pk, const struct proto_struct *d, const void *obj);
 /* Set obj to the value of an empty map: zero, float defaults. */
 void proto_struct_init(const struct proto_struct *d, void *obj);
 /* Decode the map o into obj (initialised first).  0, or -1 with err naming

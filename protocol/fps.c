@@ -106,7 +106,7 @@ static const struct proto_fcodec fps_recent_codec = {
 };
 
 /* A rate is never negative (nor NaN). */
-static int fps_stream_check(const void *obj, char *err, size_t errlen)
+static int fps_stream_check(void *obj, char *err, size_t errlen)
 {
 	if (!(((const struct proto_fps_stream *)obj)->fps >= 0)) {
 		snprintf(err, errlen, "field \"fps\" of a frame stream must not be negative");

@@ -12,7 +12,7 @@
 #include "parts.h"
 
 /* A rate is a count over time: never negative (nor NaN). */
-static int ipc_ep_check(const void *obj, char *err, size_t errlen)
+static int ipc_ep_check(void *obj, char *err, size_t errlen)
 {
 	const struct proto_ipc_ep *e = obj;
 

@@ -71,7 +71,7 @@ const struct proto_struct proto_thr_pool_desc =
 	PF_STRUCT("a thread pool", struct proto_thr_pool, thr_pool_fields);
 
 /* A rate is never negative (nor NaN). */
-static int threads_check(const void *obj, char *err, size_t errlen)
+static int threads_check(void *obj, char *err, size_t errlen)
 {
 	const struct proto_threads *t = obj;
 
