@@ -371,6 +371,13 @@ void proto_struct_json(struct proto_json *j, const char *key, const struct proto
     const void *obj)
 {
 	proto_json_obj(j, key);
+	proto_struct_json_fields(j, d, obj);
+	proto_json_end_obj(j);
+}
+
+/* See field.h. */
+void proto_struct_json_fields(struct proto_json *j, const struct proto_struct *d, const void *obj)
+{
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
 		size_t n = f->cnt ? *CAT(obj, f->cnt, size_t) : 0;
@@ -415,8 +422,10 @@ void proto_struct_json(struct proto_json *j, const char *key, const struct proto
 			break;
 		}
 		case PF_CONST: proto_json_u64(j, f->key, (uint64_t)f->dflt); break;
-		case PF_CUSTOM: assert(!"a custom field is PF_NOJSON"); break;
+		case PF_CUSTOM:
+			assert(f->codec->json != NULL);
+			f->codec->json(j, f->key, obj);
+			break;
 		}
 	}
-	proto_json_end_obj(j);
 }

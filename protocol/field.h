@@ -51,6 +51,7 @@ struct proto_fcodec {
 	int  (*decode)(const msgpack_object *map, void *obj, char *err, size_t errlen);
 	void (*copy)(void *dst, const void *src);     /* after dst = src */
 	void (*release)(void *obj);
+	void (*json)(struct proto_json *j, const char *key, const void *obj);   /* NULL: PF_NOJSON */
 };
 
 struct proto_field {
@@ -113,6 +114,8 @@ int  proto_struct_decode(const msgpack_object *o, const struct proto_struct *d, 
 void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src);
 /* Free what obj owns and leave it as proto_struct_init() does. */
 void proto_struct_free(const struct proto_struct *d, void *obj);
+/* Write obj's keys and values into the JSON object the caller opened. */
+void proto_struct_json_fields(struct proto_json *j, const struct proto_struct *d, const void *obj);
 /* Write obj as one JSON object under key (NULL inside an array). */
 void proto_struct_json(struct proto_json *j, const char *key, const struct proto_struct *d,
     const void *obj);

@@ -103,6 +103,7 @@ static void fps_recent_release(void *obj)
 
 static const struct proto_fcodec fps_recent_codec = {
 	fps_recent_present, fps_recent_pack, fps_recent_decode, fps_recent_copy, fps_recent_release,
+	NULL,
 };
 
 /* A rate is never negative (nor NaN). */

@@ -66,6 +66,7 @@ extern const struct proto_struct proto_threads_desc, proto_thr_thread_desc, prot
 extern const struct proto_struct proto_blocks_desc, proto_block_desc, proto_block_stack_desc,
     proto_block_frame_desc;
 extern const struct proto_struct proto_ipc_desc, proto_ipc_ep_desc, proto_ipc_slow_desc;
-extern const struct proto_struct proto_func_desc, proto_target_desc;
+extern const struct proto_struct proto_frame_desc, proto_func_desc, proto_target_desc;
+extern const struct proto_struct proto_ag_sym_desc, proto_ag_func_desc;
 
 #endif
