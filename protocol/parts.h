@@ -20,11 +20,11 @@ struct proto_part {
 	bool        ag_time;              /* that record carries time_ns beside the map */
 	size_t      frame_off;            /* its member of struct proto_frame */
 	size_t      rec_off;              /* its member of struct proto_agent_rec */
-	const struct proto_struct *desc;  /* its field table */
+	const struct proto_struct *desc;  /* its field table (the map under key) */
 	/* Each takes a pointer to the member (frame_off or rec_off). */
 	void (*pack)(msgpack_packer *pk, const void *part);              /* key and map */
 	int  (*decode)(const msgpack_object *root, void *part, char *err, size_t errlen);
-	void (*copy)(void *dst, const void *src);                        /* dst not freed */
+	void (*copy)(void *dst, const void *src);                        /* deep; dst not freed */
 	void (*free)(void *part);
 	void (*json)(struct proto_json *j, const void *part);            /* key and object */
 };
