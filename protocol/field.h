@@ -104,7 +104,8 @@ void proto_struct_pack(msgpack_packer *pk, const struct proto_struct *d, const v
 /* Pack obj's keys and values only, inside a map the caller opened with
  * room for proto_struct_npack() more. */
 void proto_struct_pack_fields(msgpack_packer *pk, const struct proto_struct *d, const void *obj);
-/* Set obj to the value of an empty map: zero, float defaults. */
+/* Set obj to the value of an empty map: the whole struct zeroed (members
+ * the table does not name too), then the float defaults. */
 void proto_struct_init(const struct proto_struct *d, void *obj);
 /* Decode the map o into obj (initialised first).  0, or -1 with err naming
  * the field; on error obj holds what was decoded so far (free it). */

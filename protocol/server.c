@@ -382,9 +382,10 @@ void proto_server_msg_free(struct proto_server_msg *m)
 	struct server_hello h = { m->version, m->ntargets, m->targets };
 
 	proto_struct_free(&hello_desc, &h);
-	proto_struct_free(&proto_frame_desc, &m->frame);
+	/* The parts first: re-initialising the frame zeroes all of it. */
 	for (size_t i = 0; i < proto_nparts; i++)
 		proto_parts[i].free(proto_part_in_frame(&proto_parts[i], &m->frame));
+	proto_struct_free(&proto_frame_desc, &m->frame);
 	proto_struct_free(&reply_desc, &m->reply);
 	free(m->error);
 	memset(m, 0, sizeof *m);

@@ -525,9 +525,9 @@ static void test_truncated_messages_refused(void **state)
 	proto_server_msg_free(&m);
 	for (size_t len = 0; len < sb.size; len++)
 		assert_int_equal(proto_decode_server(sb.data, len, &m, err, sizeof err), -1);
-	proto_struct_free(&proto_frame_desc, &fr);
 	for (size_t i = 0; i < proto_nparts; i++)
 		proto_parts[i].free(proto_part_in_frame(&proto_parts[i], &fr));
+	proto_struct_free(&proto_frame_desc, &fr);
 	msgpack_sbuffer_destroy(&sb);
 }
 
