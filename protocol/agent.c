@@ -249,18 +249,13 @@ out:
 /* See protocol.h. */
 void proto_agent_rec_free(struct proto_agent_rec *r)
 {
-	free(r->hello.exe);
-	free(r->hello.build_id);
-	free(r->hello.cmdline);
-	for (size_t i = 0; i < r->nsyms; i++) {
-		free(r->syms[i].name);
-		free(r->syms[i].module);
-	}
-	free(r->syms);
-	free(r->funcs);
+	/* threshold and ui_thread share name: release it once. */
+	proto_struct_release(&agent_hello_desc, r);
+	proto_struct_release(&agent_syms_desc, r);
+	proto_struct_release(&agent_funcs_desc, r);
+	proto_struct_release(&agent_threshold_desc, r);
 	proto_sites_free(r->sites, r->nsites);
 	for (size_t i = 0; i < proto_nparts; i++)
 		proto_parts[i].free(proto_part_in_rec(&proto_parts[i], r));
-	free(r->name);
 	memset(r, 0, sizeof *r);
 }

@@ -322,8 +322,8 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 	}
 }
 
-/* Free what obj owns, without re-initialising it. */
-static void field_release(const struct proto_struct *d, void *obj)
+/* See field.h. */
+void proto_struct_release(const struct proto_struct *d, void *obj)
 {
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
@@ -340,12 +340,12 @@ static void field_release(const struct proto_struct *d, void *obj)
 			break;
 		}
 		case PF_U32S: free(*AT(obj, f->off, uint32_t *)); break;
-		case PF_OBJ: field_release(f->sub, AT(obj, f->off, char)); break;
+		case PF_OBJ: proto_struct_release(f->sub, AT(obj, f->off, char)); break;
 		case PF_OBJS: {
 			char *v = field_elems(f, obj);
 
 			for (size_t k = 0; k < n && v != NULL; k++)
-				field_release(f->sub, v + k * f->sub->size);
+				proto_struct_release(f->sub, v + k * f->sub->size);
 			if (!(f->flags & PF_INLINE))
 				free(v);
 			break;
@@ -362,7 +362,7 @@ static void field_release(const struct proto_struct *d, void *obj)
 /* See field.h. */
 void proto_struct_free(const struct proto_struct *d, void *obj)
 {
-	field_release(d, obj);
+	proto_struct_release(d, obj);
 	proto_struct_init(d, obj);
 }
 

@@ -113,6 +113,9 @@ int  proto_struct_decode(const msgpack_object *o, const struct proto_struct *d, 
     char *err, size_t errlen);
 /* Deep copy (dst's old contents are not freed). */
 void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src);
+/* Free what obj owns, leaving it untouched otherwise (for structs several
+ * tables describe parts of). */
+void proto_struct_release(const struct proto_struct *d, void *obj);
 /* Free what obj owns and leave it as proto_struct_init() does. */
 void proto_struct_free(const struct proto_struct *d, void *obj);
 /* Write obj's keys and values into the JSON object the caller opened. */
