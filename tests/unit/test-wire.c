@@ -6,7 +6,8 @@
  *     msgpack, and through JSON (parsed back here into msgpack and decoded);
  *   - the decoder refuses each truncation of a valid encoding, and a map
  *     missing a required field, naming the field;
- *   - the JSON writer never lets invalid UTF-8 through.
+ *   - the JSON writer never lets invalid UTF-8 through;
+ *   - the collectors' parts table (parts.h) is consistent.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -655,6 +656,51 @@ static void test_map_sizes(void **state)
 	}
 }
 
+/* The parts table: each row findable, its codec writes its key, and its
+ * member is the struct its table describes (in frames and records alike). */
+static void test_parts(void **state)
+{
+	(void)state;
+	assert_int_equal(proto_nparts, 5);
+	for (size_t i = 0; i < proto_nparts; i++) {
+		const struct proto_part *p = &proto_parts[i];
+		struct proto_frame f;
+		struct proto_buf jb = { 0 };
+		struct proto_json j = { .b = &jb };
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		msgpack_zone zone;
+		msgpack_object o;
+		size_t off = 0;
+		char key[64];
+
+		assert_ptr_equal(proto_part_find(p->name), p);
+		assert_ptr_equal(proto_part_of_record(p->ag_type), p);
+		assert_true(p->frame_off + p->desc->size <= sizeof(struct proto_frame));
+		assert_true(p->rec_off + p->desc->size <= sizeof(struct proto_agent_rec));
+		memset(&f, 0, sizeof f);
+		wire_fill(p->desc, proto_part_in_frame(p, &f));
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_map(&pk, 1);
+		p->pack(&pk, proto_part_in_frame_c(p, &f));
+		msgpack_zone_init(&zone, 4096);
+		assert_int_equal(msgpack_unpack(sb.data, sb.size, &off, &zone, &o), MSGPACK_UNPACK_SUCCESS);
+		assert_non_null(proto_map_get(&o, p->key));
+		msgpack_zone_destroy(&zone);
+		proto_json_obj(&j, NULL);
+		p->json(&j, proto_part_in_frame_c(p, &f));
+		proto_json_end_obj(&j);
+		snprintf(key, sizeof key, "{\"%s\":{", p->key);
+		assert_memory_equal(jb.p, key, strlen(key));
+		free(jb.p);
+		msgpack_sbuffer_destroy(&sb);
+		p->free(proto_part_in_frame(p, &f));
+	}
+	assert_null(proto_part_find("nope"));
+	assert_null(proto_part_of_record(PROTO_AG_HELLO));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_json_bad_symbol),
 		cmocka_unit_test(test_map_sizes),
+		cmocka_unit_test(test_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
