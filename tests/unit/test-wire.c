@@ -701,6 +701,87 @@ static void test_parts(void **state)
 	assert_null(proto_part_of_record(PROTO_AG_HELLO));
 }
 
+/* Agent records through the real encoder: each type's table round trips;
+ * "attached" is sent only when true; a level past 4 is refused by name. */
+static void test_agent_records(void **state)
+{
+	struct proto_ag_sym sym = { .addr = 0x1000, .name = "main", .module = "/bin/x", .offset = 16,
+	    .size = 32 };
+	struct proto_ag_func fn = { .addr = 0x1000, .calls = 3, .total_ns = 30, .self_ns = 20,
+	    .max_ns = 15, .slow = 1, .running_ns = 5 };
+	struct proto_agent_rec in[] = {
+		{ .type = PROTO_AG_HELLO, .hello = { .pid = 42, .exe = "/bin/x", .build_id = "ab",
+		  .cmdline = "x -v", .level = 3, .overhead_ps = 900, .attached = true } },
+		{ .type = PROTO_AG_HELLO, .hello = { .pid = 43, .exe = "/bin/y", .level = 1 } },
+		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &sym },
+		{ .type = PROTO_AG_FUNCS, .time_ns = 77, .threads = 4, .dropped = 2, .nfuncs = 1, .funcs = &fn },
+		{ .type = PROTO_AG_LEVEL, .level = 4 },
+		{ .type = PROTO_AG_THRESHOLD, .name = "slow", .value = -5 },
+		{ .type = PROTO_AG_UI_THREAD, .name = "gui" },
+		{ .type = PROTO_AG_RESET },
+	};
+	struct proto_agent_rec out, bad = { .type = PROTO_AG_LEVEL, .level = 5 };
+	msgpack_sbuffer sb;
+	char err[PROTO_ERR_LEN];
+
+	(void)state;
+	msgpack_sbuffer_init(&sb);
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		msgpack_sbuffer_clear(&sb);
+		proto_agent_encode(&sb, &in[i]);
+		assert_int_equal(memmem(sb.data, sb.size, "attached", 8) != NULL,
+		    in[i].type == PROTO_AG_HELLO && in[i].hello.attached);
+		if (proto_agent_decode(sb.data + PROTO_AGENT_HDR, sb.size - PROTO_AGENT_HDR, &out, err,
+		    sizeof err) < 0)
+			fail_msg("record %zu: %s", i, err);
+		assert_int_equal(out.type, in[i].type);
+		switch (in[i].type) {
+		case PROTO_AG_HELLO:
+			assert_int_equal(out.hello.pid, in[i].hello.pid);
+			assert_string_equal(out.hello.exe, in[i].hello.exe);
+			assert_string_equal(out.hello.build_id, in[i].hello.build_id ? in[i].hello.build_id : "");
+			assert_string_equal(out.hello.cmdline, in[i].hello.cmdline ? in[i].hello.cmdline : "");
+			assert_int_equal(out.hello.level, in[i].hello.level);
+			assert_int_equal(out.hello.overhead_ps, in[i].hello.overhead_ps);
+			assert_int_equal(out.hello.attached, in[i].hello.attached);
+			break;
+		case PROTO_AG_SYMS:
+			assert_int_equal(out.nsyms, 1);
+			wire_compare(&proto_ag_sym_desc, &sym, &out.syms[0], false);
+			break;
+		case PROTO_AG_FUNCS:
+			assert_int_equal(out.time_ns, 77);
+			assert_int_equal(out.threads, 4);
+			assert_int_equal(out.dropped, 2);
+			assert_int_equal(out.nfuncs, 1);
+			wire_compare(&proto_ag_func_desc, &fn, &out.funcs[0], false);
+			break;
+		case PROTO_AG_LEVEL:
+			assert_int_equal(out.level, 4);
+			break;
+		case PROTO_AG_THRESHOLD:
+			assert_string_equal(out.name, "slow");
+			assert_int_equal(out.value, -5);
+			break;
+		case PROTO_AG_UI_THREAD:
+			assert_string_equal(out.name, "gui");
+			break;
+		default:
+			break;
+		}
+		proto_agent_rec_free(&out);
+		for (size_t len = 0; len < sb.size - PROTO_AGENT_HDR; len++)
+			assert_int_equal(proto_agent_decode(sb.data + PROTO_AGENT_HDR, len, &out, err,
+			    sizeof err), -1);
+	}
+	msgpack_sbuffer_clear(&sb);
+	proto_agent_encode(&sb, &bad);
+	assert_int_equal(proto_agent_decode(sb.data + PROTO_AGENT_HDR, sb.size - PROTO_AGENT_HDR, &out,
+	    err, sizeof err), -1);
+	assert_non_null(strstr(err, "level"));
+	msgpack_sbuffer_destroy(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_json_bad_symbol),
 		cmocka_unit_test(test_map_sizes),
 		cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_agent_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
