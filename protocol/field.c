@@ -25,6 +25,12 @@ static bool field_packed(const struct proto_field *f, const void *obj)
 	return f->type != PF_CUSTOM || f->codec->present == NULL || f->codec->present(obj);
 }
 
+/* Is f an array with a count member? */
+static bool field_counted(const struct proto_field *f)
+{
+	return f->type == PF_STRS || f->type == PF_U32S || f->type == PF_OBJS;
+}
+
 /* The first element of an array field: inline, or behind the pointer. */
 static char *field_elems(const struct proto_field *f, const void *obj)
 {
@@ -183,7 +189,7 @@ static int field_objs(const msgpack_object *o, const struct proto_field *f, void
 	return 0;
 }
 
-/* A signed value into an int32_t between lo and hi. */
+/* A signed value into an int32_t of lo .. INT32_MAX. */
 static int field_i32(const msgpack_object *o, const struct proto_field *f, int64_t lo,
     void *obj, char *err, size_t errlen)
 {
@@ -274,7 +280,7 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 	memcpy(dst, src, d->size);
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
-		size_t n = f->cnt ? *CAT(src, f->cnt, size_t) : 0;
+		size_t n = field_counted(f) ? *CAT(src, f->cnt, size_t) : 0;
 
 		switch (f->type) {
 		case PF_STR: {
@@ -327,7 +333,7 @@ void proto_struct_release(const struct proto_struct *d, void *obj)
 {
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
-		size_t n = f->cnt ? *AT(obj, f->cnt, size_t) : 0;
+		size_t n = field_counted(f) ? *AT(obj, f->cnt, size_t) : 0;
 
 		switch (f->type) {
 		case PF_STR: free(*AT(obj, f->off, char *)); break;
@@ -380,7 +386,7 @@ void proto_struct_json_fields(struct proto_json *j, const struct proto_struct *d
 {
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct proto_field *f = &d->fields[i];
-		size_t n = f->cnt ? *CAT(obj, f->cnt, size_t) : 0;
+		size_t n = field_counted(f) ? *CAT(obj, f->cnt, size_t) : 0;
 
 		if (f->flags & PF_NOJSON)
 			continue;
