@@ -83,13 +83,7 @@ report_add(struct report_buf *b, const char *fmt, ...)
 void
 report_addn(struct report_buf *b, const char *s, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
+	proto_buf_add(b, s, n);
 }
 
 void
@@ -129,121 +123,14 @@ report_date(char *buf, size_t len, uint64_t ms, const char *fmt)
 
 /* ---- JSON ---- */
 
-/* A JSON string: UTF-8 passes, control characters are escaped. */
-static void
-rj_quote(struct report_buf *b, const char *s)
-{
-	report_addn(b, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			report_add(b, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			report_add(b, "\\u%04x", *p);
-		else
-			report_addn(b, (const char *)p, 1);
-	}
-	report_addn(b, "\"", 1);
-}
-
-/* The comma before a value and its key, if any. */
-static void
-rj_sep(struct report_json *j, const char *key)
-{
-	if (j->more[j->depth])
-		report_addn(j->b, ",", 1);
-	j->more[j->depth] = true;
-	if (key != NULL) {
-		rj_quote(j->b, key);
-		report_addn(j->b, ":", 1);
-	}
-}
-
-static void
-rj_open(struct report_json *j, const char *key, const char *c)
-{
-	rj_sep(j, key);
-	report_addn(j->b, c, 1);
-	assert(j->depth + 1 < REPORT_JSON_DEPTH);
-	j->more[++j->depth] = false;
-}
-
-/* See report.h: the value written next belongs to key. */
-void
-rj_key(struct report_json *j, const char *key)
-{
-	rj_sep(j, key);
-	j->more[j->depth] = false;
-}
-
-void rj_obj(struct report_json *j, const char *key) { rj_open(j, key, "{"); }
-void rj_arr(struct report_json *j, const char *key) { rj_open(j, key, "["); }
-
-void
-rj_end_obj(struct report_json *j)
-{
-	j->depth--;
-	report_addn(j->b, "}", 1);
-}
-
-void
-rj_end_arr(struct report_json *j)
-{
-	j->depth--;
-	report_addn(j->b, "]", 1);
-}
-
-void
-rj_str(struct report_json *j, const char *key, const char *val)
-{
-	rj_sep(j, key);
-	rj_quote(j->b, val);
-}
-
-void
-rj_u64(struct report_json *j, const char *key, uint64_t val)
-{
-	rj_sep(j, key);
-	report_add(j->b, "%" PRIu64, val);
-}
-
-void
-rj_i64(struct report_json *j, const char *key, int64_t val)
-{
-	rj_sep(j, key);
-	report_add(j->b, "%" PRId64, val);
-}
-
-/* JSON has no NaN or infinity: null. */
-void
-rj_f64(struct report_json *j, const char *key, double val)
-{
-	rj_sep(j, key);
-	if (isfinite(val))
-		report_add(j->b, "%.6g", val);
-	else
-		report_add(j->b, "null");
-}
-
-void
-rj_bool(struct report_json *j, const char *key, bool val)
-{
-	rj_sep(j, key);
-	report_add(j->b, "%s", val ? "true" : "false");
-}
-
-void
-rj_null(struct report_json *j, const char *key)
-{
-	rj_sep(j, key);
-	report_add(j->b, "null");
-}
-
 /* See report.h: microseconds with ns precision, exactly. */
 void
 rj_us(struct report_json *j, const char *key, uint64_t ns)
 {
-	rj_sep(j, key);
-	report_add(j->b, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	char s[32];
+
+	snprintf(s, sizeof s, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	proto_json_raw(j, key, s);
 }
 
 /* See report.h. */

@@ -20,21 +20,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "daemon.h"
+#include "json.h"
 
 enum report_format {
 	REPORT_TEXT, REPORT_JSON, REPORT_TRACE, REPORT_FOLDED, REPORT_NFORMATS
 };
 
 #define REPORT_SCHEMA_VERSION  1     /* "version" of the JSON report */
-#define REPORT_JSON_DEPTH      16
 #define REPORT_METRICS_TOP     10    /* functions in /metrics, by self time */
 #define REPORT_METRICS_IPC_TOP 10    /* IPC endpoints in /metrics, by total time */
 
-/* A growing text buffer. */
-struct report_buf {
-	char  *p;
-	size_t len, cap;
-};
+/* A growing text buffer: the protocol's, so the report's text and its JSON
+ * share one (protocol/json.h). */
+#define report_buf proto_buf
 
 void report_add(struct report_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -44,26 +42,20 @@ void report_add_free(struct report_buf *b, char *s);
 /* "12.3 ms" etc. of ns nanoseconds into buf. */
 const char *report_dur(char *buf, size_t len, uint64_t ns);
 
-/* A JSON writer that places the commas: begin/end nest, key is NULL
- * inside arrays. */
-struct report_json {
-	struct report_buf *b;
-	unsigned depth;
-	bool     more[REPORT_JSON_DEPTH];  /* a value was written at this depth */
-};
-
-/* Write key; the next value (written with key NULL) is its value. */
-void rj_key(struct report_json *j, const char *key);
-void rj_obj(struct report_json *j, const char *key);
-void rj_arr(struct report_json *j, const char *key);
-void rj_end_obj(struct report_json *j);
-void rj_end_arr(struct report_json *j);
-void rj_str(struct report_json *j, const char *key, const char *val);
-void rj_u64(struct report_json *j, const char *key, uint64_t val);
-void rj_i64(struct report_json *j, const char *key, int64_t val);
-void rj_f64(struct report_json *j, const char *key, double val);
-void rj_bool(struct report_json *j, const char *key, bool val);
-void rj_null(struct report_json *j, const char *key);
+/* The report's JSON is the protocol's one writer (protocol/json.h):
+ * UTF-8 checked, depth-checked; key is NULL inside arrays. */
+#define report_json proto_json
+#define rj_key     proto_json_key
+#define rj_obj     proto_json_obj
+#define rj_arr     proto_json_arr
+#define rj_end_obj proto_json_end_obj
+#define rj_end_arr proto_json_end_arr
+#define rj_str     proto_json_str
+#define rj_u64     proto_json_u64
+#define rj_i64     proto_json_i64
+#define rj_f64     proto_json_f64
+#define rj_bool    proto_json_bool
+#define rj_null    proto_json_null
 /* ns as microseconds with three decimals (trace "ts" and "dur"). */
 void rj_us(struct report_json *j, const char *key, uint64_t ns);
 /* A symbolized stack as an array of frames {addr, func, off, module, file,

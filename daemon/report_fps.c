@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "parts.h"
 
 static void
 fps_text(struct report_buf *b, const struct report_ctx *c)
@@ -55,13 +56,8 @@ fps_json(struct report_json *j, const struct report_ctx *c)
 		rj_u64(j, "p99_ns", t->p99_ns);
 		rj_u64(j, "max_ns", t->max_ns);
 		rj_arr(j, "worst");
-		for (size_t k = 0; k < t->nworst; k++) {
-			rj_obj(j, NULL);
-			rj_u64(j, "ns", t->worst[k].ns);
-			rj_u64(j, "at_ns", t->worst[k].at_ns);
-			rj_u64(j, "time_ms", t->worst[k].time_ms);
-			rj_end_obj(j);
-		}
+		for (size_t k = 0; k < t->nworst; k++)
+			proto_struct_json(j, NULL, &proto_fps_worst_desc, &t->worst[k]);
 		rj_end_arr(j);
 		rj_u64(j, "bin_ns", PROTO_FPS_BIN_NS);
 		rj_u64(j, "bins_end_ns", t->bins_end_ns);

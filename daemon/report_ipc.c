@@ -10,36 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "parts.h"
 
 static void
 ipc_text(struct report_buf *b, const struct report_ctx *c)
 {
 	report_add_free(b, daemon_ipc_report(c->s));
-}
-
-static void
-ipc_json_ep(struct report_json *j, const struct proto_ipc_ep *e)
-{
-	rj_obj(j, NULL);
-	rj_u64(j, "id", e->id);
-	rj_str(j, "kind", e->kind);
-	rj_str(j, "name", e->name);
-	rj_str(j, "method", e->method);
-	rj_i64(j, "peer_pid", e->peer_pid);
-	rj_str(j, "peer_comm", e->peer_comm);
-	rj_u64(j, "sends", e->sends);
-	rj_u64(j, "recvs", e->recvs);
-	rj_u64(j, "calls", e->calls);
-	rj_u64(j, "connects", e->connects);
-	rj_u64(j, "bytes_out", e->bytes_out);
-	rj_u64(j, "bytes_in", e->bytes_in);
-	rj_u64(j, "total_ns", e->total_ns);
-	rj_u64(j, "max_ns", e->max_ns);
-	rj_u64(j, "ui_calls", e->ui_calls);
-	rj_u64(j, "ui_ns", e->ui_ns);
-	rj_u64(j, "slow", e->slow);
-	rj_f64(j, "ops_per_s", e->ops_per_s);
-	rj_end_obj(j);
 }
 
 static void
@@ -52,7 +28,7 @@ ipc_json(struct report_json *j, const struct report_ctx *c)
 	rj_u64(j, "slow_count", p->slow_count);
 	rj_arr(j, "endpoints");
 	for (size_t i = 0; i < p->neps; i++)
-		ipc_json_ep(j, &p->eps[i]);
+		proto_struct_json(j, NULL, &proto_ipc_ep_desc, &p->eps[i]);   /* the wire form */
 	rj_end_arr(j);
 	rj_arr(j, "slow");
 	for (size_t i = 0; i < p->nslow; i++) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "report.h"
+#include "parts.h"
 
 static void
 thr_text(struct report_buf *b, const struct report_ctx *c)
@@ -56,23 +57,8 @@ thr_json(struct report_json *j, const struct report_ctx *c)
 	}
 	rj_end_arr(j);
 	rj_arr(j, "threads");
-	for (size_t i = 0; i < t->nthreads; i++) {
-		const struct proto_thr_thread *x = &t->threads[i];
-
-		rj_obj(j, NULL);
-		rj_u64(j, "id", x->id);
-		rj_i64(j, "tid", x->tid);
-		rj_i64(j, "creator", x->creator);
-		rj_u64(j, "site", x->site);
-		rj_u64(j, "pool", x->pool);
-		rj_str(j, "name", x->name);
-		rj_str(j, "state", x->state);
-		rj_u64(j, "start_ns", x->start_ns);
-		rj_u64(j, "end_ns", x->end_ns);
-		rj_u64(j, "cpu_ns", x->cpu_ns);
-		rj_f64(j, "cpu_pct", x->cpu_pct);
-		rj_end_obj(j);
-	}
+	for (size_t i = 0; i < t->nthreads; i++)
+		proto_struct_json(j, NULL, &proto_thr_thread_desc, &t->threads[i]);   /* the wire form */
 	rj_end_arr(j);
 	rj_arr(j, "sites");
 	for (size_t i = 0; i < t->nsites; i++) {

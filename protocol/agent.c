@@ -8,26 +8,131 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
-/* Wire name of each record type (HELLO..BYE travel agent -> daemon). */
+#define R struct proto_agent_rec
+
+/* A monitoring level is 0-4. */
+static int agent_level_check(uint8_t level, char *err, size_t errlen)
+{
+	if (level > 4) {
+		snprintf(err, errlen, "level %u out of range 0-4", level);
+		return -1;
+	}
+	return 0;
+}
+
+/* A hello names a real process. */
+static int agent_hello_check(void *obj, char *err, size_t errlen)
+{
+	const struct proto_agent_rec *r = obj;
+
+	if (r->hello.pid <= 0) {
+		snprintf(err, errlen, "hello has a bad pid");
+		return -1;
+	}
+	return agent_level_check(r->hello.level, err, errlen);
+}
+
+static int agent_level_rec_check(void *obj, char *err, size_t errlen)
+{
+	return agent_level_check(((const struct proto_agent_rec *)obj)->level, err, errlen);
+}
+
+static const struct proto_field agent_hello_fields[] = {
+	PF_ROW("pid", PF_PID, R, hello.pid, PF_REQUIRED),
+	PF_ROW("exe", PF_STR, R, hello.exe, PF_REQUIRED),
+	PF_ROW("build_id", PF_STR, R, hello.build_id, 0),
+	PF_ROW("cmdline", PF_STR, R, hello.cmdline, 0),
+	PF_ROW("level", PF_U8, R, hello.level, PF_REQUIRED),
+	PF_ROW("overhead_ps", PF_U64, R, hello.overhead_ps, 0),
+	PF_ROW("attached", PF_BOOL, R, hello.attached, PF_IFTRUE),
+};
+static const struct proto_struct agent_hello_desc =
+	PF_STRUCT_CHECK("a hello record", R, agent_hello_fields, agent_hello_check);
+
+#define Y struct proto_ag_sym
+static const struct proto_field agent_sym_fields[] = {
+	PF_ROW("addr", PF_U64, Y, addr, PF_REQUIRED),
+	PF_ROW("name", PF_STR, Y, name, PF_REQUIRED),
+	PF_ROW("module", PF_STR, Y, module, 0),
+	PF_ROW("offset", PF_U64, Y, offset, 0),
+	PF_ROW("size", PF_U64, Y, size, 0),
+};
+#undef Y
+const struct proto_struct proto_ag_sym_desc = PF_STRUCT("a symbol", struct proto_ag_sym, agent_sym_fields);
+
+static const struct proto_field agent_syms_fields[] = {
+	PF_ARR_ROW("syms", PF_OBJS, R, syms, nsyms, UINT32_MAX, &proto_ag_sym_desc),
+};
+static const struct proto_struct agent_syms_desc = PF_STRUCT("a syms record", R, agent_syms_fields);
+
+#define G struct proto_ag_func
+static const struct proto_field agent_func_fields[] = {
+	PF_ROW("addr", PF_U64, G, addr, PF_REQUIRED),
+	PF_ROW("calls", PF_U64, G, calls, PF_REQUIRED),
+	PF_ROW("total_ns", PF_U64, G, total_ns, PF_REQUIRED),
+	PF_ROW("self_ns", PF_U64, G, self_ns, PF_REQUIRED),
+	PF_ROW("max_ns", PF_U64, G, max_ns, 0),
+	PF_ROW("slow", PF_U64, G, slow, 0),
+	PF_ROW("running_ns", PF_U64, G, running_ns, 0),
+};
+#undef G
+const struct proto_struct proto_ag_func_desc =
+	PF_STRUCT("a function", struct proto_ag_func, agent_func_fields);
+
+static const struct proto_field agent_funcs_fields[] = {
+	PF_ROW("time_ns", PF_U64, R, time_ns, 0),
+	PF_ROW("threads", PF_U32, R, threads, 0),
+	PF_ROW("dropped", PF_U64, R, dropped, 0),
+	PF_ARR_ROW("funcs", PF_OBJS, R, funcs, nfuncs, UINT32_MAX, &proto_ag_func_desc),
+};
+static const struct proto_struct agent_funcs_desc = PF_STRUCT("a funcs record", R, agent_funcs_fields);
+
+static const struct proto_field agent_level_fields[] = {
+	PF_ROW("level", PF_U8, R, level, PF_REQUIRED),
+};
+static const struct proto_struct agent_level_desc =
+	PF_STRUCT_CHECK("a level record", R, agent_level_fields, agent_level_rec_check);
+
+static const struct proto_field agent_threshold_fields[] = {
+	PF_ROW("name", PF_STR, R, name, PF_REQUIRED),
+	PF_ROW("value", PF_I64, R, value, PF_REQUIRED),
+};
+static const struct proto_struct agent_threshold_desc =
+	PF_STRUCT("a threshold record", R, agent_threshold_fields);
+
+static const struct proto_field agent_ui_thread_fields[] = {
+	PF_ROW("name", PF_STR, R, name, PF_REQUIRED),
+};
+static const struct proto_struct agent_ui_thread_desc =
+	PF_STRUCT("a ui_thread record", R, agent_ui_thread_fields);
+
+static const struct proto_struct agent_empty_desc = { .name = "a record", .size = sizeof(R) };
+#undef R
+
+/* Each record type: its wire name and, unless a collector part (parts.h) or
+ * "sites" carries it, the fields of its map besides v and t. */
 static const struct {
 	const char *name;
+	const struct proto_struct *desc;
 } agent_types[] = {
-	[PROTO_AG_HELLO]     = { "hello" },
-	[PROTO_AG_SYMS]      = { "syms" },
-	[PROTO_AG_FUNCS]     = { "funcs" },
-	[PROTO_AG_BYE]       = { "bye" },
-	[PROTO_AG_SITES]     = { "sites" },
-	[PROTO_AG_LEVEL]     = { "level" },
-	[PROTO_AG_RESET]     = { "reset" },
-	[PROTO_AG_THRESHOLD] = { "threshold" },
-	[PROTO_AG_FPS]       = { "fps" },
-	[PROTO_AG_DETACH]    = { "detach" },
-	[PROTO_AG_THREADS]   = { "threads" },
-	[PROTO_AG_BLOCKS]    = { "blocks" },
-	[PROTO_AG_UI_THREAD] = { "ui_thread" },
-	[PROTO_AG_IPC]       = { "ipc" },
-	[PROTO_AG_POWER]     = { "power" },
+	[PROTO_AG_HELLO]     = { "hello", &agent_hello_desc },
+	[PROTO_AG_SYMS]      = { "syms", &agent_syms_desc },
+	[PROTO_AG_FUNCS]     = { "funcs", &agent_funcs_desc },
+	[PROTO_AG_BYE]       = { "bye", &agent_empty_desc },
+	[PROTO_AG_SITES]     = { "sites", NULL },
+	[PROTO_AG_LEVEL]     = { "level", &agent_level_desc },
+	[PROTO_AG_RESET]     = { "reset", &agent_empty_desc },
+	[PROTO_AG_THRESHOLD] = { "threshold", &agent_threshold_desc },
+	[PROTO_AG_FPS]       = { "fps", NULL },
+	[PROTO_AG_DETACH]    = { "detach", &agent_empty_desc },
+	[PROTO_AG_THREADS]   = { "threads", NULL },
+	[PROTO_AG_BLOCKS]    = { "blocks", NULL },
+	[PROTO_AG_UI_THREAD] = { "ui_thread", &agent_ui_thread_desc },
+	[PROTO_AG_IPC]       = { "ipc", NULL },
+	[PROTO_AG_POWER]     = { "power", NULL },
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -50,96 +155,20 @@ static void agent_pack_head(msgpack_packer *pk, size_t n, enum proto_agent_type 
 /* Pack a record's body (without the length prefix). */
 static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 {
-	switch (r->type) {
-	case PROTO_AG_HELLO:
-		agent_pack_head(pk, 6 + r->hello.attached, r->type);
-		proto_pack_kv_i64(pk, "pid", r->hello.pid);
-		proto_pack_kv_str(pk, "exe", r->hello.exe);
-		proto_pack_kv_str(pk, "build_id", r->hello.build_id);
-		proto_pack_kv_str(pk, "cmdline", r->hello.cmdline);
-		proto_pack_kv_u64(pk, "level", r->hello.level);
-		proto_pack_kv_u64(pk, "overhead_ps", r->hello.overhead_ps);
-		if (r->hello.attached)   /* only when true: older daemons never see it */
-			proto_pack_kv_bool(pk, "attached", true);
-		break;
-	case PROTO_AG_SYMS:
-		agent_pack_head(pk, 1, r->type);
-		proto_pack_str(pk, "syms");
-		msgpack_pack_array(pk, r->nsyms);
-		for (size_t i = 0; i < r->nsyms; i++) {
-			msgpack_pack_map(pk, 5);
-			proto_pack_kv_u64(pk, "addr", r->syms[i].addr);
-			proto_pack_kv_str(pk, "name", r->syms[i].name);
-			proto_pack_kv_str(pk, "module", r->syms[i].module);
-			proto_pack_kv_u64(pk, "offset", r->syms[i].offset);
-			proto_pack_kv_u64(pk, "size", r->syms[i].size);
-		}
-		break;
-	case PROTO_AG_FUNCS:
-		agent_pack_head(pk, 4, r->type);
-		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
-		proto_pack_kv_u64(pk, "threads", r->threads);
-		proto_pack_kv_u64(pk, "dropped", r->dropped);
-		proto_pack_str(pk, "funcs");
-		msgpack_pack_array(pk, r->nfuncs);
-		for (size_t i = 0; i < r->nfuncs; i++) {
-			const struct proto_ag_func *f = &r->funcs[i];
+	const struct proto_part *part = proto_part_of_record(r->type);
+	const struct proto_struct *d = agent_types[r->type].desc;
 
-			msgpack_pack_map(pk, 7);
-			proto_pack_kv_u64(pk, "addr", f->addr);
-			proto_pack_kv_u64(pk, "calls", f->calls);
-			proto_pack_kv_u64(pk, "total_ns", f->total_ns);
-			proto_pack_kv_u64(pk, "self_ns", f->self_ns);
-			proto_pack_kv_u64(pk, "max_ns", f->max_ns);
-			proto_pack_kv_u64(pk, "slow", f->slow);
-			proto_pack_kv_u64(pk, "running_ns", f->running_ns);
-		}
-		break;
-	case PROTO_AG_LEVEL:
-		agent_pack_head(pk, 1, r->type);
-		proto_pack_kv_u64(pk, "level", r->level);
-		break;
-	case PROTO_AG_SITES:
+	if (part != NULL) {
+		agent_pack_head(pk, 1 + part->ag_time, r->type);
+		if (part->ag_time)
+			proto_pack_kv_u64(pk, "time_ns", r->time_ns);
+		part->pack(pk, (const char *)r + part->rec_off);
+	} else if (r->type == PROTO_AG_SITES) {
 		agent_pack_head(pk, 1, r->type);
 		proto_pack_sites(pk, r->sites, r->nsites);
-		break;
-	case PROTO_AG_THRESHOLD:
-		agent_pack_head(pk, 2, r->type);
-		proto_pack_kv_str(pk, "name", r->name);
-		proto_pack_kv_i64(pk, "value", r->value);
-		break;
-	case PROTO_AG_FPS:
-		agent_pack_head(pk, 2, r->type);
-		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
-		proto_pack_fps(pk, &r->fps);
-		break;
-	case PROTO_AG_THREADS:
-		agent_pack_head(pk, 1, r->type);
-		proto_pack_threads(pk, &r->thr);
-		break;
-	case PROTO_AG_BLOCKS:
-		agent_pack_head(pk, 2, r->type);
-		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
-		proto_pack_blocks(pk, &r->blocks);
-		break;
-	case PROTO_AG_IPC:
-		agent_pack_head(pk, 2, r->type);
-		proto_pack_kv_u64(pk, "time_ns", r->time_ns);
-		proto_pack_ipc(pk, &r->ipc);
-		break;
-	case PROTO_AG_POWER:
-		agent_pack_head(pk, 1, r->type);
-		proto_pack_power(pk, &r->power);
-		break;
-	case PROTO_AG_UI_THREAD:
-		agent_pack_head(pk, 1, r->type);
-		proto_pack_kv_str(pk, "name", r->name);
-		break;
-	case PROTO_AG_BYE:
-	case PROTO_AG_RESET:
-	case PROTO_AG_DETACH:
-		agent_pack_head(pk, 0, r->type);
-		break;
+	} else {
+		agent_pack_head(pk, proto_struct_npack(d, r), r->type);
+		proto_struct_pack_fields(pk, d, r);
 	}
 }
 
@@ -163,175 +192,29 @@ void proto_agent_encode(msgpack_sbuffer *sb, const struct proto_agent_rec *r)
 	sb->data[start - 1] = (char)n;
 }
 
-/* Decode the hello fields. */
-static int agent_decode_hello(const msgpack_object *root, struct proto_ag_hello *h,
-    char *err, size_t errlen)
-{
-	int64_t pid = 0;
-	uint64_t level = 0;
-
-	if (proto_get_i64(root, "pid", true, &pid, err, errlen) < 0 ||
-	    proto_get_str(root, "exe", true, &h->exe, err, errlen) < 0 ||
-	    proto_get_str(root, "build_id", false, &h->build_id, err, errlen) < 0 ||
-	    proto_get_str(root, "cmdline", false, &h->cmdline, err, errlen) < 0 ||
-	    proto_get_u64(root, "level", true, &level, err, errlen) < 0 ||
-	    proto_get_u64(root, "overhead_ps", false, &h->overhead_ps, err, errlen) < 0 ||
-	    proto_get_bool(root, "attached", false, &h->attached, err, errlen) < 0)
-		return -1;
-	if (pid <= 0 || pid > INT32_MAX || level > 4) {
-		snprintf(err, errlen, "hello has a bad pid or level");
-		return -1;
-	}
-	h->pid = (int32_t)pid;
-	h->level = (uint8_t)level;
-	if (h->build_id == NULL)
-		h->build_id = xstrdup("");
-	if (h->cmdline == NULL)
-		h->cmdline = xstrdup("");
-	return 0;
-}
-
-/* Decode the syms array. */
-static int agent_decode_syms(const msgpack_object *root, struct proto_agent_rec *r,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-
-	if (proto_get_array(root, "syms", true, &a, err, errlen) < 0)
-		return -1;
-	r->syms = xcalloc(a->size, sizeof *r->syms);
-	for (uint32_t i = 0; i < a->size; i++) {
-		const msgpack_object *o = &a->ptr[i];
-		struct proto_ag_sym *s = &r->syms[i];
-
-		r->nsyms = i + 1;
-		if (o->type != MSGPACK_OBJECT_MAP) {
-			snprintf(err, errlen, "symbol %u must be a map", i);
-			return -1;
-		}
-		if (proto_get_u64(o, "addr", true, &s->addr, err, errlen) < 0 ||
-		    proto_get_str(o, "name", true, &s->name, err, errlen) < 0 ||
-		    proto_get_str(o, "module", false, &s->module, err, errlen) < 0 ||
-		    proto_get_u64(o, "offset", false, &s->offset, err, errlen) < 0 ||
-		    proto_get_u64(o, "size", false, &s->size, err, errlen) < 0)
-			return -1;
-		if (s->module == NULL)
-			s->module = xstrdup("");
-	}
-	return 0;
-}
-
-/* Decode the funcs record. */
-static int agent_decode_funcs(const msgpack_object *root, struct proto_agent_rec *r,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-	uint64_t threads = 0;
-
-	if (proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
-	    proto_get_u64(root, "threads", false, &threads, err, errlen) < 0 ||
-	    proto_get_u64(root, "dropped", false, &r->dropped, err, errlen) < 0 ||
-	    proto_get_array(root, "funcs", true, &a, err, errlen) < 0)
-		return -1;
-	if (threads > UINT32_MAX) {
-		snprintf(err, errlen, "thread count out of range");
-		return -1;
-	}
-	r->threads = (uint32_t)threads;
-	r->funcs = xcalloc(a->size, sizeof *r->funcs);
-	for (uint32_t i = 0; i < a->size; i++) {
-		const msgpack_object *o = &a->ptr[i];
-		struct proto_ag_func *f = &r->funcs[i];
-
-		r->nfuncs = i + 1;
-		if (o->type != MSGPACK_OBJECT_MAP) {
-			snprintf(err, errlen, "function %u must be a map", i);
-			return -1;
-		}
-		if (proto_get_u64(o, "addr", true, &f->addr, err, errlen) < 0 ||
-		    proto_get_u64(o, "calls", true, &f->calls, err, errlen) < 0 ||
-		    proto_get_u64(o, "total_ns", true, &f->total_ns, err, errlen) < 0 ||
-		    proto_get_u64(o, "self_ns", true, &f->self_ns, err, errlen) < 0 ||
-		    proto_get_u64(o, "max_ns", false, &f->max_ns, err, errlen) < 0 ||
-		    proto_get_u64(o, "slow", false, &f->slow, err, errlen) < 0 ||
-		    proto_get_u64(o, "running_ns", false, &f->running_ns, err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* Decode the fields of record type r->type. */
 static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec *r,
     char *err, size_t errlen)
 {
-	uint64_t level;
+	const struct proto_part *part = proto_part_of_record(r->type);
+	const char *key = part != NULL ? part->key : r->type == PROTO_AG_SITES ? "sites" : NULL;
+	enum proto_agent_type type = r->type;
+	int ret;
 
-	switch (r->type) {
-	case PROTO_AG_HELLO:
-		return agent_decode_hello(root, &r->hello, err, errlen);
-	case PROTO_AG_SYMS:
-		return agent_decode_syms(root, r, err, errlen);
-	case PROTO_AG_FUNCS:
-		return agent_decode_funcs(root, r, err, errlen);
-	case PROTO_AG_LEVEL:
-		if (proto_get_u64(root, "level", true, &level, err, errlen) < 0)
-			return -1;
-		if (level > 4) {
-			snprintf(err, errlen, "level %llu out of range 0-4", (unsigned long long)level);
-			return -1;
-		}
-		r->level = (uint8_t)level;
-		return 0;
-	case PROTO_AG_SITES:
-		if (proto_map_get(root, "sites") == NULL) {
-			snprintf(err, errlen, "missing field \"sites\"");
-			return -1;
-		}
-		return proto_decode_sites(root, &r->sites, &r->nsites, err, errlen);
-	case PROTO_AG_THRESHOLD:
-		return proto_get_str(root, "name", true, &r->name, err, errlen) < 0 ||
-		    proto_get_i64(root, "value", true, &r->value, err, errlen) < 0 ? -1 : 0;
-	case PROTO_AG_FPS:
-		if (proto_map_get(root, "fps") == NULL) {
-			snprintf(err, errlen, "missing field \"fps\"");
-			return -1;
-		}
-		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
-		    proto_decode_fps(root, &r->fps, err, errlen) < 0 ? -1 : 0;
-	case PROTO_AG_THREADS:
-		if (proto_map_get(root, "threading") == NULL) {
-			snprintf(err, errlen, "missing field \"threading\"");
-			return -1;
-		}
-		return proto_decode_threads(root, &r->thr, err, errlen);
-	case PROTO_AG_BLOCKS:
-		if (proto_map_get(root, "blocks") == NULL) {
-			snprintf(err, errlen, "missing field \"blocks\"");
-			return -1;
-		}
-		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
-		    proto_decode_blocks(root, &r->blocks, err, errlen) < 0 ? -1 : 0;
-	case PROTO_AG_IPC:
-		if (proto_map_get(root, "ipc") == NULL) {
-			snprintf(err, errlen, "missing field \"ipc\"");
-			return -1;
-		}
-		return proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0 ||
-		    proto_decode_ipc(root, &r->ipc, err, errlen) < 0 ? -1 : 0;
-	case PROTO_AG_UI_THREAD:
-		return proto_get_str(root, "name", true, &r->name, err, errlen);
-	case PROTO_AG_POWER:
-		if (proto_map_get(root, "power") == NULL) {
-			snprintf(err, errlen, "missing field \"power\"");
-			return -1;
-		}
-		return proto_decode_power(root, &r->power, err, errlen);
-	case PROTO_AG_BYE:
-	case PROTO_AG_RESET:
-	case PROTO_AG_DETACH:
-		return 0;
+	if (key != NULL && proto_map_get(root, key) == NULL) {
+		snprintf(err, errlen, "missing field \"%s\"", key);
+		return -1;
 	}
-	return -1;
+	if (part != NULL)
+		return (part->ag_time &&
+		    proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0) ||
+		    part->decode(root, proto_part_in_rec(part, r), err, errlen) < 0 ? -1 : 0;
+	if (r->type == PROTO_AG_SITES)
+		return proto_decode_sites(root, &r->sites, &r->nsites, err, errlen);
+	/* The description covers the whole record: keep the type it decodes over. */
+	ret = proto_struct_decode(root, agent_types[type].desc, r, err, errlen);
+	r->type = type;
+	return ret;
 }
 
 /* See protocol.h. */
@@ -366,21 +249,13 @@ out:
 /* See protocol.h. */
 void proto_agent_rec_free(struct proto_agent_rec *r)
 {
-	free(r->hello.exe);
-	free(r->hello.build_id);
-	free(r->hello.cmdline);
-	for (size_t i = 0; i < r->nsyms; i++) {
-		free(r->syms[i].name);
-		free(r->syms[i].module);
-	}
-	free(r->syms);
-	free(r->funcs);
+	/* threshold and ui_thread share name: release it once. */
+	proto_struct_release(&agent_hello_desc, r);
+	proto_struct_release(&agent_syms_desc, r);
+	proto_struct_release(&agent_funcs_desc, r);
+	proto_struct_release(&agent_threshold_desc, r);
 	proto_sites_free(r->sites, r->nsites);
-	proto_fps_free(&r->fps);
-	proto_threads_free(&r->thr);
-	proto_blocks_free(&r->blocks);
-	proto_ipc_free(&r->ipc);
-	proto_power_free(&r->power);
-	free(r->name);
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].free(proto_part_in_rec(&proto_parts[i], r));
 	memset(r, 0, sizeof *r);
 }

@@ -4,161 +4,78 @@
  * most recent blocks of the UI thread, each with its distinct symbolized
  * stacks and how many samples each had (doc/protocol.md).
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
-/* Pack one frame of a stack. */
-static void block_pack_frame(msgpack_packer *pk, const struct proto_block_frame *f)
-{
-	msgpack_pack_map(pk, 6);
-	proto_pack_kv_u64(pk, "addr", f->addr);
-	proto_pack_kv_str(pk, "func", f->func ? f->func : "");
-	proto_pack_kv_u64(pk, "off", f->off);
-	proto_pack_kv_str(pk, "module", f->module ? f->module : "");
-	proto_pack_kv_str(pk, "file", f->file ? f->file : "");
-	proto_pack_kv_u64(pk, "line", f->line);
-}
+#define F struct proto_block_frame
+static const struct proto_field block_frame_fields[] = {
+	PF_ROW("addr", PF_U64, F, addr, PF_REQUIRED),
+	PF_ROW("func", PF_STR, F, func, 0),
+	PF_ROW("off", PF_U64, F, off, 0),
+	PF_ROW("module", PF_STR, F, module, 0),
+	PF_ROW("file", PF_STR, F, file, 0),
+	PF_ROW("line", PF_U32, F, line, 0),
+};
+#undef F
+const struct proto_struct proto_block_frame_desc =
+	PF_STRUCT("a stack frame", struct proto_block_frame, block_frame_fields);
 
-/* Pack one block with its stacks. */
-static void block_pack_one(msgpack_packer *pk, const struct proto_block *b)
-{
-	msgpack_pack_map(pk, 9);
-	proto_pack_kv_u64(pk, "id", b->id);
-	proto_pack_kv_i64(pk, "tid", b->tid);
-	proto_pack_kv_u64(pk, "start_ns", b->start_ns);
-	proto_pack_kv_u64(pk, "time_ms", b->time_ms);
-	proto_pack_kv_u64(pk, "dur_ns", b->dur_ns);
-	proto_pack_kv_bool(pk, "ended", b->ended);
-	proto_pack_kv_u64(pk, "samples", b->samples);
-	proto_pack_kv_u64(pk, "lost", b->lost);
-	proto_pack_str(pk, "stacks");
-	msgpack_pack_array(pk, b->nstacks);
-	for (size_t i = 0; i < b->nstacks; i++)
-		proto_block_stack_pack(pk, &b->stacks[i]);
-}
+#define S struct proto_block_stack
+static const struct proto_field block_stack_fields[] = {
+	PF_ROW("samples", PF_U64, S, samples, 0),
+	PF_ARR_ROW("frames", PF_OBJS, S, frames, nframes, PROTO_BLOCK_FRAMES, &proto_block_frame_desc),
+};
+#undef S
+const struct proto_struct proto_block_stack_desc =
+	PF_STRUCT("a stack", struct proto_block_stack, block_stack_fields);
+
+#define B struct proto_block
+static const struct proto_field block_fields[] = {
+	PF_ROW("id", PF_U32, B, id, PF_REQUIRED),
+	PF_ROW("tid", PF_PID, B, tid, 0),
+	PF_ROW("start_ns", PF_U64, B, start_ns, PF_REQUIRED),
+	PF_ROW("time_ms", PF_U64, B, time_ms, 0),
+	PF_ROW("dur_ns", PF_U64, B, dur_ns, PF_REQUIRED),
+	PF_ROW("ended", PF_BOOL, B, ended, 0),
+	PF_ROW("samples", PF_U64, B, samples, 0),
+	PF_ROW("lost", PF_U64, B, lost, 0),
+	PF_ARR_ROW("stacks", PF_OBJS, B, stacks, nstacks, PROTO_BLOCK_STACKS, &proto_block_stack_desc),
+};
+#undef B
+const struct proto_struct proto_block_desc = PF_STRUCT("a block", struct proto_block, block_fields);
+
+#define L struct proto_blocks
+static const struct proto_field blocks_fields[] = {
+	PF_ROW("threshold_ns", PF_U64, L, threshold_ns, 0),
+	PF_ROW("sample_ns", PF_U64, L, sample_ns, 0),
+	PF_ROW("ui_tid", PF_PID, L, ui_tid, 0),
+	PF_ROW("ui", PF_STR, L, ui, 0),
+	PF_ROW("count", PF_U64, L, count, 0),
+	PF_ARR_ROW("list", PF_OBJS, L, blocks, nblocks, PROTO_MAX_BLOCKS, &proto_block_desc),
+};
+#undef L
+const struct proto_struct proto_blocks_desc =
+	PF_STRUCT("field \"blocks\"", struct proto_blocks, blocks_fields);
 
 /* See protocol.h. */
 void proto_block_stack_pack(msgpack_packer *pk, const struct proto_block_stack *s)
 {
-	msgpack_pack_map(pk, 2);
-	proto_pack_kv_u64(pk, "samples", s->samples);
-	proto_pack_str(pk, "frames");
-	msgpack_pack_array(pk, s->nframes);
-	for (size_t k = 0; k < s->nframes; k++)
-		block_pack_frame(pk, &s->frames[k]);
+	proto_struct_pack(pk, &proto_block_stack_desc, s);
 }
 
 /* See protocol.h. */
 void proto_pack_blocks(msgpack_packer *pk, const struct proto_blocks *b)
 {
 	proto_pack_str(pk, "blocks");
-	msgpack_pack_map(pk, 6);
-	proto_pack_kv_u64(pk, "threshold_ns", b->threshold_ns);
-	proto_pack_kv_u64(pk, "sample_ns", b->sample_ns);
-	proto_pack_kv_i64(pk, "ui_tid", b->ui_tid);
-	proto_pack_kv_str(pk, "ui", b->ui ? b->ui : "");
-	proto_pack_kv_u64(pk, "count", b->count);
-	proto_pack_str(pk, "list");
-	msgpack_pack_array(pk, b->nblocks);
-	for (size_t i = 0; i < b->nblocks; i++)
-		block_pack_one(pk, &b->blocks[i]);
-}
-
-/* Decode one frame map. */
-static int block_decode_frame(const msgpack_object *o, struct proto_block_frame *f,
-    char *err, size_t errlen)
-{
-	uint64_t line = 0;
-
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "stack frame must be a map");
-		return -1;
-	}
-	if (proto_get_u64(o, "addr", true, &f->addr, err, errlen) < 0 ||
-	    proto_get_str(o, "func", false, &f->func, err, errlen) < 0 ||
-	    proto_get_u64(o, "off", false, &f->off, err, errlen) < 0 ||
-	    proto_get_str(o, "module", false, &f->module, err, errlen) < 0 ||
-	    proto_get_str(o, "file", false, &f->file, err, errlen) < 0 ||
-	    proto_get_u64(o, "line", false, &line, err, errlen) < 0)
-		return -1;
-	if (line > UINT32_MAX) {
-		snprintf(err, errlen, "stack frame has a bad line number");
-		return -1;
-	}
-	f->line = (uint32_t)line;
-	if (f->func == NULL)
-		f->func = xstrdup("");
-	if (f->module == NULL)
-		f->module = xstrdup("");
-	if (f->file == NULL)
-		f->file = xstrdup("");
-	return 0;
+	proto_struct_pack(pk, &proto_blocks_desc, b);
 }
 
 /* See protocol.h. */
 int proto_block_stack_decode(const msgpack_object *o, struct proto_block_stack *s,
     char *err, size_t errlen)
 {
-	const msgpack_object_array *a;
-
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "stack must be a map");
-		return -1;
-	}
-	if (proto_get_u64(o, "samples", false, &s->samples, err, errlen) < 0 ||
-	    proto_get_array_max(o, "frames", PROTO_BLOCK_FRAMES, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	s->frames = xcalloc(a->size ? a->size : 1, sizeof *s->frames);
-	for (uint32_t i = 0; i < a->size; i++) {
-		s->nframes = i + 1;
-		if (block_decode_frame(&a->ptr[i], &s->frames[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Decode one block map. */
-static int block_decode_one(const msgpack_object *o, struct proto_block *b,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-	uint64_t id = 0;
-	int64_t tid = 0;
-
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "block must be a map");
-		return -1;
-	}
-	if (proto_get_u64(o, "id", true, &id, err, errlen) < 0 ||
-	    proto_get_i64(o, "tid", false, &tid, err, errlen) < 0 ||
-	    proto_get_u64(o, "start_ns", true, &b->start_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "time_ms", false, &b->time_ms, err, errlen) < 0 ||
-	    proto_get_u64(o, "dur_ns", true, &b->dur_ns, err, errlen) < 0 ||
-	    proto_get_bool(o, "ended", false, &b->ended, err, errlen) < 0 ||
-	    proto_get_u64(o, "samples", false, &b->samples, err, errlen) < 0 ||
-	    proto_get_u64(o, "lost", false, &b->lost, err, errlen) < 0 ||
-	    proto_get_array_max(o, "stacks", PROTO_BLOCK_STACKS, &a, err, errlen) < 0)
-		return -1;
-	if (id > UINT32_MAX || tid < 0 || tid > INT32_MAX) {
-		snprintf(err, errlen, "block has a bad id or tid");
-		return -1;
-	}
-	b->id = (uint32_t)id;
-	b->tid = (int32_t)tid;
-	if (a == NULL)
-		return 0;
-	b->stacks = xcalloc(a->size ? a->size : 1, sizeof *b->stacks);
-	for (uint32_t i = 0; i < a->size; i++) {
-		b->nstacks = i + 1;
-		if (proto_block_stack_decode(&a->ptr[i], &b->stacks[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
+	return proto_struct_decode(o, &proto_block_stack_desc, s, err, errlen);
 }
 
 /* See protocol.h. */
@@ -166,90 +83,43 @@ int proto_decode_blocks(const msgpack_object *root, struct proto_blocks *b,
     char *err, size_t errlen)
 {
 	const msgpack_object *m = proto_map_get(root, "blocks");
-	const msgpack_object_array *a;
-	int64_t tid = 0;
 
-	memset(b, 0, sizeof *b);
-	if (m == NULL)
-		return 0;
-	if (m->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "field \"blocks\" must be a map");
-		return -1;
-	}
-	if (proto_get_u64(m, "threshold_ns", false, &b->threshold_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "sample_ns", false, &b->sample_ns, err, errlen) < 0 ||
-	    proto_get_i64(m, "ui_tid", false, &tid, err, errlen) < 0 ||
-	    proto_get_str(m, "ui", false, &b->ui, err, errlen) < 0 ||
-	    proto_get_u64(m, "count", false, &b->count, err, errlen) < 0 ||
-	    proto_get_array_max(m, "list", PROTO_MAX_BLOCKS, &a, err, errlen) < 0)
-		return -1;
-	if (tid < 0 || tid > INT32_MAX) {
-		snprintf(err, errlen, "field \"ui_tid\" is not a thread id");
-		return -1;
-	}
-	b->ui_tid = (int32_t)tid;
-	if (b->ui == NULL)
-		b->ui = xstrdup("");
-	if (a == NULL)
-		return 0;
-	b->blocks = xcalloc(a->size ? a->size : 1, sizeof *b->blocks);
-	for (uint32_t i = 0; i < a->size; i++) {
-		b->nblocks = i + 1;
-		if (block_decode_one(&a->ptr[i], &b->blocks[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
+	proto_struct_init(&proto_blocks_desc, b);
+	return m == NULL ? 0 : proto_struct_decode(m, &proto_blocks_desc, b, err, errlen);
 }
 
 /* See protocol.h. */
 void proto_block_copy(struct proto_block *dst, const struct proto_block *src)
 {
-	*dst = *src;
-	dst->stacks = xcalloc(src->nstacks ? src->nstacks : 1, sizeof *dst->stacks);
-	for (size_t i = 0; i < src->nstacks; i++)
-		proto_block_stack_copy(&dst->stacks[i], &src->stacks[i]);
+	proto_struct_copy(&proto_block_desc, dst, src);
 }
 
 /* See protocol.h. */
 void proto_block_stack_copy(struct proto_block_stack *d, const struct proto_block_stack *s)
 {
-	*d = *s;
-	d->frames = xcalloc(s->nframes ? s->nframes : 1, sizeof *d->frames);
-	for (size_t k = 0; k < s->nframes; k++) {
-		d->frames[k] = s->frames[k];
-		d->frames[k].func = xstrdup(s->frames[k].func ? s->frames[k].func : "");
-		d->frames[k].module = xstrdup(s->frames[k].module ? s->frames[k].module : "");
-		d->frames[k].file = xstrdup(s->frames[k].file ? s->frames[k].file : "");
-	}
+	proto_struct_copy(&proto_block_stack_desc, d, s);
 }
 
 /* See protocol.h. */
 void proto_block_stack_free(struct proto_block_stack *s)
 {
-	for (size_t k = 0; k < s->nframes; k++) {
-		free(s->frames[k].func);
-		free(s->frames[k].module);
-		free(s->frames[k].file);
-	}
-	free(s->frames);
-	memset(s, 0, sizeof *s);
+	proto_struct_free(&proto_block_stack_desc, s);
 }
 
 /* See protocol.h. */
 void proto_block_free(struct proto_block *b)
 {
-	for (size_t i = 0; i < b->nstacks; i++)
-		proto_block_stack_free(&b->stacks[i]);
-	free(b->stacks);
-	memset(b, 0, sizeof *b);
+	proto_struct_free(&proto_block_desc, b);
 }
 
 /* See protocol.h. */
 void proto_blocks_free(struct proto_blocks *b)
 {
-	for (size_t i = 0; i < b->nblocks; i++)
-		proto_block_free(&b->blocks[i]);
-	free(b->blocks);
-	free(b->ui);
-	memset(b, 0, sizeof *b);
+	proto_struct_free(&proto_blocks_desc, b);
+}
+
+/* See parts.h. */
+void proto_blocks_json(struct proto_json *j, const struct proto_blocks *b)
+{
+	proto_struct_json(j, "blocks", &proto_blocks_desc, b);
 }

@@ -9,52 +9,43 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
-/* Wire names of the histogram levels, in enum proto_fps_level order. */
-static const char *const fps_level_names[PROTO_FPS_LEVELS] = {
-	"normal", "middle", "high", "frozen",
+/* The histogram levels: a map of fixed keys over uint64_t levels[]. */
+#define LEVEL_ROW(k, i) { .key = (k), .type = PF_U64, .off = (i) * sizeof(uint64_t) }
+static const struct proto_field fps_level_fields[PROTO_FPS_LEVELS] = {
+	LEVEL_ROW("normal", PROTO_FPS_NORMAL),
+	LEVEL_ROW("middle", PROTO_FPS_MIDDLE),
+	LEVEL_ROW("high", PROTO_FPS_HIGH),
+	LEVEL_ROW("frozen", PROTO_FPS_FROZEN),
+};
+#undef LEVEL_ROW
+static const struct proto_struct fps_levels_desc = {
+	.name = "field \"levels\"", .size = PROTO_FPS_LEVELS * sizeof(uint64_t),
+	.fields = fps_level_fields, .nfields = PROTO_FPS_LEVELS,
 };
 
-/* Pack one stream's map. */
-static void fps_pack_stream(msgpack_packer *pk, const struct proto_fps_stream *s)
+#define W struct proto_fps_worst
+static const struct proto_field fps_worst_fields[] = {
+	PF_ROW("ns", PF_U64, W, ns, PF_REQUIRED),
+	PF_ROW("at_ns", PF_U64, W, at_ns, 0),
+	PF_ROW("time_ms", PF_U64, W, time_ms, 0),
+};
+#undef W
+const struct proto_struct proto_fps_worst_desc =
+	PF_STRUCT("a worst frame", struct proto_fps_worst, fps_worst_fields);
+
+/* "recent": [end, ns, end, ns, ...], only in agent records that have some. */
+static bool fps_recent_present(const void *obj)
 {
-	msgpack_pack_map(pk, s->nrecent ? 20 : 19);
-	proto_pack_kv_u64(pk, "id", s->id);
-	proto_pack_kv_i64(pk, "tid", s->tid);
-	proto_pack_kv_str(pk, "api", s->api ? s->api : "");
-	proto_pack_kv_str(pk, "name", s->name ? s->name : "");
-	proto_pack_kv_u64(pk, "frames", s->frames);
-	proto_pack_kv_u64(pk, "jank", s->jank);
-	proto_pack_kv_u64(pk, "dropped", s->dropped);
-	proto_pack_kv_u64(pk, "lost", s->lost);
-	proto_pack_str(pk, "levels");
-	msgpack_pack_map(pk, PROTO_FPS_LEVELS);
-	for (int i = 0; i < PROTO_FPS_LEVELS; i++)
-		proto_pack_kv_u64(pk, fps_level_names[i], s->levels[i]);
-	proto_pack_kv_f64(pk, "fps", s->fps);
-	proto_pack_kv_u64(pk, "p50_ns", s->p50_ns);
-	proto_pack_kv_u64(pk, "p90_ns", s->p90_ns);
-	proto_pack_kv_u64(pk, "p99_ns", s->p99_ns);
-	proto_pack_kv_u64(pk, "max_ns", s->max_ns);
-	proto_pack_kv_u64(pk, "window", s->window);
-	proto_pack_str(pk, "worst");
-	msgpack_pack_array(pk, s->nworst);
-	for (size_t i = 0; i < s->nworst; i++) {
-		msgpack_pack_map(pk, 3);
-		proto_pack_kv_u64(pk, "ns", s->worst[i].ns);
-		proto_pack_kv_u64(pk, "at_ns", s->worst[i].at_ns);
-		proto_pack_kv_u64(pk, "time_ms", s->worst[i].time_ms);
-	}
-	proto_pack_kv_u64(pk, "bin_ms", PROTO_FPS_BIN_NS / 1000000);
-	proto_pack_kv_u64(pk, "bins_end_ns", s->bins_end_ns);
-	proto_pack_str(pk, "bins");
-	msgpack_pack_array(pk, s->nbins);
-	for (size_t i = 0; i < s->nbins; i++)
-		msgpack_pack_uint32(pk, s->bins[i]);
-	if (s->nrecent == 0)
-		return;
-	/* [end, ns, end, ns, ...] */
-	proto_pack_str(pk, "recent");
+	return ((const struct proto_fps_stream *)obj)->nrecent > 0;
+}
+
+static void fps_recent_pack(msgpack_packer *pk, const void *obj)
+{
+	const struct proto_fps_stream *s = obj;
+
 	msgpack_pack_array(pk, 2 * s->nrecent);
 	for (size_t i = 0; i < s->nrecent; i++) {
 		msgpack_pack_uint64(pk, s->recent_end_ns[i]);
@@ -62,10 +53,9 @@ static void fps_pack_stream(msgpack_packer *pk, const struct proto_fps_stream *s
 	}
 }
 
-/* Decode the optional "recent" array of a stream: end, ns pairs. */
-static int fps_decode_recent(const msgpack_object *o, struct proto_fps_stream *s,
-    char *err, size_t errlen)
+static int fps_recent_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
 {
+	struct proto_fps_stream *s = obj;
 	const msgpack_object_array *a;
 
 	if (proto_get_array_max(o, "recent", 2 * PROTO_FPS_RECENT, &a, err, errlen) < 0)
@@ -89,104 +79,85 @@ static int fps_decode_recent(const msgpack_object *o, struct proto_fps_stream *s
 	return 0;
 }
 
+static void fps_recent_copy(void *dst, const void *src)
+{
+	struct proto_fps_stream *d = dst;
+	const struct proto_fps_stream *s = src;
+
+	d->recent_end_ns = d->recent_ns = NULL;
+	if (s->nrecent == 0)
+		return;
+	d->recent_end_ns = xcalloc(s->nrecent, sizeof *d->recent_end_ns);
+	d->recent_ns = xcalloc(s->nrecent, sizeof *d->recent_ns);
+	memcpy(d->recent_end_ns, s->recent_end_ns, s->nrecent * sizeof *d->recent_end_ns);
+	memcpy(d->recent_ns, s->recent_ns, s->nrecent * sizeof *d->recent_ns);
+}
+
+static void fps_recent_release(void *obj)
+{
+	struct proto_fps_stream *s = obj;
+
+	free(s->recent_end_ns);
+	free(s->recent_ns);
+}
+
+static const struct proto_fcodec fps_recent_codec = {
+	fps_recent_present, fps_recent_pack, fps_recent_decode, fps_recent_copy, fps_recent_release,
+	NULL,
+};
+
+/* A rate is never negative (nor NaN). */
+static int fps_stream_check(void *obj, char *err, size_t errlen)
+{
+	if (!(((const struct proto_fps_stream *)obj)->fps >= 0)) {
+		snprintf(err, errlen, "field \"fps\" of a frame stream must not be negative");
+		return -1;
+	}
+	return 0;
+}
+
+#define S struct proto_fps_stream
+static const struct proto_field fps_stream_fields[] = {
+	PF_ROW("id", PF_U32, S, id, PF_REQUIRED),
+	PF_ROW("tid", PF_PID, S, tid, 0),
+	PF_ROW("api", PF_STR, S, api, 0),
+	PF_ROW("name", PF_STR, S, name, 0),
+	PF_ROW("frames", PF_U64, S, frames, PF_REQUIRED),
+	PF_ROW("jank", PF_U64, S, jank, 0),
+	PF_ROW("dropped", PF_U64, S, dropped, 0),
+	PF_ROW("lost", PF_U64, S, lost, 0),
+	PF_OBJ_ROW("levels", S, levels, &fps_levels_desc),
+	PF_F64_ROW("fps", S, fps, 0),
+	PF_ROW("p50_ns", PF_U64, S, p50_ns, 0),
+	PF_ROW("p90_ns", PF_U64, S, p90_ns, 0),
+	PF_ROW("p99_ns", PF_U64, S, p99_ns, 0),
+	PF_ROW("max_ns", PF_U64, S, max_ns, 0),
+	PF_ROW("window", PF_U64, S, window, 0),
+	PF_INLINE_ROW("worst", S, worst, nworst, &proto_fps_worst_desc),
+	PF_CONST_ROW("bin_ms", PROTO_FPS_BIN_NS / 1000000, 0),
+	PF_ROW("bins_end_ns", PF_U64, S, bins_end_ns, 0),
+	PF_ARR_ROW("bins", PF_U32S, S, bins, nbins, PROTO_FPS_BINS, NULL),
+	PF_CUSTOM_ROW("recent", &fps_recent_codec, PF_NOJSON),
+};
+#undef S
+const struct proto_struct proto_fps_stream_desc =
+	PF_STRUCT_CHECK("a frame stream", struct proto_fps_stream, fps_stream_fields, fps_stream_check);
+
+#define F struct proto_fps
+static const struct proto_field fps_fields[] = {
+	PF_ROW("budget_ns", PF_U64, F, budget_ns, 0),
+	PF_ROW("high_ns", PF_U64, F, high_ns, 0),
+	PF_ROW("frozen_ns", PF_U64, F, frozen_ns, 0),
+	PF_ARR_ROW("streams", PF_OBJS, F, streams, nstreams, PROTO_MAX_STREAMS, &proto_fps_stream_desc),
+};
+#undef F
+const struct proto_struct proto_fps_desc = PF_STRUCT("field \"fps\"", struct proto_fps, fps_fields);
+
 /* See protocol.h. */
 void proto_pack_fps(msgpack_packer *pk, const struct proto_fps *f)
 {
 	proto_pack_str(pk, "fps");
-	msgpack_pack_map(pk, 4);
-	proto_pack_kv_u64(pk, "budget_ns", f->budget_ns);
-	proto_pack_kv_u64(pk, "high_ns", f->high_ns);
-	proto_pack_kv_u64(pk, "frozen_ns", f->frozen_ns);
-	proto_pack_str(pk, "streams");
-	msgpack_pack_array(pk, f->nstreams);
-	for (size_t i = 0; i < f->nstreams; i++)
-		fps_pack_stream(pk, &f->streams[i]);
-}
-
-/* Decode the optional "levels" map of a stream. */
-static int fps_decode_levels(const msgpack_object *o, struct proto_fps_stream *s,
-    char *err, size_t errlen)
-{
-	const msgpack_object *m = proto_map_get(o, "levels");
-
-	if (m == NULL)
-		return 0;
-	if (m->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "field \"levels\" must be a map");
-		return -1;
-	}
-	for (int i = 0; i < PROTO_FPS_LEVELS; i++)
-		if (proto_get_u64(m, fps_level_names[i], false, &s->levels[i], err, errlen) < 0)
-			return -1;
-	return 0;
-}
-
-/* Decode the optional "worst" array of a stream (at most PROTO_FPS_WORST). */
-static int fps_decode_worst(const msgpack_object *o, struct proto_fps_stream *s,
-    char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-
-	if (proto_get_array_max(o, "worst", PROTO_FPS_WORST, &a, err, errlen) < 0)
-		return -1;
-	for (uint32_t i = 0; a != NULL && i < a->size; i++) {
-		struct proto_fps_worst *w = &s->worst[i];
-
-		if (a->ptr[i].type != MSGPACK_OBJECT_MAP) {
-			snprintf(err, errlen, "worst frame %u must be a map", i);
-			return -1;
-		}
-		if (proto_get_u64(&a->ptr[i], "ns", true, &w->ns, err, errlen) < 0 ||
-		    proto_get_u64(&a->ptr[i], "at_ns", false, &w->at_ns, err, errlen) < 0 ||
-		    proto_get_u64(&a->ptr[i], "time_ms", false, &w->time_ms, err, errlen) < 0)
-			return -1;
-		s->nworst = i + 1;
-	}
-	return 0;
-}
-
-/* Decode one stream map. */
-static int fps_decode_stream(const msgpack_object *o, struct proto_fps_stream *s,
-    char *err, size_t errlen)
-{
-	uint64_t id = 0;
-	int64_t tid = 0;
-
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "frame stream must be a map");
-		return -1;
-	}
-	if (proto_get_u64(o, "id", true, &id, err, errlen) < 0 ||
-	    proto_get_i64(o, "tid", false, &tid, err, errlen) < 0 ||
-	    proto_get_str(o, "api", false, &s->api, err, errlen) < 0 ||
-	    proto_get_str(o, "name", false, &s->name, err, errlen) < 0 ||
-	    proto_get_u64(o, "frames", true, &s->frames, err, errlen) < 0 ||
-	    proto_get_u64(o, "jank", false, &s->jank, err, errlen) < 0 ||
-	    proto_get_u64(o, "dropped", false, &s->dropped, err, errlen) < 0 ||
-	    proto_get_u64(o, "lost", false, &s->lost, err, errlen) < 0 ||
-	    fps_decode_levels(o, s, err, errlen) < 0 ||
-	    proto_get_f64(o, "fps", false, &s->fps, err, errlen) < 0 ||
-	    proto_get_u64(o, "p50_ns", false, &s->p50_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "p90_ns", false, &s->p90_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "p99_ns", false, &s->p99_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "max_ns", false, &s->max_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "window", false, &s->window, err, errlen) < 0 ||
-	    fps_decode_worst(o, s, err, errlen) < 0 ||
-	    proto_get_u64(o, "bins_end_ns", false, &s->bins_end_ns, err, errlen) < 0 ||
-	    proto_get_u32_array(o, "bins", PROTO_FPS_BINS, &s->bins, &s->nbins, err, errlen) < 0 ||
-	    fps_decode_recent(o, s, err, errlen) < 0)
-		return -1;
-	if (id > UINT32_MAX || tid < 0 || tid > INT32_MAX || !(s->fps >= 0)) {
-		snprintf(err, errlen, "frame stream has a bad id, tid or fps");
-		return -1;
-	}
-	s->id = (uint32_t)id;
-	s->tid = (int32_t)tid;
-	if (s->api == NULL)
-		s->api = xstrdup("");
-	if (s->name == NULL)
-		s->name = xstrdup("");
-	return 0;
+	proto_struct_pack(pk, &proto_fps_desc, f);
 }
 
 /* See protocol.h. */
@@ -194,66 +165,25 @@ int proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
     char *err, size_t errlen)
 {
 	const msgpack_object *m = proto_map_get(root, "fps");
-	const msgpack_object_array *a;
 
-	memset(f, 0, sizeof *f);
-	if (m == NULL)
-		return 0;
-	if (m->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "field \"fps\" must be a map");
-		return -1;
-	}
-	if (proto_get_u64(m, "budget_ns", false, &f->budget_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "high_ns", false, &f->high_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "frozen_ns", false, &f->frozen_ns, err, errlen) < 0 ||
-	    proto_get_array_max(m, "streams", PROTO_MAX_STREAMS, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	f->streams = xcalloc(a->size ? a->size : 1, sizeof *f->streams);
-	for (uint32_t i = 0; i < a->size; i++) {
-		f->nstreams = i + 1;
-		if (fps_decode_stream(&a->ptr[i], &f->streams[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
+	proto_struct_init(&proto_fps_desc, f);
+	return m == NULL ? 0 : proto_struct_decode(m, &proto_fps_desc, f, err, errlen);
 }
 
 /* See protocol.h. */
 void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src)
 {
-	*dst = *src;
-	dst->streams = xcalloc(src->nstreams ? src->nstreams : 1, sizeof *dst->streams);
-	for (size_t i = 0; i < src->nstreams; i++) {
-		const struct proto_fps_stream *s = &src->streams[i];
-		struct proto_fps_stream *d = &dst->streams[i];
-
-		*d = *s;
-		d->api = xstrdup(s->api ? s->api : "");
-		d->name = xstrdup(s->name ? s->name : "");
-		d->bins = xcalloc(s->nbins ? s->nbins : 1, sizeof *d->bins);
-		if (s->nbins)
-			memcpy(d->bins, s->bins, s->nbins * sizeof *d->bins);
-		d->recent_end_ns = d->recent_ns = NULL;
-		if (s->nrecent) {
-			d->recent_end_ns = xcalloc(s->nrecent, sizeof *d->recent_end_ns);
-			d->recent_ns = xcalloc(s->nrecent, sizeof *d->recent_ns);
-			memcpy(d->recent_end_ns, s->recent_end_ns, s->nrecent * sizeof *d->recent_ns);
-			memcpy(d->recent_ns, s->recent_ns, s->nrecent * sizeof *d->recent_ns);
-		}
-	}
+	proto_struct_copy(&proto_fps_desc, dst, src);
 }
 
 /* See protocol.h. */
 void proto_fps_free(struct proto_fps *f)
 {
-	for (size_t i = 0; i < f->nstreams; i++) {
-		free(f->streams[i].api);
-		free(f->streams[i].name);
-		free(f->streams[i].bins);
-		free(f->streams[i].recent_end_ns);
-		free(f->streams[i].recent_ns);
-	}
-	free(f->streams);
-	memset(f, 0, sizeof *f);
+	proto_struct_free(&proto_fps_desc, f);
+}
+
+/* See parts.h. */
+void proto_fps_json(struct proto_json *j, const struct proto_fps *f)
+{
+	proto_struct_json(j, "fps", &proto_fps_desc, f);
 }

@@ -6,94 +6,16 @@
  * (doc/protocol.md, "IPC").
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
-/* Pack one endpoint's map. */
-static void ipc_pack_ep(msgpack_packer *pk, const struct proto_ipc_ep *e)
+/* A rate is a count over time: never negative (nor NaN). */
+static int ipc_ep_check(void *obj, char *err, size_t errlen)
 {
-	msgpack_pack_map(pk, 18);
-	proto_pack_kv_u64(pk, "id", e->id);
-	proto_pack_kv_str(pk, "kind", e->kind ? e->kind : "");
-	proto_pack_kv_str(pk, "name", e->name ? e->name : "");
-	proto_pack_kv_str(pk, "method", e->method ? e->method : "");
-	proto_pack_kv_i64(pk, "peer_pid", e->peer_pid);
-	proto_pack_kv_str(pk, "peer_comm", e->peer_comm ? e->peer_comm : "");
-	proto_pack_kv_u64(pk, "sends", e->sends);
-	proto_pack_kv_u64(pk, "recvs", e->recvs);
-	proto_pack_kv_u64(pk, "calls", e->calls);
-	proto_pack_kv_u64(pk, "connects", e->connects);
-	proto_pack_kv_u64(pk, "bytes_out", e->bytes_out);
-	proto_pack_kv_u64(pk, "bytes_in", e->bytes_in);
-	proto_pack_kv_u64(pk, "total_ns", e->total_ns);
-	proto_pack_kv_u64(pk, "max_ns", e->max_ns);
-	proto_pack_kv_u64(pk, "ui_calls", e->ui_calls);
-	proto_pack_kv_u64(pk, "ui_ns", e->ui_ns);
-	proto_pack_kv_u64(pk, "slow", e->slow);
-	proto_pack_kv_f64(pk, "ops_per_s", e->ops_per_s);
-}
+	const struct proto_ipc_ep *e = obj;
 
-/* Pack one slow call's map. */
-static void ipc_pack_slow(msgpack_packer *pk, const struct proto_ipc_slow *s)
-{
-	msgpack_pack_map(pk, 9);
-	proto_pack_kv_u64(pk, "id", s->id);
-	proto_pack_kv_u64(pk, "ep", s->ep);
-	proto_pack_kv_str(pk, "op", s->op ? s->op : "");
-	proto_pack_kv_i64(pk, "tid", s->tid);
-	proto_pack_kv_bool(pk, "ui", s->ui);
-	proto_pack_kv_u64(pk, "start_ns", s->start_ns);
-	proto_pack_kv_u64(pk, "time_ms", s->time_ms);
-	proto_pack_kv_u64(pk, "dur_ns", s->dur_ns);
-	proto_pack_str(pk, "stack");
-	proto_block_stack_pack(pk, &s->stack);
-}
-
-/* See protocol.h. */
-void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p)
-{
-	proto_pack_str(pk, "ipc");
-	msgpack_pack_map(pk, 4);
-	proto_pack_kv_u64(pk, "threshold_ns", p->threshold_ns);
-	proto_pack_kv_u64(pk, "slow_count", p->slow_count);
-	proto_pack_str(pk, "endpoints");
-	msgpack_pack_array(pk, p->neps);
-	for (size_t i = 0; i < p->neps; i++)
-		ipc_pack_ep(pk, &p->eps[i]);
-	proto_pack_str(pk, "slow");
-	msgpack_pack_array(pk, p->nslow);
-	for (size_t i = 0; i < p->nslow; i++)
-		ipc_pack_slow(pk, &p->slow[i]);
-}
-
-/* Decode one endpoint map. */
-static int ipc_decode_ep(const msgpack_object *o, struct proto_ipc_ep *e, char *err, size_t errlen)
-{
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "an IPC endpoint must be a map");
-		return -1;
-	}
-	if (proto_get_u32(o, "id", true, &e->id, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "kind", &e->kind, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "name", &e->name, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "method", &e->method, err, errlen) < 0 ||
-	    proto_get_pid(o, "peer_pid", &e->peer_pid, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "peer_comm", &e->peer_comm, err, errlen) < 0 ||
-	    proto_get_u64(o, "sends", false, &e->sends, err, errlen) < 0 ||
-	    proto_get_u64(o, "recvs", false, &e->recvs, err, errlen) < 0 ||
-	    proto_get_u64(o, "calls", false, &e->calls, err, errlen) < 0 ||
-	    proto_get_u64(o, "connects", false, &e->connects, err, errlen) < 0 ||
-	    proto_get_u64(o, "bytes_out", false, &e->bytes_out, err, errlen) < 0 ||
-	    proto_get_u64(o, "bytes_in", false, &e->bytes_in, err, errlen) < 0 ||
-	    proto_get_u64(o, "total_ns", false, &e->total_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "max_ns", false, &e->max_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "ui_calls", false, &e->ui_calls, err, errlen) < 0 ||
-	    proto_get_u64(o, "ui_ns", false, &e->ui_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "slow", false, &e->slow, err, errlen) < 0 ||
-	    proto_get_f64(o, "ops_per_s", false, &e->ops_per_s, err, errlen) < 0)
-		return -1;
 	if (!(e->ops_per_s >= 0)) {
 		snprintf(err, errlen, "field \"ops_per_s\" must not be negative");
 		return -1;
@@ -101,112 +23,105 @@ static int ipc_decode_ep(const msgpack_object *o, struct proto_ipc_ep *e, char *
 	return 0;
 }
 
-/* Decode one slow-call map. */
-static int ipc_decode_slow(const msgpack_object *o, struct proto_ipc_slow *s, char *err,
-    size_t errlen)
-{
-	const msgpack_object *st;
+#define E struct proto_ipc_ep
+static const struct proto_field ipc_ep_fields[] = {
+	PF_ROW("id", PF_U32, E, id, PF_REQUIRED),
+	PF_ROW("kind", PF_STR, E, kind, 0),
+	PF_ROW("name", PF_STR, E, name, 0),
+	PF_ROW("method", PF_STR, E, method, 0),
+	PF_ROW("peer_pid", PF_PID, E, peer_pid, 0),
+	PF_ROW("peer_comm", PF_STR, E, peer_comm, 0),
+	PF_ROW("sends", PF_U64, E, sends, 0),
+	PF_ROW("recvs", PF_U64, E, recvs, 0),
+	PF_ROW("calls", PF_U64, E, calls, 0),
+	PF_ROW("connects", PF_U64, E, connects, 0),
+	PF_ROW("bytes_out", PF_U64, E, bytes_out, 0),
+	PF_ROW("bytes_in", PF_U64, E, bytes_in, 0),
+	PF_ROW("total_ns", PF_U64, E, total_ns, 0),
+	PF_ROW("max_ns", PF_U64, E, max_ns, 0),
+	PF_ROW("ui_calls", PF_U64, E, ui_calls, 0),
+	PF_ROW("ui_ns", PF_U64, E, ui_ns, 0),
+	PF_ROW("slow", PF_U64, E, slow, 0),
+	PF_F64_ROW("ops_per_s", E, ops_per_s, 0),
+};
+#undef E
+const struct proto_struct proto_ipc_ep_desc =
+	PF_STRUCT_CHECK("an IPC endpoint", struct proto_ipc_ep, ipc_ep_fields, ipc_ep_check);
 
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "a slow IPC call must be a map");
-		return -1;
-	}
-	if (proto_get_u32(o, "id", true, &s->id, err, errlen) < 0 ||
-	    proto_get_u32(o, "ep", true, &s->ep, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "op", &s->op, err, errlen) < 0 ||
-	    proto_get_pid(o, "tid", &s->tid, err, errlen) < 0 ||
-	    proto_get_bool(o, "ui", false, &s->ui, err, errlen) < 0 ||
-	    proto_get_u64(o, "start_ns", false, &s->start_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "time_ms", false, &s->time_ms, err, errlen) < 0 ||
-	    proto_get_u64(o, "dur_ns", false, &s->dur_ns, err, errlen) < 0)
-		return -1;
-	if ((st = proto_map_get(o, "stack")) == NULL)
-		return 0;
-	return proto_block_stack_decode(st, &s->stack, err, errlen);
+#define S struct proto_ipc_slow
+static const struct proto_field ipc_slow_fields[] = {
+	PF_ROW("id", PF_U32, S, id, PF_REQUIRED),
+	PF_ROW("ep", PF_U32, S, ep, PF_REQUIRED),
+	PF_ROW("op", PF_STR, S, op, 0),
+	PF_ROW("tid", PF_PID, S, tid, 0),
+	PF_ROW("ui", PF_BOOL, S, ui, 0),
+	PF_ROW("start_ns", PF_U64, S, start_ns, 0),
+	PF_ROW("time_ms", PF_U64, S, time_ms, 0),
+	PF_ROW("dur_ns", PF_U64, S, dur_ns, 0),
+	PF_OBJ_ROW("stack", S, stack, &proto_block_stack_desc),
+};
+#undef S
+const struct proto_struct proto_ipc_slow_desc =
+	PF_STRUCT("a slow IPC call", struct proto_ipc_slow, ipc_slow_fields);
+
+#define P struct proto_ipc
+static const struct proto_field ipc_fields[] = {
+	PF_ROW("threshold_ns", PF_U64, P, threshold_ns, 0),
+	PF_ROW("slow_count", PF_U64, P, slow_count, 0),
+	PF_ARR_ROW("endpoints", PF_OBJS, P, eps, neps, PROTO_MAX_IPC_EPS, &proto_ipc_ep_desc),
+	PF_ARR_ROW("slow", PF_OBJS, P, slow, nslow, PROTO_MAX_IPC_SLOW, &proto_ipc_slow_desc),
+};
+#undef P
+const struct proto_struct proto_ipc_desc = PF_STRUCT("field \"ipc\"", struct proto_ipc, ipc_fields);
+
+/* See protocol.h. */
+void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p)
+{
+	proto_pack_str(pk, "ipc");
+	proto_struct_pack(pk, &proto_ipc_desc, p);
 }
 
 /* See protocol.h. */
 int proto_decode_ipc(const msgpack_object *root, struct proto_ipc *p, char *err, size_t errlen)
 {
 	const msgpack_object *m = proto_map_get(root, "ipc");
-	const msgpack_object_array *a;
 
-	memset(p, 0, sizeof *p);
-	if (m == NULL)
-		return 0;
-	if (m->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "field \"ipc\" must be a map");
-		return -1;
-	}
-	if (proto_get_u64(m, "threshold_ns", false, &p->threshold_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "slow_count", false, &p->slow_count, err, errlen) < 0 ||
-	    proto_get_array_max(m, "endpoints", PROTO_MAX_IPC_EPS, &a, err, errlen) < 0)
-		return -1;
-	if (a != NULL) {
-		p->eps = xcalloc(a->size ? a->size : 1, sizeof *p->eps);
-		for (uint32_t i = 0; i < a->size; i++) {
-			p->neps = i + 1;
-			if (ipc_decode_ep(&a->ptr[i], &p->eps[i], err, errlen) < 0)
-				return -1;
-		}
-	}
-	if (proto_get_array_max(m, "slow", PROTO_MAX_IPC_SLOW, &a, err, errlen) < 0)
-		return -1;
-	if (a != NULL) {
-		p->slow = xcalloc(a->size ? a->size : 1, sizeof *p->slow);
-		for (uint32_t i = 0; i < a->size; i++) {
-			p->nslow = i + 1;
-			if (ipc_decode_slow(&a->ptr[i], &p->slow[i], err, errlen) < 0)
-				return -1;
-		}
-	}
-	return 0;
+	proto_struct_init(&proto_ipc_desc, p);
+	return m == NULL ? 0 : proto_struct_decode(m, &proto_ipc_desc, p, err, errlen);
 }
 
 /* See protocol.h. */
 void proto_ipc_ep_copy(struct proto_ipc_ep *d, const struct proto_ipc_ep *s)
 {
-	*d = *s;
-	d->kind = xstrdup(s->kind ? s->kind : "");
-	d->name = xstrdup(s->name ? s->name : "");
-	d->method = xstrdup(s->method ? s->method : "");
-	d->peer_comm = xstrdup(s->peer_comm ? s->peer_comm : "");
+	proto_struct_copy(&proto_ipc_ep_desc, d, s);
 }
 
 /* See protocol.h. */
 void proto_ipc_ep_free(struct proto_ipc_ep *e)
 {
-	free(e->kind);
-	free(e->name);
-	free(e->method);
-	free(e->peer_comm);
-	memset(e, 0, sizeof *e);
+	proto_struct_free(&proto_ipc_ep_desc, e);
 }
 
 /* See protocol.h. */
 void proto_ipc_slow_copy(struct proto_ipc_slow *d, const struct proto_ipc_slow *s)
 {
-	*d = *s;
-	d->op = xstrdup(s->op ? s->op : "");
-	proto_block_stack_copy(&d->stack, &s->stack);
+	proto_struct_copy(&proto_ipc_slow_desc, d, s);
 }
 
 /* See protocol.h. */
 void proto_ipc_slow_free(struct proto_ipc_slow *s)
 {
-	free(s->op);
-	proto_block_stack_free(&s->stack);
-	memset(s, 0, sizeof *s);
+	proto_struct_free(&proto_ipc_slow_desc, s);
 }
 
 /* See protocol.h. */
 void proto_ipc_free(struct proto_ipc *p)
 {
-	for (size_t i = 0; i < p->neps; i++)
-		proto_ipc_ep_free(&p->eps[i]);
-	for (size_t i = 0; i < p->nslow; i++)
-		proto_ipc_slow_free(&p->slow[i]);
-	free(p->eps);
-	free(p->slow);
-	memset(p, 0, sizeof *p);
+	proto_struct_free(&proto_ipc_desc, p);
+}
+
+/* See parts.h. */
+void proto_ipc_json(struct proto_json *j, const struct proto_ipc *p)
+{
+	proto_struct_json(j, "ipc", &proto_ipc_desc, p);
 }

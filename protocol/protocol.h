@@ -111,11 +111,6 @@ int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max
 int proto_get_u32_array(const msgpack_object *map, const char *key, uint32_t max,
     uint32_t **out, size_t *n, char *err, size_t errlen);
 
-/* The optional array key of map, at most max entries (else an error);
- * *out NULL when absent. */
-int proto_get_array_max(const msgpack_object *map, const char *key, uint32_t max,
-    const msgpack_object_array **out, char *err, size_t errlen);
-
 /* Packing helpers: a key then a value, for building maps. */
 void proto_pack_str(msgpack_packer *pk, const char *s);
 void proto_pack_kv_str(msgpack_packer *pk, const char *key, const char *val);
@@ -146,6 +141,11 @@ struct proto_sites {
 
 /* Pack key "sites" and the map {backend: {active, disabled, skipped, reasons}}. */
 void proto_pack_sites(msgpack_packer *pk, const struct proto_sites *s, size_t n);
+/* The map only, without the key. */
+void proto_pack_sites_value(msgpack_packer *pk, const struct proto_sites *s, size_t n);
+/* The same map as JSON under key (protocol/json.h). */
+struct proto_json;
+void proto_sites_json(struct proto_json *j, const char *key, const struct proto_sites *s, size_t n);
 /* Decode the optional "sites" map of root into a fresh vector (NULL, 0 when
  * absent).  On error *out holds what was decoded so far (free it). */
 int  proto_decode_sites(const msgpack_object *root, struct proto_sites **out, size_t *n,

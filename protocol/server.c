@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
 static const char *const server_state_names[] = {
 	[PROTO_TARGET_LIVE]   = "live",
@@ -28,33 +30,265 @@ static void server_pack_head(msgpack_packer *pk, size_t n, const char *type)
 	proto_pack_kv_str(pk, "t", type);
 }
 
-/* Pack the target list under key "targets". */
-static void server_pack_targets(msgpack_packer *pk, const struct proto_target *t, size_t n)
+/* Parse a state name back to its enum value. */
+static int server_state_parse(const char *s)
 {
-	proto_pack_str(pk, "targets");
-	msgpack_pack_array(pk, n);
-	for (size_t i = 0; i < n; i++) {
-		msgpack_pack_map(pk, 7);
-		proto_pack_kv_i64(pk, "pid", t[i].pid);
-		proto_pack_kv_str(pk, "name", t[i].name);
-		proto_pack_kv_str(pk, "exe", t[i].exe);
-		proto_pack_kv_str(pk, "state", proto_target_state_name(t[i].state));
-		proto_pack_kv_u64(pk, "level", t[i].level);
-		proto_pack_kv_u64(pk, "started_ms", t[i].started_ms);
-		proto_pack_kv_u64(pk, "ended_ms", t[i].ended_ms);
-	}
+	for (int i = 0; i < PROTO_TARGET_NSTATES; i++)
+		if (strcmp(s, server_state_names[i]) == 0)
+			return i;
+	return -1;
 }
+
+/* A target's "state": its name on the wire, the enum in memory. */
+static void target_state_pack(msgpack_packer *pk, const void *obj)
+{
+	proto_pack_str(pk, proto_target_state_name(((const struct proto_target *)obj)->state));
+}
+
+static int target_state_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	struct proto_target *t = obj;
+	char *state = NULL;
+	int st;
+
+	if (proto_get_str(o, "state", true, &state, err, errlen) < 0)
+		return -1;
+	st = server_state_parse(state);
+	if (st < 0) {
+		snprintf(err, errlen, "target has an unknown state \"%.40s\"", state);
+		free(state);
+		return -1;
+	}
+	free(state);
+	t->state = (uint8_t)st;
+	return 0;
+}
+
+static void target_state_copy(void *dst, const void *src) { (void)dst; (void)src; }
+static void target_state_release(void *obj) { (void)obj; }
+
+static void target_state_json(struct proto_json *j, const char *key, const void *obj)
+{
+	proto_json_str(j, key, proto_target_state_name(((const struct proto_target *)obj)->state));
+}
+
+static const struct proto_fcodec target_state_codec = {
+	NULL, target_state_pack, target_state_decode, target_state_copy, target_state_release,
+	target_state_json,
+};
+
+/* A listed target is a real process at a level 0-4. */
+static int target_check(void *obj, char *err, size_t errlen)
+{
+	const struct proto_target *t = obj;
+
+	if (t->pid <= 0 || t->level > 4) {
+		snprintf(err, errlen, "target has a bad pid, state or level");
+		return -1;
+	}
+	return 0;
+}
+
+#define T struct proto_target
+static const struct proto_field target_fields[] = {
+	PF_ROW("pid", PF_PID, T, pid, PF_REQUIRED),
+	PF_ROW("name", PF_STR, T, name, PF_REQUIRED),
+	PF_ROW("exe", PF_STR, T, exe, 0),
+	PF_CUSTOM_ROW("state", &target_state_codec, PF_REQUIRED),
+	PF_ROW("level", PF_U8, T, level, 0),
+	PF_ROW("started_ms", PF_U64, T, started_ms, 0),
+	PF_ROW("ended_ms", PF_U64, T, ended_ms, 0),
+};
+#undef T
+const struct proto_struct proto_target_desc =
+	PF_STRUCT_CHECK("a target", struct proto_target, target_fields, target_check);
+
+#define F struct proto_func
+static const struct proto_field func_fields[] = {
+	PF_ROW("name", PF_STR, F, name, PF_REQUIRED),
+	PF_ROW("module", PF_STR, F, module, 0),
+	PF_ROW("addr", PF_U64, F, addr, 0),
+	PF_ROW("calls", PF_U64, F, calls, PF_REQUIRED),
+	PF_F64_ROW("calls_per_s", F, calls_per_s, 0),
+	PF_ROW("total_ns", PF_U64, F, total_ns, PF_REQUIRED),
+	PF_ROW("self_ns", PF_U64, F, self_ns, PF_REQUIRED),
+	PF_ROW("avg_ns", PF_U64, F, avg_ns, 0),
+	PF_ROW("max_ns", PF_U64, F, max_ns, 0),
+	PF_ROW("slow", PF_U64, F, slow, 0),
+	PF_F64_ROW("share", F, share, 0),
+	PF_ROW("running_ns", PF_U64, F, running_ns, 0),
+};
+#undef F
+const struct proto_struct proto_func_desc = PF_STRUCT("a function row", struct proto_func, func_fields);
+
+/* A frame's "sites": a map keyed by back-end (sites.c). */
+static void frame_sites_pack(msgpack_packer *pk, const void *obj)
+{
+	const struct proto_frame *f = obj;
+
+	proto_pack_sites_value(pk, f->sites, f->nsites);
+}
+
+static int frame_sites_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	struct proto_frame *f = obj;
+
+	return proto_decode_sites(o, &f->sites, &f->nsites, err, errlen);
+}
+
+static void frame_sites_copy(void *dst, const void *src)
+{
+	const struct proto_frame *s = src;
+
+	((struct proto_frame *)dst)->sites = proto_sites_dup(s->sites, s->nsites);
+}
+
+static void frame_sites_release(void *obj)
+{
+	struct proto_frame *f = obj;
+
+	proto_sites_free(f->sites, f->nsites);
+}
+
+static void frame_sites_json(struct proto_json *j, const char *key, const void *obj)
+{
+	const struct proto_frame *f = obj;
+
+	proto_sites_json(j, key, f->sites, f->nsites);
+}
+
+static const struct proto_fcodec frame_sites_codec = {
+	NULL, frame_sites_pack, frame_sites_decode, frame_sites_copy, frame_sites_release,
+	frame_sites_json,
+};
+
+/* The rows are sorted by a key; an older daemon did not say which. */
+static int frame_check(void *obj, char *err, size_t errlen)
+{
+	struct proto_frame *f = obj;
+
+	(void)err;
+	(void)errlen;
+	if (f->sort == NULL || f->sort[0] == '\0') {
+		free(f->sort);
+		f->sort = xstrdup("total");
+	}
+	return 0;
+}
+
+/* The frame's own keys; the collectors' parts follow (parts.h). */
+#define M struct proto_frame
+static const struct proto_field frame_fields[] = {
+	PF_ROW("seq", PF_U64, M, seq, PF_REQUIRED),
+	PF_ROW("time_ms", PF_U64, M, time_ms, 0),
+	PF_ROW("pid", PF_PID, M, pid, PF_REQUIRED),
+	PF_ROW("sort", PF_STR, M, sort, 0),
+	PF_ROW("agent_age_ms", PF_U64, M, agent_age_ms, 0),
+	PF_ROW("nfuncs_seen", PF_U64, M, nfuncs_seen, 0),
+	PF_ROW("calls_total", PF_U64, M, calls_total, 0),
+	PF_ROW("self_total_ns", PF_U64, M, self_total_ns, 0),
+	PF_ROW("dropped", PF_U64, M, dropped, 0),
+	PF_ROW("overhead_ps", PF_U64, M, overhead_ps, 0),
+	PF_ROW("threads", PF_U32, M, threads, 0),
+	PF_ARR_ROW("targets", PF_OBJS, M, targets, ntargets, UINT32_MAX, &proto_target_desc),
+	{ .key = "funcs", .type = PF_OBJS, .flags = PF_REQUIRED, .off = offsetof(M, funcs),
+	  .cnt = offsetof(M, nfuncs), .max = UINT32_MAX, .sub = &proto_func_desc },
+	PF_CUSTOM_ROW("sites", &frame_sites_codec, 0),
+};
+#undef M
+const struct proto_struct proto_frame_desc =
+	PF_STRUCT_CHECK("a frame", struct proto_frame, frame_fields, frame_check);
+
+/* A reply's optional "data": a report, as bin (str accepted too). */
+static bool reply_data_present(const void *obj)
+{
+	return ((const struct proto_reply *)obj)->data != NULL;
+}
+
+static void reply_data_pack(msgpack_packer *pk, const void *obj)
+{
+	const struct proto_reply *r = obj;
+
+	msgpack_pack_bin(pk, r->data_len);
+	msgpack_pack_bin_body(pk, r->data, r->data_len);
+}
+
+static int reply_data_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	struct proto_reply *r = obj;
+	const msgpack_object *d = proto_map_get(o, "data");
+
+	if (d == NULL)
+		return 0;
+	if (d->type != MSGPACK_OBJECT_BIN && d->type != MSGPACK_OBJECT_STR) {
+		snprintf(err, errlen, "field \"data\" must be binary");
+		return -1;
+	}
+	/* bin and str share the same layout in msgpack_object. */
+	r->data_len = d->via.bin.size;
+	r->data = xmalloc(r->data_len + 1);
+	memcpy(r->data, d->via.bin.ptr, r->data_len);
+	r->data[r->data_len] = '\0';
+	return 0;
+}
+
+static void reply_data_copy(void *dst, const void *src)
+{
+	struct proto_reply *d = dst;
+	const struct proto_reply *s = src;
+
+	if (s->data == NULL)
+		return;
+	d->data = xmalloc(s->data_len + 1);
+	memcpy(d->data, s->data, s->data_len);
+	d->data[s->data_len] = '\0';
+}
+
+static void reply_data_release(void *obj)
+{
+	free(((struct proto_reply *)obj)->data);
+}
+
+static const struct proto_fcodec reply_data_codec = {
+	reply_data_present, reply_data_pack, reply_data_decode, reply_data_copy, reply_data_release,
+	NULL,
+};
+
+#define P struct proto_reply
+static const struct proto_field reply_fields[] = {
+	PF_ROW("id", PF_U64, P, id, PF_REQUIRED),
+	PF_ROW("ok", PF_BOOL, P, ok, PF_REQUIRED),
+	PF_ROW("msg", PF_STR, P, msg, 0),
+	PF_CUSTOM_ROW("data", &reply_data_codec, PF_NOJSON),
+};
+#undef P
+static const struct proto_struct reply_desc = PF_STRUCT("a reply", struct proto_reply, reply_fields);
+
+/* The hello's keys besides v and t. */
+struct server_hello {
+	char   *version;
+	size_t  ntargets;
+	struct proto_target *targets;
+};
+#define H struct server_hello
+static const struct proto_field hello_fields[] = {
+	PF_ROW("version", PF_STR, H, version, PF_REQUIRED),
+	PF_ARR_ROW("targets", PF_OBJS, H, targets, ntargets, UINT32_MAX, &proto_target_desc),
+};
+#undef H
+static const struct proto_struct hello_desc = PF_STRUCT("a hello", struct server_hello, hello_fields);
 
 /* See protocol.h. */
 void proto_encode_hello(msgpack_sbuffer *sb, const char *version,
     const struct proto_target *t, size_t n)
 {
+	struct server_hello h = { .version = (char *)version, .ntargets = n,
+	    .targets = (struct proto_target *)t };
 	msgpack_packer pk;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	server_pack_head(&pk, 4, "hello");
-	proto_pack_kv_str(&pk, "version", version);
-	server_pack_targets(&pk, t, n);
+	server_pack_head(&pk, 2 + proto_struct_npack(&hello_desc, &h), "hello");
+	proto_struct_pack_fields(&pk, &hello_desc, &h);
 }
 
 /* See protocol.h. */
@@ -63,44 +297,10 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	msgpack_packer pk;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	server_pack_head(&pk, 21, "frame");
-	proto_pack_kv_u64(&pk, "seq", f->seq);
-	proto_pack_kv_u64(&pk, "time_ms", f->time_ms);
-	proto_pack_kv_i64(&pk, "pid", f->pid);
-	proto_pack_kv_str(&pk, "sort", f->sort);
-	proto_pack_kv_u64(&pk, "agent_age_ms", f->agent_age_ms);
-	proto_pack_kv_u64(&pk, "nfuncs_seen", f->nfuncs_seen);
-	proto_pack_kv_u64(&pk, "calls_total", f->calls_total);
-	proto_pack_kv_u64(&pk, "self_total_ns", f->self_total_ns);
-	proto_pack_kv_u64(&pk, "dropped", f->dropped);
-	proto_pack_kv_u64(&pk, "overhead_ps", f->overhead_ps);
-	proto_pack_kv_u64(&pk, "threads", f->threads);
-	server_pack_targets(&pk, f->targets, f->ntargets);
-	proto_pack_str(&pk, "funcs");
-	msgpack_pack_array(&pk, f->nfuncs);
-	for (size_t i = 0; i < f->nfuncs; i++) {
-		const struct proto_func *fn = &f->funcs[i];
-
-		msgpack_pack_map(&pk, 12);
-		proto_pack_kv_str(&pk, "name", fn->name);
-		proto_pack_kv_str(&pk, "module", fn->module);
-		proto_pack_kv_u64(&pk, "addr", fn->addr);
-		proto_pack_kv_u64(&pk, "calls", fn->calls);
-		proto_pack_kv_f64(&pk, "calls_per_s", fn->calls_per_s);
-		proto_pack_kv_u64(&pk, "total_ns", fn->total_ns);
-		proto_pack_kv_u64(&pk, "self_ns", fn->self_ns);
-		proto_pack_kv_u64(&pk, "avg_ns", fn->avg_ns);
-		proto_pack_kv_u64(&pk, "max_ns", fn->max_ns);
-		proto_pack_kv_u64(&pk, "slow", fn->slow);
-		proto_pack_kv_f64(&pk, "share", fn->share);
-		proto_pack_kv_u64(&pk, "running_ns", fn->running_ns);
-	}
-	proto_pack_sites(&pk, f->sites, f->nsites);
-	proto_pack_fps(&pk, &f->fps);
-	proto_pack_threads(&pk, &f->thr);
-	proto_pack_blocks(&pk, &f->blocks);
-	proto_pack_ipc(&pk, &f->ipc);
-	proto_pack_power(&pk, &f->power);
+	server_pack_head(&pk, 2 + proto_struct_npack(&proto_frame_desc, f) + proto_nparts, "frame");
+	proto_struct_pack_fields(&pk, &proto_frame_desc, f);
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].pack(&pk, proto_part_in_frame_c(&proto_parts[i], f));
 }
 
 /* See protocol.h. */
@@ -109,15 +309,8 @@ void proto_encode_reply(msgpack_sbuffer *sb, const struct proto_reply *r)
 	msgpack_packer pk;
 
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-	server_pack_head(&pk, r->data ? 6 : 5, "reply");
-	proto_pack_kv_u64(&pk, "id", r->id);
-	proto_pack_kv_bool(&pk, "ok", r->ok);
-	proto_pack_kv_str(&pk, "msg", r->msg);
-	if (r->data) {
-		proto_pack_str(&pk, "data");
-		msgpack_pack_bin(&pk, r->data_len);
-		msgpack_pack_bin_body(&pk, r->data, r->data_len);
-	}
+	server_pack_head(&pk, 2 + proto_struct_npack(&reply_desc, r), "reply");
+	proto_struct_pack_fields(&pk, &reply_desc, r);
 }
 
 /* See protocol.h. */
@@ -130,169 +323,15 @@ void proto_encode_error(msgpack_sbuffer *sb, const char *msg)
 	proto_pack_kv_str(&pk, "msg", msg);
 }
 
-/* Parse a state name back to its enum value. */
-static int server_state_parse(const char *s)
-{
-	for (int i = 0; i < PROTO_TARGET_NSTATES; i++)
-		if (strcmp(s, server_state_names[i]) == 0)
-			return i;
-	return -1;
-}
-
-/* Decode one target map. */
-static int server_decode_target(const msgpack_object *o, struct proto_target *t,
-    char *err, size_t errlen)
-{
-	int64_t pid = 0;
-	uint64_t level = 0;
-	char *state = NULL;
-	int st;
-
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "target must be a map");
-		return -1;
-	}
-	if (proto_get_i64(o, "pid", true, &pid, err, errlen) < 0 ||
-	    proto_get_str(o, "name", true, &t->name, err, errlen) < 0 ||
-	    proto_get_str(o, "exe", false, &t->exe, err, errlen) < 0 ||
-	    proto_get_str(o, "state", true, &state, err, errlen) < 0 ||
-	    proto_get_u64(o, "level", false, &level, err, errlen) < 0 ||
-	    proto_get_u64(o, "started_ms", false, &t->started_ms, err, errlen) < 0 ||
-	    proto_get_u64(o, "ended_ms", false, &t->ended_ms, err, errlen) < 0)
-		goto fail;
-	st = server_state_parse(state);
-	if (st < 0 || pid <= 0 || pid > INT32_MAX || level > 4) {
-		snprintf(err, errlen, "target has a bad pid, state or level");
-		goto fail;
-	}
-	free(state);
-	t->pid = (int32_t)pid;
-	t->state = (uint8_t)st;
-	t->level = (uint8_t)level;
-	if (t->exe == NULL)
-		t->exe = xstrdup("");
-	return 0;
-fail:
-	free(state);
-	return -1;
-}
-
-/* Decode the "targets" array into a fresh vector. */
-static int server_decode_targets(const msgpack_object *root, struct proto_target **out,
-    size_t *n, char *err, size_t errlen)
-{
-	const msgpack_object_array *a = NULL;
-
-	*out = NULL;
-	*n = 0;
-	if (proto_get_array(root, "targets", false, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	*out = xcalloc(a->size, sizeof **out);
-	for (uint32_t i = 0; i < a->size; i++) {
-		*n = i + 1;
-		if (server_decode_target(&a->ptr[i], &(*out)[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Decode one function row. */
-static int server_decode_func(const msgpack_object *o, struct proto_func *f,
-    char *err, size_t errlen)
-{
-	if (o->type != MSGPACK_OBJECT_MAP) {
-		snprintf(err, errlen, "function row must be a map");
-		return -1;
-	}
-	if (proto_get_str(o, "name", true, &f->name, err, errlen) < 0 ||
-	    proto_get_str(o, "module", false, &f->module, err, errlen) < 0 ||
-	    proto_get_u64(o, "addr", false, &f->addr, err, errlen) < 0 ||
-	    proto_get_u64(o, "calls", true, &f->calls, err, errlen) < 0 ||
-	    proto_get_f64(o, "calls_per_s", false, &f->calls_per_s, err, errlen) < 0 ||
-	    proto_get_u64(o, "total_ns", true, &f->total_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "self_ns", true, &f->self_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "avg_ns", false, &f->avg_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "max_ns", false, &f->max_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "slow", false, &f->slow, err, errlen) < 0 ||
-	    proto_get_f64(o, "share", false, &f->share, err, errlen) < 0 ||
-	    proto_get_u64(o, "running_ns", false, &f->running_ns, err, errlen) < 0)
-		return -1;
-	if (f->module == NULL)
-		f->module = xstrdup("");
-	return 0;
-}
-
-/* Decode a frame's fields into m->frame. */
+/* Decode a frame's fields into f. */
 static int server_decode_frame(const msgpack_object *root, struct proto_frame *f,
     char *err, size_t errlen)
 {
-	const msgpack_object_array *a = NULL;
-	int64_t pid = 0;
-	uint64_t threads = 0;
-
-	if (proto_get_u64(root, "seq", true, &f->seq, err, errlen) < 0 ||
-	    proto_get_u64(root, "time_ms", false, &f->time_ms, err, errlen) < 0 ||
-	    proto_get_i64(root, "pid", true, &pid, err, errlen) < 0 ||
-	    proto_get_str(root, "sort", false, &f->sort, err, errlen) < 0 ||
-	    proto_get_u64(root, "agent_age_ms", false, &f->agent_age_ms, err, errlen) < 0 ||
-	    proto_get_u64(root, "nfuncs_seen", false, &f->nfuncs_seen, err, errlen) < 0 ||
-	    proto_get_u64(root, "calls_total", false, &f->calls_total, err, errlen) < 0 ||
-	    proto_get_u64(root, "self_total_ns", false, &f->self_total_ns, err, errlen) < 0 ||
-	    proto_get_u64(root, "dropped", false, &f->dropped, err, errlen) < 0 ||
-	    proto_get_u64(root, "overhead_ps", false, &f->overhead_ps, err, errlen) < 0 ||
-	    proto_get_u64(root, "threads", false, &threads, err, errlen) < 0 ||
-	    server_decode_targets(root, &f->targets, &f->ntargets, err, errlen) < 0 ||
-	    proto_get_array(root, "funcs", true, &a, err, errlen) < 0 ||
-	    proto_decode_sites(root, &f->sites, &f->nsites, err, errlen) < 0 ||
-	    proto_decode_fps(root, &f->fps, err, errlen) < 0 ||
-	    proto_decode_threads(root, &f->thr, err, errlen) < 0 ||
-	    proto_decode_blocks(root, &f->blocks, err, errlen) < 0 ||
-	    proto_decode_ipc(root, &f->ipc, err, errlen) < 0 ||
-	    proto_decode_power(root, &f->power, err, errlen) < 0)
+	if (proto_struct_decode(root, &proto_frame_desc, f, err, errlen) < 0)
 		return -1;
-	if (pid < 0 || pid > INT32_MAX || threads > UINT32_MAX) {
-		snprintf(err, errlen, "frame has a bad pid or thread count");
-		return -1;
-	}
-	f->pid = (int32_t)pid;
-	f->threads = (uint32_t)threads;
-	if (f->sort == NULL)
-		f->sort = xstrdup("total");
-	f->funcs = xcalloc(a->size, sizeof *f->funcs);
-	for (uint32_t i = 0; i < a->size; i++) {
-		f->nfuncs = i + 1;
-		if (server_decode_func(&a->ptr[i], &f->funcs[i], err, errlen) < 0)
+	for (size_t i = 0; i < proto_nparts; i++)
+		if (proto_parts[i].decode(root, proto_part_in_frame(&proto_parts[i], f), err, errlen) < 0)
 			return -1;
-	}
-	return 0;
-}
-
-/* Decode a reply's fields into r. */
-static int server_decode_reply(const msgpack_object *root, struct proto_reply *r,
-    char *err, size_t errlen)
-{
-	const msgpack_object *d;
-
-	if (proto_get_u64(root, "id", true, &r->id, err, errlen) < 0 ||
-	    proto_get_bool(root, "ok", true, &r->ok, err, errlen) < 0 ||
-	    proto_get_str(root, "msg", false, &r->msg, err, errlen) < 0)
-		return -1;
-	if (r->msg == NULL)
-		r->msg = xstrdup("");
-	d = proto_map_get(root, "data");
-	if (d != NULL) {
-		if (d->type != MSGPACK_OBJECT_BIN && d->type != MSGPACK_OBJECT_STR) {
-			snprintf(err, errlen, "field \"data\" must be binary");
-			return -1;
-		}
-		/* bin and str share the same layout in msgpack_object. */
-		r->data_len = d->via.bin.size;
-		r->data = xmalloc(r->data_len + 1);
-		memcpy(r->data, d->via.bin.ptr, r->data_len);
-		r->data[r->data_len] = '\0';
-	}
 	return 0;
 }
 
@@ -310,16 +349,19 @@ int proto_decode_server(const void *buf, size_t len, struct proto_server_msg *m,
 	if (proto_get_str(&doc.root, "t", true, &t, err, errlen) < 0)
 		goto out;
 	if (strcmp(t, "hello") == 0) {
+		struct server_hello h;
+
 		m->type = PROTO_MSG_HELLO;
-		r = proto_get_str(&doc.root, "version", true, &m->version, err, errlen);
-		if (r == 0)
-			r = server_decode_targets(&doc.root, &m->targets, &m->ntargets, err, errlen);
+		r = proto_struct_decode(&doc.root, &hello_desc, &h, err, errlen);
+		m->version = h.version;
+		m->targets = h.targets;
+		m->ntargets = h.ntargets;
 	} else if (strcmp(t, "frame") == 0) {
 		m->type = PROTO_MSG_FRAME;
 		r = server_decode_frame(&doc.root, &m->frame, err, errlen);
 	} else if (strcmp(t, "reply") == 0) {
 		m->type = PROTO_MSG_REPLY;
-		r = server_decode_reply(&doc.root, &m->reply, err, errlen);
+		r = proto_struct_decode(&doc.root, &reply_desc, &m->reply, err, errlen);
 	} else if (strcmp(t, "error") == 0) {
 		m->type = PROTO_MSG_ERROR;
 		r = proto_get_str(&doc.root, "msg", true, &m->error, err, errlen);
@@ -334,36 +376,17 @@ out:
 	return r;
 }
 
-/* Free a target vector. */
-static void server_targets_free(struct proto_target *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(t[i].name);
-		free(t[i].exe);
-	}
-	free(t);
-}
-
 /* See protocol.h. */
 void proto_server_msg_free(struct proto_server_msg *m)
 {
-	free(m->version);
-	server_targets_free(m->targets, m->ntargets);
-	server_targets_free(m->frame.targets, m->frame.ntargets);
-	for (size_t i = 0; i < m->frame.nfuncs; i++) {
-		free(m->frame.funcs[i].name);
-		free(m->frame.funcs[i].module);
-	}
-	free(m->frame.funcs);
-	proto_sites_free(m->frame.sites, m->frame.nsites);
-	proto_fps_free(&m->frame.fps);
-	proto_threads_free(&m->frame.thr);
-	proto_blocks_free(&m->frame.blocks);
-	proto_ipc_free(&m->frame.ipc);
-	proto_power_free(&m->frame.power);
-	free(m->frame.sort);
-	free(m->reply.msg);
-	free(m->reply.data);
+	struct server_hello h = { m->version, m->ntargets, m->targets };
+
+	proto_struct_free(&hello_desc, &h);
+	/* The parts first: re-initialising the frame zeroes all of it. */
+	for (size_t i = 0; i < proto_nparts; i++)
+		proto_parts[i].free(proto_part_in_frame(&proto_parts[i], &m->frame));
+	proto_struct_free(&proto_frame_desc, &m->frame);
+	proto_struct_free(&reply_desc, &m->reply);
 	free(m->error);
 	memset(m, 0, sizeof *m);
 }

@@ -8,11 +8,18 @@
 #include <string.h>
 
 #include "protocol.h"
+#include "json.h"
 
 /* See protocol.h. */
 void proto_pack_sites(msgpack_packer *pk, const struct proto_sites *s, size_t n)
 {
 	proto_pack_str(pk, "sites");
+	proto_pack_sites_value(pk, s, n);
+}
+
+/* See protocol.h. */
+void proto_pack_sites_value(msgpack_packer *pk, const struct proto_sites *s, size_t n)
+{
 	msgpack_pack_map(pk, n);
 	for (size_t i = 0; i < n; i++) {
 		proto_pack_str(pk, s[i].backend);
@@ -138,4 +145,22 @@ void proto_sites_free(struct proto_sites *s, size_t n)
 		free(s[i].backend);
 	}
 	free(s);
+}
+
+/* See protocol.h: the same shape as the msgpack map. */
+void proto_sites_json(struct proto_json *j, const char *key, const struct proto_sites *s, size_t n)
+{
+	proto_json_obj(j, key);
+	for (size_t i = 0; i < n; i++) {
+		proto_json_obj(j, s[i].backend);
+		proto_json_u64(j, "active", s[i].active);
+		proto_json_u64(j, "disabled", s[i].disabled);
+		proto_json_u64(j, "skipped", s[i].skipped);
+		proto_json_obj(j, "reasons");
+		for (size_t k = 0; k < s[i].nreasons; k++)
+			proto_json_u64(j, s[i].reasons[k].key, s[i].reasons[k].count);
+		proto_json_end_obj(j);
+		proto_json_end_obj(j);
+	}
+	proto_json_end_obj(j);
 }

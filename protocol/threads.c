@@ -5,215 +5,109 @@
  * and symbolized creation stack, and thread pools (doc/protocol.md).
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "protocol.h"
+#include "field.h"
+#include "parts.h"
 
-/* Pack one named address as {addr, name, module, off}. */
-static void thr_pack_frame(msgpack_packer *pk, const struct proto_thr_frame *f)
+#define F struct proto_thr_frame
+static const struct proto_field thr_frame_fields[] = {
+	PF_ROW("addr", PF_U64, F, addr, 0),
+	PF_ROW("name", PF_STR, F, name, 0),
+	PF_ROW("module", PF_STR, F, module, 0),
+	PF_ROW("off", PF_U64, F, off, 0),
+};
+#undef F
+const struct proto_struct proto_thr_frame_desc =
+	PF_STRUCT("a code address", struct proto_thr_frame, thr_frame_fields);
+
+#define T struct proto_thr_thread
+static const struct proto_field thr_thread_fields[] = {
+	PF_ROW("id", PF_U32, T, id, PF_REQUIRED),
+	PF_ROW("tid", PF_PID, T, tid, 0),
+	PF_ROW("creator", PF_PID, T, creator, 0),
+	PF_ROW("site", PF_U32, T, site, 0),
+	PF_ROW("pool", PF_U32, T, pool, 0),
+	PF_ROW("name", PF_STR, T, name, 0),
+	PF_ROW("state", PF_STR, T, state, 0),
+	PF_ROW("start_ns", PF_U64, T, start_ns, 0),
+	PF_ROW("end_ns", PF_U64, T, end_ns, 0),
+	PF_ROW("cpu_ns", PF_U64, T, cpu_ns, 0),
+	PF_F64_ROW("cpu_pct", T, cpu_pct, 0),
+};
+#undef T
+const struct proto_struct proto_thr_thread_desc =
+	PF_STRUCT("a thread", struct proto_thr_thread, thr_thread_fields);
+
+#define S struct proto_thr_site
+static const struct proto_field thr_site_fields[] = {
+	PF_ROW("id", PF_U32, S, id, PF_REQUIRED),
+	PF_OBJ_ROW("start", S, start, &proto_thr_frame_desc),
+	PF_ROW("created", PF_U64, S, created, 0),
+	PF_ROW("live", PF_U64, S, live, 0),
+	PF_ARR_ROW("stack", PF_OBJS, S, stack, nstack, PROTO_MAX_STACK, &proto_thr_frame_desc),
+};
+#undef S
+const struct proto_struct proto_thr_site_desc =
+	PF_STRUCT("a creation site", struct proto_thr_site, thr_site_fields);
+
+#define P struct proto_thr_pool
+static const struct proto_field thr_pool_fields[] = {
+	PF_ROW("id", PF_U32, P, id, PF_REQUIRED),
+	PF_ROW("kind", PF_STR, P, kind, 0),
+	PF_OBJ_ROW("func", P, func, &proto_thr_frame_desc),
+	PF_ROW("size", PF_I64, P, size, 0),
+	PF_ROW("workers", PF_U64, P, workers, 0),
+	PF_ROW("pushed", PF_U64, P, pushed, 0),
+	PF_ROW("done", PF_U64, P, done, 0),
+	PF_ROW("wait_ns", PF_U64, P, wait_ns, 0),
+	PF_ROW("wait_max_ns", PF_U64, P, wait_max_ns, 0),
+	PF_ROW("run_ns", PF_U64, P, run_ns, 0),
+	PF_ROW("run_max_ns", PF_U64, P, run_max_ns, 0),
+	PF_ROW("freed", PF_BOOL, P, freed, 0),
+};
+#undef P
+const struct proto_struct proto_thr_pool_desc =
+	PF_STRUCT("a thread pool", struct proto_thr_pool, thr_pool_fields);
+
+/* A rate is never negative (nor NaN). */
+static int threads_check(void *obj, char *err, size_t errlen)
 {
-	msgpack_pack_map(pk, 4);
-	proto_pack_kv_u64(pk, "addr", f->addr);
-	proto_pack_kv_str(pk, "name", f->name ? f->name : "");
-	proto_pack_kv_str(pk, "module", f->module ? f->module : "");
-	proto_pack_kv_u64(pk, "off", f->off);
+	const struct proto_threads *t = obj;
+
+	if (!(t->created_per_s >= 0)) {
+		snprintf(err, errlen, "field \"created_per_s\" must not be negative");
+		return -1;
+	}
+	return 0;
 }
 
-/* Pack one thread's map. */
-static void thr_pack_thread(msgpack_packer *pk, const struct proto_thr_thread *t)
-{
-	msgpack_pack_map(pk, 11);
-	proto_pack_kv_u64(pk, "id", t->id);
-	proto_pack_kv_i64(pk, "tid", t->tid);
-	proto_pack_kv_i64(pk, "creator", t->creator);
-	proto_pack_kv_u64(pk, "site", t->site);
-	proto_pack_kv_u64(pk, "pool", t->pool);
-	proto_pack_kv_str(pk, "name", t->name ? t->name : "");
-	proto_pack_kv_str(pk, "state", t->state ? t->state : "");
-	proto_pack_kv_u64(pk, "start_ns", t->start_ns);
-	proto_pack_kv_u64(pk, "end_ns", t->end_ns);
-	proto_pack_kv_u64(pk, "cpu_ns", t->cpu_ns);
-	proto_pack_kv_f64(pk, "cpu_pct", t->cpu_pct);
-}
-
-/* Pack one creation site's map. */
-static void thr_pack_site(msgpack_packer *pk, const struct proto_thr_site *s)
-{
-	msgpack_pack_map(pk, 5);
-	proto_pack_kv_u64(pk, "id", s->id);
-	proto_pack_str(pk, "start");
-	thr_pack_frame(pk, &s->start);
-	proto_pack_kv_u64(pk, "created", s->created);
-	proto_pack_kv_u64(pk, "live", s->live);
-	proto_pack_str(pk, "stack");
-	msgpack_pack_array(pk, s->nstack);
-	for (size_t i = 0; i < s->nstack; i++)
-		thr_pack_frame(pk, &s->stack[i]);
-}
-
-/* Pack one pool's map. */
-static void thr_pack_pool(msgpack_packer *pk, const struct proto_thr_pool *p)
-{
-	msgpack_pack_map(pk, 12);
-	proto_pack_kv_u64(pk, "id", p->id);
-	proto_pack_kv_str(pk, "kind", p->kind ? p->kind : "");
-	proto_pack_str(pk, "func");
-	thr_pack_frame(pk, &p->func);
-	proto_pack_kv_i64(pk, "size", p->size);
-	proto_pack_kv_u64(pk, "workers", p->workers);
-	proto_pack_kv_u64(pk, "pushed", p->pushed);
-	proto_pack_kv_u64(pk, "done", p->done);
-	proto_pack_kv_u64(pk, "wait_ns", p->wait_ns);
-	proto_pack_kv_u64(pk, "wait_max_ns", p->wait_max_ns);
-	proto_pack_kv_u64(pk, "run_ns", p->run_ns);
-	proto_pack_kv_u64(pk, "run_max_ns", p->run_max_ns);
-	proto_pack_kv_bool(pk, "freed", p->freed);
-}
+#define M struct proto_threads
+static const struct proto_field threads_fields[] = {
+	PF_ROW("time_ns", PF_U64, M, time_ns, 0),
+	PF_ROW("created", PF_U64, M, created, 0),
+	PF_ROW("exited", PF_U64, M, exited, 0),
+	PF_ROW("live", PF_U64, M, live, 0),
+	PF_ROW("other_live", PF_U64, M, other_live, 0),
+	PF_ROW("agent_created", PF_U64, M, agent_created, 0),
+	PF_ROW("agent_live", PF_U64, M, agent_live, 0),
+	PF_ROW("agent_cpu_ns", PF_U64, M, agent_cpu_ns, 0),
+	PF_ROW("dropped", PF_U64, M, dropped, 0),
+	PF_F64_ROW("created_per_s", M, created_per_s, 0),
+	PF_ARR_ROW("history", PF_U32S, M, history, nhistory, PROTO_THR_HISTORY, NULL),
+	PF_ARR_ROW("threads", PF_OBJS, M, threads, nthreads, PROTO_MAX_THREADS, &proto_thr_thread_desc),
+	PF_ARR_ROW("sites", PF_OBJS, M, sites, nsites, PROTO_MAX_TSITES, &proto_thr_site_desc),
+	PF_ARR_ROW("pools", PF_OBJS, M, pools, npools, PROTO_MAX_POOLS, &proto_thr_pool_desc),
+};
+#undef M
+const struct proto_struct proto_threads_desc =
+	PF_STRUCT_CHECK("field \"threading\"", struct proto_threads, threads_fields, threads_check);
 
 /* See protocol.h. */
 void proto_pack_threads(msgpack_packer *pk, const struct proto_threads *t)
 {
 	proto_pack_str(pk, "threading");
-	msgpack_pack_map(pk, 14);
-	proto_pack_kv_u64(pk, "time_ns", t->time_ns);
-	proto_pack_kv_u64(pk, "created", t->created);
-	proto_pack_kv_u64(pk, "exited", t->exited);
-	proto_pack_kv_u64(pk, "live", t->live);
-	proto_pack_kv_u64(pk, "other_live", t->other_live);
-	proto_pack_kv_u64(pk, "agent_created", t->agent_created);
-	proto_pack_kv_u64(pk, "agent_live", t->agent_live);
-	proto_pack_kv_u64(pk, "agent_cpu_ns", t->agent_cpu_ns);
-	proto_pack_kv_u64(pk, "dropped", t->dropped);
-	proto_pack_kv_f64(pk, "created_per_s", t->created_per_s);
-	proto_pack_str(pk, "history");
-	msgpack_pack_array(pk, t->nhistory);
-	for (size_t i = 0; i < t->nhistory; i++)
-		msgpack_pack_uint32(pk, t->history[i]);
-	proto_pack_str(pk, "threads");
-	msgpack_pack_array(pk, t->nthreads);
-	for (size_t i = 0; i < t->nthreads; i++)
-		thr_pack_thread(pk, &t->threads[i]);
-	proto_pack_str(pk, "sites");
-	msgpack_pack_array(pk, t->nsites);
-	for (size_t i = 0; i < t->nsites; i++)
-		thr_pack_site(pk, &t->sites[i]);
-	proto_pack_str(pk, "pools");
-	msgpack_pack_array(pk, t->npools);
-	for (size_t i = 0; i < t->npools; i++)
-		thr_pack_pool(pk, &t->pools[i]);
-}
-
-/* Is o a map?  Else an error naming what. */
-static int thr_need_map(const msgpack_object *o, const char *what, char *err, size_t errlen)
-{
-	if (o != NULL && o->type == MSGPACK_OBJECT_MAP)
-		return 0;
-	snprintf(err, errlen, "%s must be a map", what);
-	return -1;
-}
-
-/* Decode one named address (o may be NULL: all zero). */
-static int thr_decode_frame(const msgpack_object *o, struct proto_thr_frame *f,
-    char *err, size_t errlen)
-{
-	if (o == NULL) {
-		f->name = xstrdup("");
-		f->module = xstrdup("");
-		return 0;
-	}
-	if (thr_need_map(o, "a code address", err, errlen) < 0 ||
-	    proto_get_u64(o, "addr", false, &f->addr, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "name", &f->name, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "module", &f->module, err, errlen) < 0 ||
-	    proto_get_u64(o, "off", false, &f->off, err, errlen) < 0)
-		return -1;
-	return 0;
-}
-
-/* Decode one thread map. */
-static int thr_decode_thread(const msgpack_object *o, void *out, char *err, size_t errlen)
-{
-	struct proto_thr_thread *t = out;
-	if (thr_need_map(o, "a thread", err, errlen) < 0 ||
-	    proto_get_u32(o, "id", true, &t->id, err, errlen) < 0 ||
-	    proto_get_pid(o, "tid", &t->tid, err, errlen) < 0 ||
-	    proto_get_pid(o, "creator", &t->creator, err, errlen) < 0 ||
-	    proto_get_u32(o, "site", false, &t->site, err, errlen) < 0 ||
-	    proto_get_u32(o, "pool", false, &t->pool, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "name", &t->name, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "state", &t->state, err, errlen) < 0 ||
-	    proto_get_u64(o, "start_ns", false, &t->start_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "end_ns", false, &t->end_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "cpu_ns", false, &t->cpu_ns, err, errlen) < 0 ||
-	    proto_get_f64(o, "cpu_pct", false, &t->cpu_pct, err, errlen) < 0)
-		return -1;
-	return 0;
-}
-
-/* Decode one creation site map. */
-static int thr_decode_site(const msgpack_object *o, void *out, char *err, size_t errlen)
-{
-	struct proto_thr_site *s = out;
-	const msgpack_object_array *a;
-
-	if (thr_need_map(o, "a creation site", err, errlen) < 0 ||
-	    proto_get_u32(o, "id", true, &s->id, err, errlen) < 0 ||
-	    thr_decode_frame(proto_map_get(o, "start"), &s->start, err, errlen) < 0 ||
-	    proto_get_u64(o, "created", false, &s->created, err, errlen) < 0 ||
-	    proto_get_u64(o, "live", false, &s->live, err, errlen) < 0 ||
-	    proto_get_array_max(o, "stack", PROTO_MAX_STACK, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	s->stack = xcalloc(a->size ? a->size : 1, sizeof *s->stack);
-	for (uint32_t i = 0; i < a->size; i++) {
-		s->nstack = i + 1;
-		if (thr_decode_frame(&a->ptr[i], &s->stack[i], err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Decode one pool map. */
-static int thr_decode_pool(const msgpack_object *o, void *out, char *err, size_t errlen)
-{
-	struct proto_thr_pool *p = out;
-	if (thr_need_map(o, "a thread pool", err, errlen) < 0 ||
-	    proto_get_u32(o, "id", true, &p->id, err, errlen) < 0 ||
-	    proto_get_str_or_empty(o, "kind", &p->kind, err, errlen) < 0 ||
-	    thr_decode_frame(proto_map_get(o, "func"), &p->func, err, errlen) < 0 ||
-	    proto_get_i64(o, "size", false, &p->size, err, errlen) < 0 ||
-	    proto_get_u64(o, "workers", false, &p->workers, err, errlen) < 0 ||
-	    proto_get_u64(o, "pushed", false, &p->pushed, err, errlen) < 0 ||
-	    proto_get_u64(o, "done", false, &p->done, err, errlen) < 0 ||
-	    proto_get_u64(o, "wait_ns", false, &p->wait_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "wait_max_ns", false, &p->wait_max_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "run_ns", false, &p->run_ns, err, errlen) < 0 ||
-	    proto_get_u64(o, "run_max_ns", false, &p->run_max_ns, err, errlen) < 0 ||
-	    proto_get_bool(o, "freed", false, &p->freed, err, errlen) < 0)
-		return -1;
-	return 0;
-}
-
-/* Decode the array key of m into *v (n entries of size sz) with dec. */
-static int thr_decode_list(const msgpack_object *m, const char *key, uint32_t max,
-    void **v, size_t *n, size_t sz,
-    int (*dec)(const msgpack_object *, void *, char *, size_t), char *err, size_t errlen)
-{
-	const msgpack_object_array *a;
-
-	if (proto_get_array_max(m, key, max, &a, err, errlen) < 0)
-		return -1;
-	if (a == NULL)
-		return 0;
-	*v = xcalloc(a->size ? a->size : 1, sz);
-	for (uint32_t i = 0; i < a->size; i++) {
-		*n = i + 1;
-		if (dec(&a->ptr[i], (char *)*v + i * sz, err, errlen) < 0)
-			return -1;
-	}
-	return 0;
+	proto_struct_pack(pk, &proto_threads_desc, t);
 }
 
 /* See protocol.h. */
@@ -222,103 +116,24 @@ int proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
 {
 	const msgpack_object *m = proto_map_get(root, "threading");
 
-	memset(t, 0, sizeof *t);
-	if (m == NULL)
-		return 0;
-	if (thr_need_map(m, "field \"threading\"", err, errlen) < 0 ||
-	    proto_get_u64(m, "time_ns", false, &t->time_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "created", false, &t->created, err, errlen) < 0 ||
-	    proto_get_u64(m, "exited", false, &t->exited, err, errlen) < 0 ||
-	    proto_get_u64(m, "live", false, &t->live, err, errlen) < 0 ||
-	    proto_get_u64(m, "other_live", false, &t->other_live, err, errlen) < 0 ||
-	    proto_get_u64(m, "agent_created", false, &t->agent_created, err, errlen) < 0 ||
-	    proto_get_u64(m, "agent_live", false, &t->agent_live, err, errlen) < 0 ||
-	    proto_get_u64(m, "agent_cpu_ns", false, &t->agent_cpu_ns, err, errlen) < 0 ||
-	    proto_get_u64(m, "dropped", false, &t->dropped, err, errlen) < 0 ||
-	    proto_get_f64(m, "created_per_s", false, &t->created_per_s, err, errlen) < 0 ||
-	    proto_get_u32_array(m, "history", PROTO_THR_HISTORY, &t->history, &t->nhistory, err,
-	    errlen) < 0 ||
-	    thr_decode_list(m, "threads", PROTO_MAX_THREADS, (void **)&t->threads, &t->nthreads,
-	    sizeof *t->threads, thr_decode_thread, err, errlen) < 0 ||
-	    thr_decode_list(m, "sites", PROTO_MAX_TSITES, (void **)&t->sites, &t->nsites,
-	    sizeof *t->sites, thr_decode_site, err, errlen) < 0 ||
-	    thr_decode_list(m, "pools", PROTO_MAX_POOLS, (void **)&t->pools, &t->npools,
-	    sizeof *t->pools, thr_decode_pool, err, errlen) < 0)
-		return -1;
-	if (!(t->created_per_s >= 0)) {
-		snprintf(err, errlen, "field \"created_per_s\" must not be negative");
-		return -1;
-	}
-	return 0;
-}
-
-/* Deep copy of a named address. */
-static void thr_frame_copy(struct proto_thr_frame *d, const struct proto_thr_frame *s)
-{
-	*d = *s;
-	d->name = xstrdup(s->name ? s->name : "");
-	d->module = xstrdup(s->module ? s->module : "");
+	proto_struct_init(&proto_threads_desc, t);
+	return m == NULL ? 0 : proto_struct_decode(m, &proto_threads_desc, t, err, errlen);
 }
 
 /* See protocol.h. */
 void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src)
 {
-	*dst = *src;
-	dst->history = xcalloc(src->nhistory ? src->nhistory : 1, sizeof *dst->history);
-	if (src->nhistory)
-		memcpy(dst->history, src->history, src->nhistory * sizeof *dst->history);
-	dst->threads = xcalloc(src->nthreads ? src->nthreads : 1, sizeof *dst->threads);
-	for (size_t i = 0; i < src->nthreads; i++) {
-		dst->threads[i] = src->threads[i];
-		dst->threads[i].name = xstrdup(src->threads[i].name ? src->threads[i].name : "");
-		dst->threads[i].state = xstrdup(src->threads[i].state ? src->threads[i].state : "");
-	}
-	dst->sites = xcalloc(src->nsites ? src->nsites : 1, sizeof *dst->sites);
-	for (size_t i = 0; i < src->nsites; i++) {
-		const struct proto_thr_site *s = &src->sites[i];
-		struct proto_thr_site *d = &dst->sites[i];
-
-		*d = *s;
-		thr_frame_copy(&d->start, &s->start);
-		d->stack = xcalloc(s->nstack ? s->nstack : 1, sizeof *d->stack);
-		for (size_t k = 0; k < s->nstack; k++)
-			thr_frame_copy(&d->stack[k], &s->stack[k]);
-	}
-	dst->pools = xcalloc(src->npools ? src->npools : 1, sizeof *dst->pools);
-	for (size_t i = 0; i < src->npools; i++) {
-		dst->pools[i] = src->pools[i];
-		dst->pools[i].kind = xstrdup(src->pools[i].kind ? src->pools[i].kind : "");
-		thr_frame_copy(&dst->pools[i].func, &src->pools[i].func);
-	}
-}
-
-/* Free a named address's strings. */
-static void thr_frame_free(struct proto_thr_frame *f)
-{
-	free(f->name);
-	free(f->module);
+	proto_struct_copy(&proto_threads_desc, dst, src);
 }
 
 /* See protocol.h. */
 void proto_threads_free(struct proto_threads *t)
 {
-	for (size_t i = 0; i < t->nthreads; i++) {
-		free(t->threads[i].name);
-		free(t->threads[i].state);
-	}
-	for (size_t i = 0; i < t->nsites; i++) {
-		thr_frame_free(&t->sites[i].start);
-		for (size_t k = 0; k < t->sites[i].nstack; k++)
-			thr_frame_free(&t->sites[i].stack[k]);
-		free(t->sites[i].stack);
-	}
-	for (size_t i = 0; i < t->npools; i++) {
-		free(t->pools[i].kind);
-		thr_frame_free(&t->pools[i].func);
-	}
-	free(t->history);
-	free(t->threads);
-	free(t->sites);
-	free(t->pools);
-	memset(t, 0, sizeof *t);
+	proto_struct_free(&proto_threads_desc, t);
+}
+
+/* See parts.h. */
+void proto_threads_json(struct proto_json *j, const struct proto_threads *t)
+{
+	proto_struct_json(j, "threading", &proto_threads_desc, t);
 }

@@ -54,15 +54,16 @@ pid=$(once_json | jq -e '[.targets[] | select(.name == "power-app")][0].pid') ||
 wait_for 10 jq_once '[.power.resources[] | select(.name == "custom")] | length == 1' --target "$pid"
 touch "$HS_TMP/go"
 wait_for 20 jq_once ".targets[] | select(.pid == $pid) | .state == \"exited\""
-wait_for 10 jq_once '.power.exited == 1' --target "$pid"
+wait_for 10 jq_once '.power.exited == true' --target "$pid"
 once_json --target "$pid" >"$HS_TMP/f.json"
 jq -e '.power.rows > 15 and .power.errors == 1' "$HS_TMP/f.json" >/dev/null ||
 	fail "table rows/errors wrong: $(jq -c '.power | {rows, errors}' "$HS_TMP/f.json")"
 
 # res SELECTOR: the resource's figures as "total acquires releases timeouts unmatched oneshots held leaked"
+# (held and leaked are JSON booleans, shown 1 or 0)
 res() {
 	jq -r "[.power.resources[] | select($1)][0] |
-		\"\(.total_ns) \(.acquires) \(.releases) \(.timeouts) \(.unmatched) \(.oneshots) \(.held) \(.leaked)\"" \
+		\"\(.total_ns) \(.acquires) \(.releases) \(.timeouts) \(.unmatched) \(.oneshots) \(.held | if . == null then null elif . then 1 else 0 end) \(.leaked | if . == null then null elif . then 1 else 0 end)\"" \
 		"$HS_TMP/f.json"
 }
 # check NAME SELECTOR "ACQ REL TIMEOUTS UNMATCHED ONESHOTS HELD LEAKED": counts exact, time within 2%.
@@ -100,7 +101,7 @@ else
 	fail "timerfd_create(CLOCK_BOOTTIME_ALARM) was refused (needs CAP_WAKE_ALARM: run as root)"
 fi
 check leak '.name == "leak"' "1 0 0 0 0 1 1"
-[ "$(jq '[.power.resources[] | select(.leaked == 1)] | length' "$HS_TMP/f.json")" = 1 ] ||
+[ "$(jq '[.power.resources[] | select(.leaked == true)] | length' "$HS_TMP/f.json")" = 1 ] ||
 	fail "more than the one leaked wakelock flagged"
 jq -e '.power.resources[] | select(.name == "leak") | .holder[0] | startswith("main+")' \
 	"$HS_TMP/f.json" >/dev/null || fail "the leak's holder stack does not start in main"

@@ -38,7 +38,7 @@ test_names(void **state)
 	assert_int_equal(report_format_parse("pdf"), -1);
 }
 
-/* The JSON writer: commas, nesting, escapes, no NaN. */
+/* The JSON writer: commas, nesting, escapes, no NaN, no invalid UTF-8. */
 static void
 test_json_writer(void **state)
 {
@@ -56,8 +56,10 @@ test_json_writer(void **state)
 	rj_end_obj(&j);
 	rj_end_arr(&j);
 	rj_bool(&j, "t", true);
+	rj_str(&j, "bad", "f\xff\xc3");    /* a symbol name that is not UTF-8 */
 	rj_end_obj(&j);
-	assert_string_equal(b.p, "{\"s\":\"a\\\"b\\\\c\\u000a\\u0001é\",\"v\":[1,-2,null,{}],\"t\":true}");
+	assert_string_equal(b.p, "{\"s\":\"a\\\"b\\\\c\\n\\u0001é\",\"v\":[1,-2,null,{}],\"t\":true,"
+	    "\"bad\":\"f\\ufffd\\ufffd\"}");
 	free(b.p);
 }
 
