@@ -21,6 +21,7 @@
 #include <sys/user.h>
 #include <libwebsockets.h>
 #include "protocol.h"
+#include "rank.h"
 
 #define DAEMON_DEFAULT_PORT     7070
 #define DAEMON_DEFAULT_ADDRESS  "127.0.0.1"
@@ -275,16 +276,10 @@ bool daemon_process_alive(int32_t pid);
 
 /* ---- ranking (rank.c) ---- */
 
-enum daemon_sort {
-	DAEMON_SORT_CALLS, DAEMON_SORT_RATE, DAEMON_SORT_TOTAL, DAEMON_SORT_SELF,
-	DAEMON_SORT_AVG, DAEMON_SORT_MAX, DAEMON_SORT_SLOW, DAEMON_SORT_NAME,
-	DAEMON_SORT_COUNT
-};
-
 /* What one client looks at. */
 struct daemon_view {
 	int32_t target;           /* pid, 0 = auto */
-	int     sort;             /* enum daemon_sort */
+	int     sort;             /* enum proto_rank_key (rank.h) */
 	size_t  top;
 	char   *filter;           /* case-insensitive name substring, NULL = all */
 	bool    remote;           /* the client is not on loopback */
@@ -295,15 +290,10 @@ struct daemon_totals {
 	uint64_t self_ns;
 };
 
-int  daemon_sort_parse(const char *name);         /* -1 if unknown */
-const char *daemon_sort_name(int key);
-const char *daemon_sort_names(void);              /* "calls, rate, ..." */
 uint64_t daemon_func_avg(const struct daemon_func *f);
 /* Functions with calls or running time, matching the filter, ranked by
- * key ("total" ranks total + running time, so a function stuck in a call
- * rises while it is stuck); the first min(cap, matches) go to out.
- * Computes rates and totals (of all
- * functions, filter or not) on the way. */
+ * key (enum proto_rank_key); the first min(cap, matches) go to out.
+ * Computes rates and totals (of all functions, filter or not) on the way. */
 size_t daemon_rank(struct daemon_session *s, int key, const char *filter,
     struct daemon_func **out, size_t cap, struct daemon_totals *tot);
 

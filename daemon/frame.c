@@ -81,7 +81,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	s = daemon_sessions_pick(&d->sessions, v->target);
 	f.seq = ++c->seq;
 	f.time_ms = proto_wall_ms();
-	f.sort = (char *)daemon_sort_name(v->sort);
+	f.sort = (char *)proto_rank_name(v->sort);
 	f.targets = frame_targets(d, &f.ntargets);
 	if (s != NULL) {
 		rows = xcalloc(v->top ? v->top : 1, sizeof *rows);
