@@ -197,24 +197,32 @@ void daemon_session_free(struct daemon_session *s);
 /* An agent (re)connected with this hello: the session goes live. */
 void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
     uint64_t now_ns);
-void daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r);
 
 /* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
  * when name is not mangled or cannot be demangled. */
 char *daemon_demangle(const char *name);
-void daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
-    uint64_t now_ns);
 /* The agent connection closed; process_gone picks exited over lost. */
 void daemon_session_detach(struct daemon_session *s, bool process_gone);
-/* Periodic: with no report for DAEMON_RATE_STALE_NS, figures are taken as
- * unchanged up to now so rates decay to zero. */
+/* collector.c: a record to the collector consuming it (records stamped
+ * before a reset dropped); -1 when no collector consumes its type. */
+int  daemon_session_record(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Every collector's state up to now: periodically, and before a frame, a
+ * report or /metrics reads it (rates decay with no report for
+ * DAEMON_RATE_STALE_NS; held power times advance). */
 void daemon_session_tick(struct daemon_session *s, uint64_t now_ns);
-/* Zero figures and rates (after forwarding a reset to the agent). */
+/* Every collector's reset (collector.h says what it keeps), after the
+ * reset went to the agent. */
 void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
+/* Point each collector's part of f at the session's state (borrowed). */
+void daemon_session_frame(struct daemon_session *s, struct proto_frame *f);
+/* Free what every collector holds (daemon_session_free). */
+void daemon_session_collectors_free(struct daemon_session *s);
 /* Compute every function's rate (calls/s over about the last second). */
 void daemon_session_rates(struct daemon_session *s);
 /* sites.c: keep a "sites" record (absolute figures: it replaces the last). */
-void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r);
+void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
 /* One line for people: "patch 120 on/15 off/7 skipped (short 5); ...". */
 const char *daemon_sites_line(const struct proto_sites *v, size_t n, char *buf, size_t len);
 /* fps.c: merge an "fps" record (streams replaced by id, busiest first). */
@@ -235,15 +243,12 @@ char *daemon_fps_report(const struct daemon_session *s);
  * demangled, with the history and creations per second added. */
 void daemon_session_threads(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-void daemon_session_threads_free(struct daemon_session *s);
 /* The report's threads section (heap). */
 char *daemon_threads_report(const struct daemon_session *s);
 /* block.c: merge a "blocks" record (blocks replaced by id, newest first,
  * at most PROTO_MAX_BLOCKS). */
 void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-/* Forget the blocks (reset). */
-void daemon_session_blocks_reset(struct daemon_session *s);
 /* The report's blocks section (heap). */
 char *daemon_blocks_report(const struct daemon_session *s);
 /* One symbolized stack for a report, a frame per line (block.c). */
@@ -252,8 +257,6 @@ void daemon_report_stack(FILE *m, const struct proto_block_stack *st);
  * merged by id, newest PROTO_MAX_IPC_SLOW kept), with operations per second. */
 void daemon_session_ipc(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-void daemon_session_ipc_reset(struct daemon_session *s);
-void daemon_session_ipc_free(struct daemon_session *s);
 /* The report's IPC section (heap). */
 char *daemon_ipc_report(const struct daemon_session *s);
 /* The endpoint with id, or NULL. */

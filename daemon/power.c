@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "collector.h"
+#include "report.h"
 #include "power_profile.h"
 
 #ifndef HS_DATA_DIR
@@ -237,3 +238,41 @@ char *daemon_power_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+/* The held-resources history restarts; the snapshot stays until the next
+ * record replaces it. */
+static void pwr_reset(struct daemon_session *s, uint64_t now_ns)
+{
+	(void)now_ns;
+	daemon_power_hist_free(s);
+}
+
+static void pwr_free(struct daemon_session *s)
+{
+	proto_power_free(&s->power);
+	proto_power_free(&s->power_raw);
+	daemon_power_hist_free(s);
+}
+
+static void pwr_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->power = s->power;
+}
+
+static const struct daemon_threshold pwr_thresholds[] = {
+	{ .name = "hold", .unit = "s", .ns_per_unit = 1e9, .min = 0.001, .max = 864000,
+	  .help = "power resources held longer are leaks" },
+};
+
+const struct daemon_collector daemon_collector_power = {
+	.name = "power",
+	.records = { PROTO_AG_POWER },
+	.on_record = daemon_session_power,
+	.tick = daemon_session_power_tick,
+	.reset = pwr_reset,
+	.free = pwr_free,
+	.fill_frame = pwr_frame,
+	.report = &report_section_power,
+	.thresholds = pwr_thresholds,
+	.nthresholds = sizeof pwr_thresholds / sizeof pwr_thresholds[0],
+};
