@@ -1,7 +1,7 @@
 /*
  * cmd-threshold.c - "threshold NAME VALUE": set a named threshold in the
  * target's agent.  The names, units and ranges are the collectors' rows
- * (collector.h); the client speaks the unit (decimals allowed), the agent
+ * (daemon_collector.h); the client speaks the unit (decimals allowed), the agent
  * gets nanoseconds.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
+#include "daemon_collector.h"
 
 /* "slow (ms)" list for messages. */
 static void

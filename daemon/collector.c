@@ -1,11 +1,11 @@
 /*
- * collector.c - the table of the daemon's collectors (collector.h) and the
+ * collector.c - the table of the daemon's collectors (daemon_collector.h) and the
  * loops over it: a record to the row that consumes it, and a session's
  * tick, reset, frame and free.  A new collector adds its row here.
  */
 #include <assert.h>
 #include <string.h>
-#include "collector.h"
+#include "daemon_collector.h"
 
 /* Report order. */
 const struct daemon_collector *const daemon_collectors[] = {
@@ -19,7 +19,7 @@ const struct daemon_collector *const daemon_collectors[] = {
 };
 const size_t daemon_ncollectors = sizeof daemon_collectors / sizeof daemon_collectors[0];
 
-/* See collector.h. */
+/* See daemon_collector.h. */
 const struct daemon_collector *
 daemon_collector_of(enum proto_agent_type type)
 {
@@ -31,7 +31,7 @@ daemon_collector_of(enum proto_agent_type type)
 	return NULL;
 }
 
-/* See collector.h. */
+/* See daemon_collector.h. */
 const struct daemon_threshold *
 daemon_threshold_find(const char *name)
 {

@@ -211,7 +211,7 @@ int  daemon_session_record(struct daemon_session *s, const struct proto_agent_re
  * report or /metrics reads it (rates decay with no report for
  * DAEMON_RATE_STALE_NS; held power times advance). */
 void daemon_session_tick(struct daemon_session *s, uint64_t now_ns);
-/* Every collector's reset (collector.h says what it keeps), after the
+/* Every collector's reset (daemon_collector.h says what it keeps), after the
  * reset went to the agent. */
 void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
 /* Point each collector's part of f at the session's state (borrowed). */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
 /* Free one stream's heap parts. */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
 #define METRICS_CHUNK  16384          /* bytes per HTTP write */

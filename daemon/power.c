@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 #include "power_profile.h"
 

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
-/* See report.h: the sections in the collectors' order (collector.h). */
+/* See report.h: the sections in the collectors' order (daemon_collector.h). */
 const struct report_section *
 report_section_at(size_t i)
 {

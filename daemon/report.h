@@ -11,7 +11,7 @@
  *            metric families
  *
  * A collector adds a report_section_NAME (its own daemon/report_NAME.c)
- * and names it in its collector row (collector.h); a format it has nothing
+ * and names it in its collector row (daemon_collector.h); a format it has nothing
  * for stays NULL.
  */
 #ifndef HOOKSCOPE_REPORT_H
@@ -130,7 +130,7 @@ extern const struct report_section report_section_blocks;
 extern const struct report_section report_section_ipc;
 extern const struct report_section report_section_power;
 
-/* The section of the i-th collector (collector.h), NULL if it has none
+/* The section of the i-th collector (daemon_collector.h), NULL if it has none
  * or i is past the table: report order. */
 const struct report_section *report_section_at(size_t i);
 

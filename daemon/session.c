@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
 /* A new, empty session for pid (not live until daemon_session_hello). */

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
 /* Keep the back-ends of a sites record (replacing the previous ones). */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collector.h"
+#include "daemon_collector.h"
 #include "report.h"
 
 #define THR_SAMPLE_NS 1000000000ull

@@ -1,6 +1,6 @@
 /*
- * collector.h - the daemon's side of the collectors: one row per collector
- * (defined in the collector's own daemon file, listed in collector.c) with
+ * daemon_collector.h - the daemon's side of the collectors: one row per
+ * collector (defined in its own daemon file, listed in collector.c) with
  * the agent records it consumes and what it does to a session.  The agent
  * dispatch, the session's reset and free, the periodic tick, the frame
  * fill, the report sections, /metrics and the threshold names all loop
