@@ -6,7 +6,9 @@
  *   clients  (client.c) - msgpack messages on a websocket;
  *   signals  (server.c) - a signalfd (SIGINT/SIGTERM/SIGHUP/SIGCHLD).
  * Sessions (session.c, functab.c, rank.c, sessions.c) hold what the agents
- * reported and know nothing of lws, so the unit tests drive them directly.
+ * reported and know nothing of lws, so the unit tests drive them directly;
+ * each collector's share of a session is its row in the collector table
+ * (daemon_collector.h, collector.c).
  * Commands (cmd.c + one cmd-*.c per command) act on a client's view.
  */
 #ifndef HOOKSCOPE_DAEMON_H
@@ -198,9 +200,6 @@ void daemon_session_free(struct daemon_session *s);
 void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
     uint64_t now_ns);
 
-/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
- * when name is not mangled or cannot be demangled. */
-char *daemon_demangle(const char *name);
 /* The agent connection closed; process_gone picks exited over lost. */
 void daemon_session_detach(struct daemon_session *s, bool process_gone);
 /* collector.c: a record to the collector consuming it (records stamped
@@ -274,6 +273,9 @@ char *daemon_power_report(const struct daemon_session *s);
  * count changed or a second passed; free the history. */
 void daemon_power_hist_add(struct daemon_session *s, uint64_t at_ns);
 void daemon_power_hist_free(struct daemon_session *s);
+/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
+ * when name is not mangled or cannot be demangled. */
+char *daemon_demangle(const char *name);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 
@@ -458,9 +460,6 @@ void daemon_cmd_msg(struct daemon_cmdctx *x, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int  daemon_cmd_error(struct daemon_cmdctx *x, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* cmd-attach.c: 0, or -1 (msg set) when what (attach, detach) comes from
- * a remote client and the daemon does not allow it. */
-int  cmd_attach_allowed(struct daemon_cmdctx *x, const char *what);
 /* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int  daemon_parse_int(const char *s, long lo, long hi, long *out);
 
