@@ -4,19 +4,18 @@
  * tick, reset, frame and free.  A new collector adds its row here.
  */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 #include "daemon_collector.h"
 
-/* Report order. */
-const struct daemon_collector *const daemon_collectors[] = {
-	&daemon_collector_funcs,
-	&daemon_collector_sites,
-	&daemon_collector_fps,
-	&daemon_collector_threads,
-	&daemon_collector_blocks,
-	&daemon_collector_ipc,
-	&daemon_collector_power,
-};
+/* Every collector, in report order: a new one adds its name here (its row
+ * is daemon_collector_NAME, in its own file). */
+#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power)
+
+#define COLLECTOR_DECL(n) extern const struct daemon_collector daemon_collector_##n;
+#define COLLECTOR_ROW(n) &daemon_collector_##n,
+COLLECTORS(COLLECTOR_DECL)
+const struct daemon_collector *const daemon_collectors[] = { COLLECTORS(COLLECTOR_ROW) };
 const size_t daemon_ncollectors = sizeof daemon_collectors / sizeof daemon_collectors[0];
 
 /* See daemon_collector.h. */
@@ -91,7 +90,23 @@ daemon_session_frame(struct daemon_session *s, struct proto_frame *f)
 			daemon_collectors[i]->fill_frame(s, f);
 }
 
-/* See daemon.h. */
+/* See daemon_collector.h: the row's slot, taken on first use. */
+void *
+daemon_session_state(struct daemon_session *s, const struct daemon_collector *c)
+{
+	size_t i;
+
+	assert(c->state_size > 0);
+	for (i = 0; i < DAEMON_MAX_COLLECTORS && s->cstate[i].c != NULL; i++)
+		if (s->cstate[i].c == c)
+			return s->cstate[i].p;
+	assert(i < DAEMON_MAX_COLLECTORS);        /* more rows than slots */
+	s->cstate[i].c = c;
+	s->cstate[i].p = xcalloc(1, c->state_size);
+	return s->cstate[i].p;
+}
+
+/* See daemon.h: each row frees what it holds, then the slots go. */
 void
 daemon_session_collectors_free(struct daemon_session *s)
 {
@@ -99,5 +114,9 @@ daemon_session_collectors_free(struct daemon_session *s)
 		assert(daemon_collectors[i]->on_record != NULL);
 		if (daemon_collectors[i]->free != NULL)
 			daemon_collectors[i]->free(s);
+	}
+	for (size_t i = 0; i < DAEMON_MAX_COLLECTORS && s->cstate[i].c != NULL; i++) {
+		free(s->cstate[i].p);
+		s->cstate[i] = (struct daemon_cstate){ 0 };
 	}
 }

@@ -146,6 +146,14 @@ struct daemon_pwr_hist {
 	uint16_t held[DAEMON_PWR_HIST][PROTO_MAX_PWR_CATS];  /* by index in cats */
 };
 
+/* A collector's own per-session state (daemon_session_state). */
+#define DAEMON_MAX_COLLECTORS 16
+struct daemon_collector;
+struct daemon_cstate {
+	const struct daemon_collector *c;     /* NULL: slot free (and all after it) */
+	void *p;
+};
+
 /* One target process, keyed by pid. */
 struct daemon_session {
 	int32_t  pid;
@@ -183,6 +191,7 @@ struct daemon_session {
 	struct daemon_pwr_hist *power_hist;  /* held resources over time, NULL none */
 	struct daemon_fps_ring *fps_rings;  /* recent frames per stream (fps_ring.c) */
 	size_t   nfps_rings;
+	struct daemon_cstate cstate[DAEMON_MAX_COLLECTORS];  /* collector.c */
 };
 
 /* The last DAEMON_FPS_RING frames of one stream, for the trace report. */

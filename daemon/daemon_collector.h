@@ -49,17 +49,12 @@ struct daemon_collector {
 	const struct report_section *report;  /* its report section, or NULL */
 	const struct daemon_threshold *thresholds;
 	size_t nthresholds;
+	/* bytes of per-session state kept for it (daemon_session_state), 0:
+	 * none; freed after its free op */
+	size_t state_size;
 };
 
-/* The rows, in report order. */
-extern const struct daemon_collector daemon_collector_funcs;
-extern const struct daemon_collector daemon_collector_sites;
-extern const struct daemon_collector daemon_collector_fps;
-extern const struct daemon_collector daemon_collector_threads;
-extern const struct daemon_collector daemon_collector_blocks;
-extern const struct daemon_collector daemon_collector_ipc;
-extern const struct daemon_collector daemon_collector_power;
-
+/* The rows, in report order (collector.c). */
 extern const struct daemon_collector *const daemon_collectors[];
 extern const size_t daemon_ncollectors;
 
@@ -67,5 +62,8 @@ extern const size_t daemon_ncollectors;
 const struct daemon_collector *daemon_collector_of(enum proto_agent_type type);
 /* The threshold called name, or NULL. */
 const struct daemon_threshold *daemon_threshold_find(const char *name);
+/* The row's state in session s (state_size zeroed bytes on first use), so a
+ * collector keeps its state in its own file. */
+void *daemon_session_state(struct daemon_session *s, const struct daemon_collector *c);
 
 #endif

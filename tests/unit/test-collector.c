@@ -209,12 +209,54 @@ test_table(void **state)
 	assert_null(daemon_threshold_find("bogus"));
 }
 
+/* A row outside the table, as a new collector's, with state of its own. */
+struct counter_state {
+	uint64_t records;
+};
+static void counter_record(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+static const struct daemon_collector counter_row = {
+	.name = "counter",
+	.on_record = counter_record,
+	.state_size = sizeof(struct counter_state),
+};
+static void
+counter_record(struct daemon_session *s, const struct proto_agent_rec *r, uint64_t now_ns)
+{
+	struct counter_state *st = daemon_session_state(s, &counter_row);
+
+	(void)r;
+	(void)now_ns;
+	st->records++;
+}
+
+/* Zeroed on first use, the same block after, one per session, freed with
+ * the session (ASan's leak check in the sanitizer build). */
+static void
+test_state(void **state)
+{
+	struct daemon_session *a = live_session(1 * S), *b = live_session(1 * S);
+	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS };
+	struct counter_state *sa;
+
+	(void)state;
+	counter_row.on_record(a, &r, 0);
+	counter_row.on_record(a, &r, 0);
+	sa = daemon_session_state(a, &counter_row);
+	assert_int_equal(sa->records, 2);
+	assert_ptr_equal(daemon_session_state(a, &counter_row), sa);
+	assert_int_equal(((struct counter_state *)daemon_session_state(b, &counter_row))->records, 0);
+	daemon_session_free(a);
+	daemon_session_free(b);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_every_row),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
