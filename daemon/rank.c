@@ -11,29 +11,6 @@
 #include "daemon.h"
 #include "rank.h"
 
-/* What the shared comparison looks at (protocol/rank.h). */
-static void
-rank_row(struct proto_rank_row *r, const struct daemon_func *f)
-{
-	*r = (struct proto_rank_row){
-		.name = f->name, .addr = f->addr, .calls = f->calls,
-		.total_ns = f->total_ns, .running_ns = f->running_ns,
-		.self_ns = f->self_ns, .avg_ns = daemon_func_avg(f),
-		.max_ns = f->max_ns, .slow = f->slow, .rate = f->rate,
-	};
-}
-
-/* The key's comparison of two functions. */
-static int
-rank_cmp(int key, const struct daemon_func *a, const struct daemon_func *b)
-{
-	struct proto_rank_row ra, rb;
-
-	rank_row(&ra, a);
-	rank_row(&rb, b);
-	return proto_rank_cmp(key, &ra, &rb);
-}
-
 /* Average time per call. */
 uint64_t
 daemon_func_avg(const struct daemon_func *f)
@@ -55,38 +32,72 @@ rank_match(const struct daemon_func *f, const char *filter)
 	return strcasestr(hex, filter) != NULL;
 }
 
+/* A candidate: what its key reads, taken once (protocol/rank.h). */
+struct rank_ent {
+	struct proto_rank_val v;
+	struct daemon_func   *f;
+};
+
+/* The key's value of f. */
+static void
+rank_ent_of(struct rank_ent *e, int key, struct daemon_func *f)
+{
+	struct proto_rank_row r = {
+		.name = f->name, .addr = f->addr, .calls = f->calls,
+		.total_ns = f->total_ns, .running_ns = f->running_ns,
+		.self_ns = f->self_ns, .max_ns = f->max_ns, .slow = f->slow, .rate = f->rate,
+		/* only avg reads it: no division per function for the others */
+		.avg_ns = key == PROTO_RANK_AVG ? daemon_func_avg(f) : 0,
+	};
+
+	proto_rank_val(key, &r, &e->v);
+	e->f = f;
+}
+
+static inline int
+rank_cmp(int key, const struct rank_ent *a, const struct rank_ent *b)
+{
+	(void)key;
+	return proto_rank_cmp_val(&a->v, &b->v);
+}
+
+static void
+rank_swap(struct rank_ent *h, size_t i, size_t j)
+{
+	struct rank_ent t = h[i];
+
+	h[i] = h[j];
+	h[j] = t;
+}
+
 /* Heap order: the root is the worst-ranked function kept. */
 static void
-rank_sift_down(struct daemon_func **h, size_t n, size_t i, int key)
+rank_sift_down(struct rank_ent *h, size_t n, size_t i, int key)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, w = i;
 
-		if (l < n && rank_cmp(key, h[l], h[w]) > 0)
+		if (l < n && rank_cmp(key, &h[l], &h[w]) > 0)
 			w = l;
-		if (r < n && rank_cmp(key, h[r], h[w]) > 0)
+		if (r < n && rank_cmp(key, &h[r], &h[w]) > 0)
 			w = r;
 		if (w == i)
 			return;
-		struct daemon_func *t = h[i];
-		h[i] = h[w];
-		h[w] = t;
+		rank_swap(h, i, w);
 		i = w;
 	}
 }
 
 /* Sift a new leaf up toward the root. */
 static void
-rank_sift_up(struct daemon_func **h, size_t i, int key)
+rank_sift_up(struct rank_ent *h, size_t i, int key)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (rank_cmp(key, h[i], h[p]) <= 0)
+		if (rank_cmp(key, &h[i], &h[p]) <= 0)
 			return;
-		struct daemon_func *t = h[i];
-		h[i] = h[p];
-		h[p] = t;
+		rank_swap(h, i, p);
 		i = p;
 	}
 }
@@ -95,8 +106,7 @@ rank_sift_up(struct daemon_func **h, size_t i, int key)
 static int
 rank_qsort_cmp(const void *a, const void *b, void *arg)
 {
-	return rank_cmp(*(const int *)arg, *(struct daemon_func *const *)a,
-	    *(struct daemon_func *const *)b);
+	return rank_cmp(*(const int *)arg, a, b);
 }
 
 /* Rank s's functions (see daemon.h). */
@@ -104,7 +114,8 @@ size_t
 daemon_rank(struct daemon_session *s, int key, const char *filter,
     struct daemon_func **out, size_t cap, struct daemon_totals *tot)
 {
-	size_t n = 0;
+	size_t n = 0, hcap = cap < s->funcs.n ? cap : s->funcs.n;
+	struct rank_ent *h = xcalloc(hcap ? hcap : 1, sizeof *h), e;
 
 	if (key < 0 || key >= PROTO_RANK_COUNT)
 		key = PROTO_RANK_TOTAL;
@@ -120,18 +131,22 @@ daemon_rank(struct daemon_session *s, int key, const char *filter,
 		}
 		/* Named but never called: not ranked.  A call in flight
 		 * is (main, a stuck function): it has no calls yet. */
-		if ((f->calls == 0 && f->running_ns == 0) || cap == 0 ||
+		if ((f->calls == 0 && f->running_ns == 0) || hcap == 0 ||
 		    !rank_match(f, filter))
 			continue;
-		if (n < cap) {
-			out[n] = f;
-			rank_sift_up(out, n, key);
+		rank_ent_of(&e, key, f);
+		if (n < hcap) {
+			h[n] = e;
+			rank_sift_up(h, n, key);
 			n++;
-		} else if (rank_cmp(key, f, out[0]) < 0) {
-			out[0] = f;
-			rank_sift_down(out, n, 0, key);
+		} else if (rank_cmp(key, &e, &h[0]) < 0) {
+			h[0] = e;
+			rank_sift_down(h, n, 0, key);
 		}
 	}
-	qsort_r(out, n, sizeof *out, rank_qsort_cmp, &key);
+	qsort_r(h, n, sizeof *h, rank_qsort_cmp, &key);
+	for (size_t i = 0; i < n; i++)
+		out[i] = h[i].f;
+	free(h);
 	return n;
 }

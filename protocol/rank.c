@@ -67,52 +67,46 @@ proto_rank_total(const struct proto_rank_row *r)
 	return t < r->total_ns ? UINT64_MAX : t;
 }
 
-#define RANK_DESC(a, b) (((a) < (b)) - ((a) > (b)))
-
-static uint64_t
-rank_u64(const struct proto_rank_row *r, size_t off)
+/* The key's table row (an unknown key ranks as total). */
+static const struct rank_def *
+rank_def(int key)
 {
-	uint64_t v;
-
-	memcpy(&v, (const char *)r + off, sizeof v);
-	return v;
+	return &rank_defs[key >= 0 && key < PROTO_RANK_COUNT ? key : PROTO_RANK_TOTAL];
 }
 
-static double
-rank_f64(const struct proto_rank_row *r, size_t off)
+/* See rank.h. */
+void
+proto_rank_val(int key, const struct proto_rank_row *r, struct proto_rank_val *v)
 {
-	double v;
+	const struct rank_def *d = rank_def(key);
 
-	memcpy(&v, (const char *)r + off, sizeof v);
-	return v;
+	*v = (struct proto_rank_val){ .addr = r->addr };
+	switch (d->kind) {
+	case RANK_U64:
+		memcpy(&v->u, (const char *)r + d->off, sizeof v->u);
+		break;
+	case RANK_F64:
+		memcpy(&v->d, (const char *)r + d->off, sizeof v->d);
+		break;
+	case RANK_TOTAL:
+		v->u = proto_rank_total(r);
+		break;
+	case RANK_NAME:
+		v->byname = true;
+		v->name = r->name;
+		break;
+	}
 }
 
 /* See rank.h. */
 int
 proto_rank_cmp(int key, const struct proto_rank_row *a, const struct proto_rank_row *b)
 {
-	const struct rank_def *d = &rank_defs[key >= 0 && key < PROTO_RANK_COUNT ?
-	    key : PROTO_RANK_TOTAL];
-	int c = 0;
+	struct proto_rank_val va, vb;
 
-	switch (d->kind) {
-	case RANK_U64:
-		c = RANK_DESC(rank_u64(a, d->off), rank_u64(b, d->off));
-		break;
-	case RANK_F64:
-		c = RANK_DESC(rank_f64(a, d->off), rank_f64(b, d->off));
-		break;
-	case RANK_TOTAL:
-		c = RANK_DESC(proto_rank_total(a), proto_rank_total(b));
-		break;
-	case RANK_NAME:
-		if (a->name == NULL || b->name == NULL)
-			c = (a->name == NULL) - (b->name == NULL);
-		else
-			c = strcmp(a->name, b->name);
-		break;
-	}
-	return c ? c : (a->addr > b->addr) - (a->addr < b->addr);
+	proto_rank_val(key, a, &va);
+	proto_rank_val(key, b, &vb);
+	return proto_rank_cmp_val(&va, &vb);
 }
 
 /* See rank.h. */

@@ -10,7 +10,9 @@
 #ifndef HOOKSCOPE_RANK_H
 #define HOOKSCOPE_RANK_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 struct proto_func;
 
@@ -37,6 +39,35 @@ const char *proto_rank_names(void);               /* "calls, rate, ..." */
 uint64_t proto_rank_total(const struct proto_rank_row *r);
 /* < 0 when a ranks before b under key (an unknown key ranks as total). */
 int  proto_rank_cmp(int key, const struct proto_rank_row *a, const struct proto_rank_row *b);
+/* What a key reads of a row, taken once per row (proto_rank_val): the
+ * comparison of a ranking over many rows (proto_rank_cmp is built on it).
+ * A numeric key sets u or d (the other stays 0); name sets byname. */
+struct proto_rank_val {
+	uint64_t    u;
+	double      d;
+	bool        byname;
+	const char *name;                 /* NULL = unnamed */
+	uint64_t    addr;                 /* every tie */
+};
+void proto_rank_val(int key, const struct proto_rank_row *r, struct proto_rank_val *v);
+
+/* < 0 when a ranks before b (both taken under the same key). */
+static inline int
+proto_rank_cmp_val(const struct proto_rank_val *a, const struct proto_rank_val *b)
+{
+	int c = (a->u < b->u) - (a->u > b->u);
+
+	if (c == 0)
+		c = (a->d < b->d) - (a->d > b->d);
+	if (c == 0 && a->byname) {
+		if (a->name == NULL || b->name == NULL)
+			c = (a->name == NULL) - (b->name == NULL);
+		else
+			c = strcmp(a->name, b->name);
+	}
+	return c ? c : (a->addr > b->addr) - (a->addr < b->addr);
+}
+
 /* A frame row as the daemon ranked it: a name that is the row's address in
  * hex ("0x..."), which the daemon sends for an unnamed function, is unnamed. */
 void proto_rank_row_of_func(struct proto_rank_row *r, const struct proto_func *f);
