@@ -59,8 +59,7 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 
 const struct daemon_cmd_entry daemon_cmd_threshold_entry = {
 	.name = "threshold",
-	.usage = "NAME VALUE (NAME: slow, frame, frame_high, frame_frozen, block, "
-	    "block_sample; in ms)",
+	.usage = "NAME VALUE (an unknown NAME lists the names and units)",
 	.min_args = 2,
 	.max_args = 2,
 	.flags = DAEMON_CMD_TARGET | DAEMON_CMD_LIVE,

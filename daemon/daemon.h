@@ -188,6 +188,7 @@ struct daemon_session {
 	struct proto_power power; /* the last "power" record, priced (power.c) */
 	struct proto_power power_raw; /* that record as received */
 	uint64_t power_rx_ns;     /* when it arrived */
+	bool     power_priced;    /* power is that record priced (held times may advance) */
 	struct daemon_pwr_hist *power_hist;  /* held resources over time, NULL none */
 	struct daemon_fps_ring *fps_rings;  /* recent frames per stream (fps_ring.c) */
 	size_t   nfps_rings;

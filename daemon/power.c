@@ -118,6 +118,7 @@ void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec
 	proto_power_free(&s->power_raw);
 	proto_power_copy(&s->power_raw, &r->power);
 	s->power_rx_ns = now_ns;
+	s->power_priced = false;
 	daemon_session_power_tick(s, now_ns);
 	daemon_power_hist_add(s, r->power.time_ns != 0 ? r->power.time_ns : now_ns);
 }
@@ -132,6 +133,15 @@ void daemon_session_power_tick(struct daemon_session *s, uint64_t now_ns)
 
 	if (s->power_rx_ns == 0)
 		return;
+	if (s->power_priced) {      /* the same as last time unless something is held */
+		bool held = false;
+
+		for (size_t i = 0; i < s->power_raw.nres && !held; i++)
+			held = s->power_raw.res[i].held;
+		if (!held)
+			return;
+	}
+	s->power_priced = true;
 	pwr_profile_load();
 	proto_power_copy(&p, &s->power_raw);
 	if (p.exited || s->state != PROTO_TARGET_LIVE)

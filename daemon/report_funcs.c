@@ -1,7 +1,7 @@
 /*
  * report_funcs.c - the functions section of reports and metrics: every
- * function with calls, ranked by total (+ running) time with averages, as
- * the seed tool's report ranks them; /metrics gets the top
+ * function with calls, ranked by total (+ running) time with averages;
+ * /metrics gets the top
  * REPORT_METRICS_TOP by self time only (bounded label set).
  *
  * The timing collector keeps flat per-function figures (no call paths), so
