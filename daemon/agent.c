@@ -260,40 +260,17 @@ agent_record(struct daemon_agent *a, const struct proto_agent_rec *r, uint64_t n
 		    "it", agent_who(a, who, sizeof who));
 		return -1;
 	}
-	switch (r->type) {
-	case PROTO_AG_SYMS:
-		daemon_session_syms(a->session, r);
-		return 0;
-	case PROTO_AG_FUNCS:
-		daemon_session_funcs(a->session, r, now);
-		return 0;
-	case PROTO_AG_SITES:
-		daemon_session_sites(a->session, r);
-		return 0;
-	case PROTO_AG_FPS:
-		daemon_session_fps(a->session, r, now);
-		return 0;
-	case PROTO_AG_THREADS:
-		daemon_session_threads(a->session, r, now);
-		return 0;
-	case PROTO_AG_BLOCKS:
-		daemon_session_blocks(a->session, r, now);
-		return 0;
-	case PROTO_AG_IPC:
-		daemon_session_ipc(a->session, r, now);
-		return 0;
-	case PROTO_AG_POWER:
-		daemon_session_power(a->session, r, now);
-		return 0;
-	case PROTO_AG_BYE:
+	if (r->type == PROTO_AG_BYE) {
 		a->session->bye = true;
 		daemon_log(DLOG_INFO, "pid %d: target is exiting", (int)a->session->pid);
 		return 0;
-	default:
+	}
+	if (daemon_session_record(a->session, r, now) < 0) {
 		daemon_log(DLOG_WARN, "%s sent an unexpected record (type %d); "
 		    "closing it", agent_who(a, who, sizeof who), (int)r->type);
 		return -1;
 	}
+	return 0;
 }
 
 /* Decode and handle every whole record in the input buffer. */

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 /* Newest first (ids grow with time). */
 static int
@@ -44,9 +45,7 @@ daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
 	const struct proto_blocks *in = &r->blocks;
 	uint64_t wall = proto_wall_ms();
 
-	if (s->reset_ns != 0 && now_ns - s->reset_ns < DAEMON_RESET_GRACE_NS &&
-	    r->time_ns != 0 && r->time_ns < s->reset_ns)
-		return;
+	(void)now_ns;
 	s->blocks.threshold_ns = in->threshold_ns;
 	s->blocks.sample_ns = in->sample_ns;
 	s->blocks.ui_tid = in->ui_tid;
@@ -71,10 +70,11 @@ daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
 	}
 }
 
-/* See daemon.h: the agent sends its state again after its reset. */
-void
-daemon_session_blocks_reset(struct daemon_session *s)
+/* The agent sends its state again after its reset. */
+static void
+block_reset(struct daemon_session *s, uint64_t now_ns)
 {
+	(void)now_ns;
 	for (size_t i = 0; i < s->blocks.nblocks; i++)
 		proto_block_free(&s->blocks.blocks[i]);
 	free(s->blocks.blocks);
@@ -131,3 +131,34 @@ daemon_blocks_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+static void
+block_free(struct daemon_session *s)
+{
+	proto_blocks_free(&s->blocks);
+}
+
+static void
+block_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->blocks = s->blocks;
+}
+
+static const struct daemon_threshold block_thresholds[] = {
+	{ .name = "block", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
+	  .help = "UI-thread messages longer are blocks" },
+	{ .name = "block_sample", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 10e3,
+	  .help = "stack sampling interval during a block" },
+};
+
+const struct daemon_collector daemon_collector_blocks = {
+	.name = "blocks",
+	.records = { PROTO_AG_BLOCKS },
+	.on_record = daemon_session_blocks,
+	.reset = block_reset,
+	.free = block_free,
+	.fill_frame = block_frame,
+	.report = &report_section_blocks,
+	.thresholds = block_thresholds,
+	.nthresholds = sizeof block_thresholds / sizeof block_thresholds[0],
+};

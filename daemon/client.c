@@ -203,7 +203,7 @@ client_open(struct daemon_state *d, struct daemon_client *c, struct lws *wsi)
 	c->d = d;
 	c->serial = ++d->client_serial;
 	c->view = (struct daemon_view){
-		.target = 0, .sort = DAEMON_SORT_TOTAL, .top = (size_t)d->opts->top,
+		.target = 0, .sort = PROTO_RANK_TOTAL, .top = (size_t)d->opts->top,
 	};
 	c->next = d->clients;
 	if (d->clients != NULL)

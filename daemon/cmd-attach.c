@@ -7,14 +7,6 @@
  */
 #include "daemon.h"
 
-/* See daemon.h: refuse code injection (and the process list that goes
- * with it) for a remote client (msg set). */
-int
-cmd_attach_allowed(struct daemon_cmdctx *x, const char *what)
-{
-	return daemon_access_remote_cmd(x, what);
-}
-
 /* Attach to the pid at the level given (default 2). */
 static int
 cmd_attach_exec(struct daemon_cmdctx *x)
@@ -26,7 +18,7 @@ cmd_attach_exec(struct daemon_cmdctx *x)
 	long pid, level = 2;
 	int rc;
 
-	if (cmd_attach_allowed(x, "attach") < 0)
+	if (daemon_access_remote_cmd(x, "attach") < 0)
 		return -1;
 	if (daemon_parse_int(x->argv[0], 1, INT32_MAX, &pid) < 0)
 		return daemon_cmd_error(x, "bad pid '%s' (see 'ps')", x->argv[0]);

@@ -13,7 +13,7 @@ cmd_detach_exec(struct daemon_cmdctx *x)
 	struct daemon_session *s = x->s;
 	long pid;
 
-	if (cmd_attach_allowed(x, "detach") < 0)
+	if (daemon_access_remote_cmd(x, "detach") < 0)
 		return -1;
 	if (x->argc > 0) {
 		if (daemon_parse_int(x->argv[0], 1, INT32_MAX, &pid) < 0)

@@ -12,7 +12,7 @@ cmd_ps_exec(struct daemon_cmdctx *x)
 	size_t n;
 	char *list;
 
-	if (cmd_attach_allowed(x, "ps") < 0)     /* the process list is for attach */
+	if (daemon_access_remote_cmd(x, "ps") < 0)     /* the process list is for attach */
 		return -1;
 	list = attach_ps_list(x->argc ? x->argv[0] : NULL, &n);
 	if (n == 0) {

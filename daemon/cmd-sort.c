@@ -7,13 +7,13 @@
 static int
 cmd_sort_exec(struct daemon_cmdctx *x)
 {
-	int key = daemon_sort_parse(x->argv[0]);
+	int key = proto_rank_parse(x->argv[0]);
 
 	if (key < 0)
 		return daemon_cmd_error(x, "unknown key '%s' (keys: %s)",
-		    x->argv[0], daemon_sort_names());
+		    x->argv[0], proto_rank_names());
 	x->view->sort = key;
-	daemon_cmd_msg(x, "sorting by %s", daemon_sort_name(key));
+	daemon_cmd_msg(x, "sorting by %s", proto_rank_name(key));
 	return 0;
 }
 

@@ -1,43 +1,15 @@
 /*
  * cmd-threshold.c - "threshold NAME VALUE": set a named threshold in the
- * target's agent (slow calls; the frame budget and histogram levels).  Known names live in a table with their unit; the client
- * speaks the unit (ms, decimals allowed), the agent gets nanoseconds.
+ * target's agent.  The names, units and ranges are the collectors' rows
+ * (daemon_collector.h); the client speaks the unit (decimals allowed), the agent
+ * gets nanoseconds.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon.h"
-
-static const struct cmd_threshold_def {
-	const char *name;
-	const char *agent;        /* name the agent knows; NULL: the same */
-	const char *unit;         /* what the client gives */
-	double      ns_per_unit;  /* the agent gets nanoseconds */
-	double      min, max;     /* in the client's unit */
-	const char *help;
-} cmd_thresholds[] = {
-	{ .name = "slow", .unit = "ms", .ns_per_unit = 1e6, .max = 3600e3,
-	  .help = "calls longer than it count as slow" },
-	{ .name = "frame", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 10e3,
-	  .help = "frame budget: longer frames are jank" },
-	{ .name = "frame_ms", .agent = "frame", .unit = "ms", .ns_per_unit = 1e6,
-	  .min = 0.1, .max = 10e3, .help = "same as frame" },
-	{ .name = "frame_high", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
-	  .help = "frames longer are level high, not middle" },
-	{ .name = "frame_frozen", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
-	  .help = "frames longer are level frozen" },
-	{ .name = "block", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
-	  .help = "UI-thread messages longer are blocks" },
-	{ .name = "block_sample", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 10e3,
-	  .help = "stack sampling interval during a block" },
-	{ .name = "ipc", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
-	  .help = "IPC calls longer are slow (stack kept)" },
-	{ .name = "hold", .unit = "s", .ns_per_unit = 1e9, .min = 0.001, .max = 864000,
-	  .help = "power resources held longer are leaks" },
-};
-#define CMD_NTHRESHOLDS (sizeof cmd_thresholds / sizeof cmd_thresholds[0])
+#include "daemon_collector.h"
 
 /* "slow (ms)" list for messages. */
 static void
@@ -46,24 +18,24 @@ cmd_threshold_names(char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < CMD_NTHRESHOLDS && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s (%s: %s)",
-		    i ? ", " : "", cmd_thresholds[i].name, cmd_thresholds[i].unit,
-		    cmd_thresholds[i].help);
+	for (size_t i = 0; i < daemon_ncollectors; i++)
+		for (size_t k = 0; k < daemon_collectors[i]->nthresholds && off < len; k++) {
+			const struct daemon_threshold *t = &daemon_collectors[i]->thresholds[k];
+
+			off += (size_t)snprintf(buf + off, len - off, "%s%s (%s: %s)",
+			    off ? ", " : "", t->name, t->unit, t->help);
+		}
 }
 
 /* Validate, convert to ns, forward. */
 static int
 cmd_threshold_exec(struct daemon_cmdctx *x)
 {
-	const struct cmd_threshold_def *t = NULL;
+	const struct daemon_threshold *t = daemon_threshold_find(x->argv[0]);
 	struct proto_agent_rec r = { .type = PROTO_AG_THRESHOLD };
 	char names[1024], *end;
 	double v;
 
-	for (size_t i = 0; i < CMD_NTHRESHOLDS; i++)
-		if (strcmp(cmd_thresholds[i].name, x->argv[0]) == 0)
-			t = &cmd_thresholds[i];
 	if (t == NULL) {
 		cmd_threshold_names(names, sizeof names);
 		return daemon_cmd_error(x, "unknown name '%s' (known: %s)",
@@ -87,8 +59,7 @@ cmd_threshold_exec(struct daemon_cmdctx *x)
 
 const struct daemon_cmd_entry daemon_cmd_threshold_entry = {
 	.name = "threshold",
-	.usage = "NAME VALUE (NAME: slow, frame, frame_high, frame_frozen, block, "
-	    "block_sample; in ms)",
+	.usage = "NAME VALUE (an unknown NAME lists the names and units)",
 	.min_args = 2,
 	.max_args = 2,
 	.flags = DAEMON_CMD_TARGET | DAEMON_CMD_LIVE,

@@ -6,7 +6,9 @@
  *   clients  (client.c) - msgpack messages on a websocket;
  *   signals  (server.c) - a signalfd (SIGINT/SIGTERM/SIGHUP/SIGCHLD).
  * Sessions (session.c, functab.c, rank.c, sessions.c) hold what the agents
- * reported and know nothing of lws, so the unit tests drive them directly.
+ * reported and know nothing of lws, so the unit tests drive them directly;
+ * each collector's share of a session is its row in the collector table
+ * (daemon_collector.h, collector.c).
  * Commands (cmd.c + one cmd-*.c per command) act on a client's view.
  */
 #ifndef HOOKSCOPE_DAEMON_H
@@ -21,6 +23,7 @@
 #include <sys/user.h>
 #include <libwebsockets.h>
 #include "protocol.h"
+#include "rank.h"
 
 #define DAEMON_DEFAULT_PORT     7070
 #define DAEMON_DEFAULT_ADDRESS  "127.0.0.1"
@@ -143,6 +146,14 @@ struct daemon_pwr_hist {
 	uint16_t held[DAEMON_PWR_HIST][PROTO_MAX_PWR_CATS];  /* by index in cats */
 };
 
+/* A collector's own per-session state (daemon_session_state). */
+#define DAEMON_MAX_COLLECTORS 16
+struct daemon_collector;
+struct daemon_cstate {
+	const struct daemon_collector *c;     /* NULL: slot free (and all after it) */
+	void *p;
+};
+
 /* One target process, keyed by pid. */
 struct daemon_session {
 	int32_t  pid;
@@ -177,9 +188,11 @@ struct daemon_session {
 	struct proto_power power; /* the last "power" record, priced (power.c) */
 	struct proto_power power_raw; /* that record as received */
 	uint64_t power_rx_ns;     /* when it arrived */
+	bool     power_priced;    /* power is that record priced (held times may advance) */
 	struct daemon_pwr_hist *power_hist;  /* held resources over time, NULL none */
 	struct daemon_fps_ring *fps_rings;  /* recent frames per stream (fps_ring.c) */
 	size_t   nfps_rings;
+	struct daemon_cstate cstate[DAEMON_MAX_COLLECTORS];  /* collector.c */
 };
 
 /* The last DAEMON_FPS_RING frames of one stream, for the trace report. */
@@ -196,24 +209,29 @@ void daemon_session_free(struct daemon_session *s);
 /* An agent (re)connected with this hello: the session goes live. */
 void daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
     uint64_t now_ns);
-void daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r);
 
-/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
- * when name is not mangled or cannot be demangled. */
-char *daemon_demangle(const char *name);
-void daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
-    uint64_t now_ns);
 /* The agent connection closed; process_gone picks exited over lost. */
 void daemon_session_detach(struct daemon_session *s, bool process_gone);
-/* Periodic: with no report for DAEMON_RATE_STALE_NS, figures are taken as
- * unchanged up to now so rates decay to zero. */
+/* collector.c: a record to the collector consuming it (records stamped
+ * before a reset dropped); -1 when no collector consumes its type. */
+int  daemon_session_record(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
+/* Every collector's state up to now: periodically, and before a frame, a
+ * report or /metrics reads it (rates decay with no report for
+ * DAEMON_RATE_STALE_NS; held power times advance). */
 void daemon_session_tick(struct daemon_session *s, uint64_t now_ns);
-/* Zero figures and rates (after forwarding a reset to the agent). */
+/* Every collector's reset (daemon_collector.h says what it keeps), after the
+ * reset went to the agent. */
 void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
+/* Point each collector's part of f at the session's state (borrowed). */
+void daemon_session_frame(struct daemon_session *s, struct proto_frame *f);
+/* Free what every collector holds (daemon_session_free). */
+void daemon_session_collectors_free(struct daemon_session *s);
 /* Compute every function's rate (calls/s over about the last second). */
 void daemon_session_rates(struct daemon_session *s);
 /* sites.c: keep a "sites" record (absolute figures: it replaces the last). */
-void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r);
+void daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns);
 /* One line for people: "patch 120 on/15 off/7 skipped (short 5); ...". */
 const char *daemon_sites_line(const struct proto_sites *v, size_t n, char *buf, size_t len);
 /* fps.c: merge an "fps" record (streams replaced by id, busiest first). */
@@ -234,15 +252,12 @@ char *daemon_fps_report(const struct daemon_session *s);
  * demangled, with the history and creations per second added. */
 void daemon_session_threads(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-void daemon_session_threads_free(struct daemon_session *s);
 /* The report's threads section (heap). */
 char *daemon_threads_report(const struct daemon_session *s);
 /* block.c: merge a "blocks" record (blocks replaced by id, newest first,
  * at most PROTO_MAX_BLOCKS). */
 void daemon_session_blocks(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-/* Forget the blocks (reset). */
-void daemon_session_blocks_reset(struct daemon_session *s);
 /* The report's blocks section (heap). */
 char *daemon_blocks_report(const struct daemon_session *s);
 /* One symbolized stack for a report, a frame per line (block.c). */
@@ -251,8 +266,6 @@ void daemon_report_stack(FILE *m, const struct proto_block_stack *st);
  * merged by id, newest PROTO_MAX_IPC_SLOW kept), with operations per second. */
 void daemon_session_ipc(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns);
-void daemon_session_ipc_reset(struct daemon_session *s);
-void daemon_session_ipc_free(struct daemon_session *s);
 /* The report's IPC section (heap). */
 char *daemon_ipc_report(const struct daemon_session *s);
 /* The endpoint with id, or NULL. */
@@ -270,21 +283,18 @@ char *daemon_power_report(const struct daemon_session *s);
  * count changed or a second passed; free the history. */
 void daemon_power_hist_add(struct daemon_session *s, uint64_t at_ns);
 void daemon_power_hist_free(struct daemon_session *s);
+/* demangle.c: the demangled form of a C++ symbol name (malloc'd), or NULL
+ * when name is not mangled or cannot be demangled. */
+char *daemon_demangle(const char *name);
 /* Is the process still there (not a zombie)? */
 bool daemon_process_alive(int32_t pid);
 
 /* ---- ranking (rank.c) ---- */
 
-enum daemon_sort {
-	DAEMON_SORT_CALLS, DAEMON_SORT_RATE, DAEMON_SORT_TOTAL, DAEMON_SORT_SELF,
-	DAEMON_SORT_AVG, DAEMON_SORT_MAX, DAEMON_SORT_SLOW, DAEMON_SORT_NAME,
-	DAEMON_SORT_COUNT
-};
-
 /* What one client looks at. */
 struct daemon_view {
 	int32_t target;           /* pid, 0 = auto */
-	int     sort;             /* enum daemon_sort */
+	int     sort;             /* enum proto_rank_key (rank.h) */
 	size_t  top;
 	char   *filter;           /* case-insensitive name substring, NULL = all */
 	bool    remote;           /* the client is not on loopback */
@@ -295,15 +305,10 @@ struct daemon_totals {
 	uint64_t self_ns;
 };
 
-int  daemon_sort_parse(const char *name);         /* -1 if unknown */
-const char *daemon_sort_name(int key);
-const char *daemon_sort_names(void);              /* "calls, rate, ..." */
 uint64_t daemon_func_avg(const struct daemon_func *f);
 /* Functions with calls or running time, matching the filter, ranked by
- * key ("total" ranks total + running time, so a function stuck in a call
- * rises while it is stuck); the first min(cap, matches) go to out.
- * Computes rates and totals (of all
- * functions, filter or not) on the way. */
+ * key (enum proto_rank_key); the first min(cap, matches) go to out.
+ * Computes rates and totals (of all functions, filter or not) on the way. */
 size_t daemon_rank(struct daemon_session *s, int key, const char *filter,
     struct daemon_func **out, size_t cap, struct daemon_totals *tot);
 
@@ -465,9 +470,6 @@ void daemon_cmd_msg(struct daemon_cmdctx *x, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int  daemon_cmd_error(struct daemon_cmdctx *x, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* cmd-attach.c: 0, or -1 (msg set) when what (attach, detach) comes from
- * a remote client and the daemon does not allow it. */
-int  cmd_attach_allowed(struct daemon_cmdctx *x, const char *what);
 /* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
 int  daemon_parse_int(const char *s, long lo, long hi, long *out);
 

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 /* Free one stream's heap parts. */
 static void
@@ -65,10 +66,6 @@ daemon_session_fps(struct daemon_session *s, const struct proto_agent_rec *r,
 	struct proto_fps one = { .nstreams = 1 };
 	uint64_t wall = proto_wall_ms();
 
-	/* A record from before our reset would bring the old figures back. */
-	if (s->reset_ns != 0 && now_ns - s->reset_ns < DAEMON_RESET_GRACE_NS &&
-	    r->time_ns != 0 && r->time_ns < s->reset_ns)
-		return;
 	s->fps.budget_ns = r->fps.budget_ns;
 	s->fps.high_ns = r->fps.high_ns;
 	s->fps.frozen_ns = r->fps.frozen_ns;
@@ -183,3 +180,46 @@ daemon_fps_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+static void
+fps_reset(struct daemon_session *s, uint64_t now_ns)
+{
+	(void)now_ns;
+	daemon_session_fps_reset(s);
+}
+
+static void
+fps_free(struct daemon_session *s)
+{
+	proto_fps_free(&s->fps);
+	daemon_fps_rings_free(s);
+}
+
+static void
+fps_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->fps = s->fps;
+}
+
+static const struct daemon_threshold fps_thresholds[] = {
+	{ .name = "frame", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 10e3,
+	  .help = "frame budget: longer frames are jank" },
+	{ .name = "frame_ms", .agent = "frame", .unit = "ms", .ns_per_unit = 1e6,
+	  .min = 0.1, .max = 10e3, .help = "same as frame" },
+	{ .name = "frame_high", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
+	  .help = "frames longer are level high, not middle" },
+	{ .name = "frame_frozen", .unit = "ms", .ns_per_unit = 1e6, .min = 0.1, .max = 3600e3,
+	  .help = "frames longer are level frozen" },
+};
+
+const struct daemon_collector daemon_collector_fps = {
+	.name = "fps",
+	.records = { PROTO_AG_FPS },
+	.on_record = daemon_session_fps,
+	.reset = fps_reset,
+	.free = fps_free,
+	.fill_frame = fps_frame,
+	.report = &report_section_fps,
+	.thresholds = fps_thresholds,
+	.nthresholds = sizeof fps_thresholds / sizeof fps_thresholds[0],
+};

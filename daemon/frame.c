@@ -81,9 +81,10 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	s = daemon_sessions_pick(&d->sessions, v->target);
 	f.seq = ++c->seq;
 	f.time_ms = proto_wall_ms();
-	f.sort = (char *)daemon_sort_name(v->sort);
+	f.sort = (char *)proto_rank_name(v->sort);
 	f.targets = frame_targets(d, &f.ntargets);
 	if (s != NULL) {
+		daemon_session_tick(s, now);
 		rows = xcalloc(v->top ? v->top : 1, sizeof *rows);
 		n = daemon_rank(s, v->sort, v->filter, rows, v->top, &tot);
 		hex = xcalloc(n ? n : 1, sizeof *hex);
@@ -98,14 +99,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.dropped = s->dropped;
 		f.overhead_ps = s->overhead_ps;
 		f.threads = s->threads;
-		f.sites = s->sites;
-		f.nsites = s->nsites;
-		f.fps = s->fps;           /* borrowed, like sites */
-		f.thr = s->thr;           /* borrowed too */
-		f.blocks = s->blocks;
-		f.ipc = s->ipc;           /* borrowed */
-		daemon_session_power_tick(s, now);
-		f.power = s->power;       /* borrowed */
+		daemon_session_frame(s, &f);   /* each collector's part, borrowed */
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */
 	for (;;) {

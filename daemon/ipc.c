@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 #define IPC_RATE_NS 1000000000ull
 
@@ -93,9 +94,6 @@ daemon_session_ipc(struct daemon_session *s, const struct proto_agent_rec *r, ui
 	struct proto_ipc *d = &s->ipc;
 	uint64_t wall = proto_wall_ms();
 
-	if (s->reset_ns != 0 && now_ns - s->reset_ns < DAEMON_RESET_GRACE_NS &&
-	    r->time_ns != 0 && r->time_ns < s->reset_ns)
-		return;
 	d->threshold_ns = in->threshold_ns;
 	d->slow_count = in->slow_count;
 	for (size_t i = 0; i < d->neps; i++)
@@ -134,21 +132,21 @@ daemon_session_ipc(struct daemon_session *s, const struct proto_agent_rec *r, ui
 	ipc_rates(s, now_ns);
 }
 
-/* See daemon.h: the agent sends everything again after its reset. */
-void
-daemon_session_ipc_reset(struct daemon_session *s)
+/* The agent sends everything again after its reset. */
+static void
+ipc_reset(struct daemon_session *s, uint64_t now_ns)
 {
 	uint64_t thr = s->ipc.threshold_ns;
 
+	(void)now_ns;
 	proto_ipc_free(&s->ipc);
 	s->ipc.threshold_ns = thr;
 	free(s->ipc_rate);
 	s->ipc_rate = NULL;
 }
 
-/* See daemon.h. */
-void
-daemon_session_ipc_free(struct daemon_session *s)
+static void
+ipc_free(struct daemon_session *s)
 {
 	proto_ipc_free(&s->ipc);
 	free(s->ipc_rate);
@@ -210,3 +208,26 @@ daemon_ipc_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+static void
+ipc_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->ipc = s->ipc;
+}
+
+static const struct daemon_threshold ipc_thresholds[] = {
+	{ .name = "ipc", .unit = "ms", .ns_per_unit = 1e6, .min = 1, .max = 3600e3,
+	  .help = "IPC calls longer are slow (stack kept)" },
+};
+
+const struct daemon_collector daemon_collector_ipc = {
+	.name = "ipc",
+	.records = { PROTO_AG_IPC },
+	.on_record = daemon_session_ipc,
+	.reset = ipc_reset,
+	.free = ipc_free,
+	.fill_frame = ipc_frame,
+	.report = &report_section_ipc,
+	.thresholds = ipc_thresholds,
+	.nthresholds = sizeof ipc_thresholds / sizeof ipc_thresholds[0],
+};

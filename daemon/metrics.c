@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "daemon_collector.h"
 #include "report.h"
 
 #define METRICS_CHUNK  16384          /* bytes per HTTP write */
@@ -89,14 +90,15 @@ report_metrics_build(const struct daemon_sessions *ss, uint64_t now_ns, uint64_t
 	struct report_buf b = { 0 };
 
 	report_addn(&b, "", 0);
-	for (size_t i = 0; i < ss->n; i++) {
-		daemon_session_tick(ss->v[i], now_ns);
-		daemon_session_power_tick(ss->v[i], now_ns);   /* held times up to now */
-	}
+	for (size_t i = 0; i < ss->n; i++)
+		daemon_session_tick(ss->v[i], now_ns);   /* held times, rates up to now */
 	metrics_family(&b, &metrics_info_family, ss, now_ns, wall_ms);
-	for (size_t i = 0; i < report_nsections; i++)
-		for (size_t k = 0; k < report_sections[i]->nmetrics; k++)
-			metrics_family(&b, &report_sections[i]->metrics[k], ss, now_ns, wall_ms);
+	for (size_t i = 0; i < daemon_ncollectors; i++) {
+		const struct report_section *sec = report_section_at(i);
+
+		for (size_t k = 0; sec != NULL && k < sec->nmetrics; k++)
+			metrics_family(&b, &sec->metrics[k], ss, now_ns, wall_ms);
+	}
 	*len = b.len;
 	return b.p;
 }

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 #include "power_profile.h"
 
 #ifndef HS_DATA_DIR
@@ -117,6 +118,7 @@ void daemon_session_power(struct daemon_session *s, const struct proto_agent_rec
 	proto_power_free(&s->power_raw);
 	proto_power_copy(&s->power_raw, &r->power);
 	s->power_rx_ns = now_ns;
+	s->power_priced = false;
 	daemon_session_power_tick(s, now_ns);
 	daemon_power_hist_add(s, r->power.time_ns != 0 ? r->power.time_ns : now_ns);
 }
@@ -131,6 +133,15 @@ void daemon_session_power_tick(struct daemon_session *s, uint64_t now_ns)
 
 	if (s->power_rx_ns == 0)
 		return;
+	if (s->power_priced) {      /* the same as last time unless something is held */
+		bool held = false;
+
+		for (size_t i = 0; i < s->power_raw.nres && !held; i++)
+			held = s->power_raw.res[i].held;
+		if (!held)
+			return;
+	}
+	s->power_priced = true;
 	pwr_profile_load();
 	proto_power_copy(&p, &s->power_raw);
 	if (p.exited || s->state != PROTO_TARGET_LIVE)
@@ -237,3 +248,41 @@ char *daemon_power_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+/* The held-resources history restarts; the snapshot stays until the next
+ * record replaces it. */
+static void pwr_reset(struct daemon_session *s, uint64_t now_ns)
+{
+	(void)now_ns;
+	daemon_power_hist_free(s);
+}
+
+static void pwr_free(struct daemon_session *s)
+{
+	proto_power_free(&s->power);
+	proto_power_free(&s->power_raw);
+	daemon_power_hist_free(s);
+}
+
+static void pwr_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->power = s->power;
+}
+
+static const struct daemon_threshold pwr_thresholds[] = {
+	{ .name = "hold", .unit = "s", .ns_per_unit = 1e9, .min = 0.001, .max = 864000,
+	  .help = "power resources held longer are leaks" },
+};
+
+const struct daemon_collector daemon_collector_power = {
+	.name = "power",
+	.records = { PROTO_AG_POWER },
+	.on_record = daemon_session_power,
+	.tick = daemon_session_power_tick,
+	.reset = pwr_reset,
+	.free = pwr_free,
+	.fill_frame = pwr_frame,
+	.report = &report_section_power,
+	.thresholds = pwr_thresholds,
+	.nthresholds = sizeof pwr_thresholds / sizeof pwr_thresholds[0],
+};

@@ -12,18 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "daemon_collector.h"
 #include "report.h"
 
-/* Report order: one row per collector (report_NAME.c). */
-const struct report_section *const report_sections[] = {
-	&report_section_funcs,
-	&report_section_fps,
-	&report_section_threads,
-	&report_section_blocks,
-	&report_section_ipc,
-	&report_section_power,
-};
-const size_t report_nsections = sizeof report_sections / sizeof report_sections[0];
+/* See report.h: the sections in the collectors' order (daemon_collector.h). */
+const struct report_section *
+report_section_at(size_t i)
+{
+	return i < daemon_ncollectors ? daemon_collectors[i]->report : NULL;
+}
 
 static const struct {
 	const char *name, *ext;
@@ -304,31 +301,32 @@ report_session(struct report_buf *b, struct report_json *j, const struct report_
 {
 	char root[160];
 	struct report_folded f = { .b = b };
+	const struct report_section *sec;
 
 	switch (fmt) {
 	case REPORT_TEXT:
 		report_text_header(b, c);
-		for (size_t i = 0; i < report_nsections; i++)
-			if (report_sections[i]->text != NULL) {
+		for (size_t i = 0; i < daemon_ncollectors; i++)
+			if ((sec = report_section_at(i)) != NULL && sec->text != NULL) {
 				report_add(b, "\n");
-				report_sections[i]->text(b, c);
+				sec->text(b, c);
 			}
 		break;
 	case REPORT_JSON:
 		rj_obj(j, NULL);
 		report_json_session(j, c);
-		for (size_t i = 0; i < report_nsections; i++)
-			if (report_sections[i]->json != NULL) {
-				rj_key(j, report_sections[i]->name);
-				report_sections[i]->json(j, c);
+		for (size_t i = 0; i < daemon_ncollectors; i++)
+			if ((sec = report_section_at(i)) != NULL && sec->json != NULL) {
+				rj_key(j, sec->name);
+				sec->json(j, c);
 			}
 		rj_end_obj(j);
 		break;
 	case REPORT_TRACE:
 		report_trace_process(j, c);
-		for (size_t i = 0; i < report_nsections; i++)
-			if (report_sections[i]->trace != NULL)
-				report_sections[i]->trace(j, c);
+		for (size_t i = 0; i < daemon_ncollectors; i++)
+			if ((sec = report_section_at(i)) != NULL && sec->trace != NULL)
+				sec->trace(j, c);
 		break;
 	case REPORT_FOLDED:
 		if (c->multi) {
@@ -336,9 +334,9 @@ report_session(struct report_buf *b, struct report_json *j, const struct report_
 			    (int)c->s->pid);
 			f.root = root;
 		}
-		for (size_t i = 0; i < report_nsections; i++)
-			if (report_sections[i]->folded != NULL)
-				report_sections[i]->folded(&f, c);
+		for (size_t i = 0; i < daemon_ncollectors; i++)
+			if ((sec = report_section_at(i)) != NULL && sec->folded != NULL)
+				sec->folded(&f, c);
 		break;
 	}
 }
@@ -373,7 +371,6 @@ report_build(struct daemon_session *const *v, size_t n, int fmt, uint64_t now_ns
 		    .multi = n > 1 };
 
 		daemon_session_tick(v[i], now_ns);
-		daemon_session_power_tick(v[i], now_ns);   /* held times up to now */
 		if (fmt == REPORT_TEXT && i > 0)
 			report_add(&b, "\n\f\n");
 		report_session(&b, &j, &c, fmt);

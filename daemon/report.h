@@ -11,7 +11,8 @@
  *            metric families
  *
  * A collector adds a report_section_NAME (its own daemon/report_NAME.c)
- * and one row in report.c's table; a format it has nothing for stays NULL.
+ * and names it in its collector row (daemon_collector.h); a format it has nothing
+ * for stays NULL.
  */
 #ifndef HOOKSCOPE_REPORT_H
 #define HOOKSCOPE_REPORT_H
@@ -121,9 +122,9 @@ extern const struct report_section report_section_blocks;
 extern const struct report_section report_section_ipc;
 extern const struct report_section report_section_power;
 
-/* The table (report.c), in report order. */
-extern const struct report_section *const report_sections[];
-extern const size_t report_nsections;
+/* The section of the i-th collector (daemon_collector.h), NULL if it has none
+ * or i is past the table: report order. */
+const struct report_section *report_section_at(size_t i);
 
 /* "text" -> REPORT_TEXT; -1 when unknown. */
 int  report_format_parse(const char *name);

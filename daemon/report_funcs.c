@@ -1,7 +1,7 @@
 /*
  * report_funcs.c - the functions section of reports and metrics: every
- * function with calls, ranked by total (+ running) time with averages, as
- * the seed tool's report ranks them; /metrics gets the top
+ * function with calls, ranked by total (+ running) time with averages;
+ * /metrics gets the top
  * REPORT_METRICS_TOP by self time only (bounded label set).
  *
  * The timing collector keeps flat per-function figures (no call paths), so
@@ -30,7 +30,7 @@ funcs_text(struct report_buf *b, const struct report_ctx *c)
 {
 	struct daemon_totals tot;
 	size_t n;
-	struct daemon_func **rows = funcs_ranked(c, DAEMON_SORT_TOTAL, &n, &tot);
+	struct daemon_func **rows = funcs_ranked(c, PROTO_RANK_TOTAL, &n, &tot);
 	char c1[32], c2[32], c3[32], c4[32], c5[32];
 	double ovh_ns = (double)c->s->overhead_ps / 1000.0;
 
@@ -68,7 +68,7 @@ funcs_json(struct report_json *j, const struct report_ctx *c)
 {
 	struct daemon_totals tot;
 	size_t n;
-	struct daemon_func **rows = funcs_ranked(c, DAEMON_SORT_TOTAL, &n, &tot);
+	struct daemon_func **rows = funcs_ranked(c, PROTO_RANK_TOTAL, &n, &tot);
 	char addr[32];
 
 	rj_obj(j, NULL);
@@ -105,7 +105,7 @@ funcs_metric_calls(struct report_metrics *m, const struct report_ctx *c)
 	struct daemon_totals tot;
 	size_t n;
 
-	free(funcs_ranked(c, DAEMON_SORT_TOTAL, &n, &tot));
+	free(funcs_ranked(c, PROTO_RANK_TOTAL, &n, &tot));
 	report_metric(m, (double)tot.calls, NULL);
 }
 
@@ -121,7 +121,7 @@ funcs_metric_top(struct report_metrics *m, const struct report_ctx *c, int what)
 {
 	struct daemon_totals tot;
 	size_t n;
-	struct daemon_func **rows = funcs_ranked(c, DAEMON_SORT_SELF, &n, &tot);
+	struct daemon_func **rows = funcs_ranked(c, PROTO_RANK_SELF, &n, &tot);
 	char addr[32];
 
 	for (size_t i = 0; i < n && i < REPORT_METRICS_TOP; i++) {

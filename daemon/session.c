@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 /* A new, empty session for pid (not live until daemon_session_hello). */
 struct daemon_session *
@@ -41,16 +42,7 @@ daemon_session_free(struct daemon_session *s)
 {
 	if (s == NULL)
 		return;
-	daemon_functab_free(&s->funcs);
-	proto_sites_free(s->sites, s->nsites);
-	proto_fps_free(&s->fps);
-	daemon_fps_rings_free(s);
-	daemon_session_threads_free(s);
-	proto_blocks_free(&s->blocks);
-	daemon_session_ipc_free(s);
-	proto_power_free(&s->power);
-	proto_power_free(&s->power_raw);
-	daemon_power_hist_free(s);
+	daemon_session_collectors_free(s);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);
@@ -118,8 +110,8 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 
 /* Names for addresses (C++ names demangled, the module kept as its
  * basename). */
-void
-daemon_session_syms(struct daemon_session *s, const struct proto_agent_rec *r)
+static void
+session_syms(struct daemon_session *s, const struct proto_agent_rec *r)
 {
 	for (size_t i = 0; i < r->nsyms; i++) {
 		const struct proto_ag_sym *y = &r->syms[i];
@@ -175,18 +167,10 @@ session_sample(struct daemon_session *s, uint64_t now_ns)
 }
 
 /* Cumulative figures: replace, then sample for the rates. */
-void
-daemon_session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
+static void
+session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
     uint64_t now_ns)
 {
-	/* A record the agent sent before it saw our reset would bring the old
-	 * figures back; its agent-side time tells (same monotonic clock). */
-	if (s->reset_ns != 0 && now_ns - s->reset_ns < DAEMON_RESET_GRACE_NS &&
-	    r->time_ns != 0 && r->time_ns < s->reset_ns) {
-		daemon_log(DLOG_DEBUG, "pid %d: dropped a funcs record from "
-		    "before the reset", (int)s->pid);
-		return;
-	}
 	for (size_t i = 0; i < r->nfuncs; i++) {
 		const struct proto_ag_func *g = &r->funcs[i];
 		struct daemon_func *f = daemon_functab_get(&s->funcs, g->addr);
@@ -226,8 +210,8 @@ daemon_session_detach(struct daemon_session *s, bool process_gone)
 }
 
 /* Let rates decay when nothing is reported (idle, lost or exited). */
-void
-daemon_session_tick(struct daemon_session *s, uint64_t now_ns)
+static void
+session_funcs_tick(struct daemon_session *s, uint64_t now_ns)
 {
 	if (s->state == PROTO_TARGET_LIVE &&
 	    now_ns < s->last_report_ns + DAEMON_RATE_STALE_NS)
@@ -240,8 +224,8 @@ daemon_session_tick(struct daemon_session *s, uint64_t now_ns)
 }
 
 /* Zero every figure and restart the rates from zero at now. */
-void
-daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
+static void
+session_funcs_reset(struct daemon_session *s, uint64_t now_ns)
 {
 	for (size_t k = 0; k < s->funcs.n; k++) {
 		struct daemon_func *f = &s->funcs.v[k];
@@ -251,13 +235,45 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 		f->rate = 0;
 	}
 	session_restart_samples(s, now_ns, true);
-	daemon_session_fps_reset(s);
-	daemon_session_blocks_reset(s);
-	daemon_session_ipc_reset(s);
 	s->ref_ns = now_ns;
 	s->baseline = false;
-	s->reset_ns = now_ns;
 }
+
+/* A syms or funcs record. */
+static void
+session_funcs_record(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns)
+{
+	if (r->type == PROTO_AG_SYMS)
+		session_syms(s, r);
+	else
+		session_funcs(s, r, now_ns);
+}
+
+static void
+session_funcs_free(struct daemon_session *s)
+{
+	daemon_functab_free(&s->funcs);
+}
+
+static const struct daemon_threshold session_funcs_thresholds[] = {
+	{ .name = "slow", .unit = "ms", .ns_per_unit = 1e6, .max = 3600e3,
+	  .help = "calls longer than it count as slow" },
+};
+
+/* The timing collector's row; the frame's rows are ranked per client
+ * view (frame.c), so it fills no part of its own. */
+const struct daemon_collector daemon_collector_funcs = {
+	.name = "funcs",
+	.records = { PROTO_AG_SYMS, PROTO_AG_FUNCS },
+	.on_record = session_funcs_record,
+	.tick = session_funcs_tick,
+	.reset = session_funcs_reset,
+	.free = session_funcs_free,
+	.report = &report_section_funcs,
+	.thresholds = session_funcs_thresholds,
+	.nthresholds = sizeof session_funcs_thresholds / sizeof session_funcs_thresholds[0],
+};
 
 /* calls/s of every function, from the newest sample at least a window
  * older than ref_ns (or the oldest one) to ref_ns. */

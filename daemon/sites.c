@@ -8,12 +8,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 /* Keep the back-ends of a sites record (replacing the previous ones). */
 void
-daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r)
+daemon_session_sites(struct daemon_session *s, const struct proto_agent_rec *r,
+    uint64_t now_ns)
 {
+	(void)now_ns;
 	proto_sites_free(s->sites, s->nsites);
 	s->sites = proto_sites_dup(r->sites, r->nsites);
 	s->nsites = r->nsites;
@@ -62,3 +65,26 @@ daemon_sites_line(const struct proto_sites *v, size_t n, char *buf, size_t len)
 	}
 	return buf;
 }
+
+static void
+sites_free(struct daemon_session *s)
+{
+	proto_sites_free(s->sites, s->nsites);
+}
+
+static void
+sites_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->sites = s->sites;
+	f->nsites = s->nsites;
+}
+
+/* Hook back-end state, not figures: a reset keeps it; the report prints it
+ * in its header (report.c). */
+const struct daemon_collector daemon_collector_sites = {
+	.name = "sites",
+	.records = { PROTO_AG_SITES },
+	.on_record = daemon_session_sites,
+	.free = sites_free,
+	.fill_frame = sites_frame,
+};

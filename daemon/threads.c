@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon.h"
+#include "daemon_collector.h"
+#include "report.h"
 
 #define THR_SAMPLE_NS 1000000000ull
 
@@ -45,6 +46,15 @@ thr_history(struct daemon_thr_hist *h, const struct proto_threads *t, uint64_t n
 	h->last_ns = now_ns;
 }
 
+/* The history is the session's (borrowed by the snapshot): not freed. */
+static void
+thr_free(struct daemon_session *s)
+{
+	s->thr.history = NULL;
+	s->thr.nhistory = 0;
+	proto_threads_free(&s->thr);
+}
+
 /* See daemon.h. */
 void
 daemon_session_threads(struct daemon_session *s, const struct proto_agent_rec *r,
@@ -73,19 +83,10 @@ daemon_session_threads(struct daemon_session *s, const struct proto_agent_rec *r
 			    (double)(now_ns - h->at_ns[i]);
 			break;
 		}
-	daemon_session_threads_free(s);
+	thr_free(s);
 	s->thr = copy;
 	s->thr.history = h->live;              /* borrowed: frames only read it */
 	s->thr.nhistory = h->n;
-}
-
-/* See daemon.h. */
-void
-daemon_session_threads_free(struct daemon_session *s)
-{
-	s->thr.history = NULL;
-	s->thr.nhistory = 0;
-	proto_threads_free(&s->thr);
 }
 
 /* "name+0x1a (module)" of a code address. */
@@ -171,3 +172,29 @@ daemon_threads_report(const struct daemon_session *s)
 	fclose(m);
 	return out;
 }
+
+/* The count over time restarts; the snapshot stays until the next record. */
+static void
+thr_reset(struct daemon_session *s, uint64_t now_ns)
+{
+	(void)now_ns;
+	memset(&s->thr_hist, 0, sizeof s->thr_hist);
+	s->thr.nhistory = 0;
+	s->thr.created_per_s = 0;
+}
+
+static void
+thr_frame(struct daemon_session *s, struct proto_frame *f)
+{
+	f->thr = s->thr;
+}
+
+const struct daemon_collector daemon_collector_threads = {
+	.name = "threads",
+	.records = { PROTO_AG_THREADS },
+	.on_record = daemon_session_threads,
+	.reset = thr_reset,
+	.free = thr_free,
+	.fill_frame = thr_frame,
+	.report = &report_section_threads,
+};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank.h"
 #include "tui.h"
 
 /* Cell formatters, one per column. */
@@ -52,7 +53,8 @@ const char *const tui_sort_keys[] = {
 	"total", "self", "calls", "rate", "avg", "max", "slow", "name", NULL,
 };
 
-/* See tui.h. */
+/* See tui.h: a key of the cycle is a key of protocol/rank.h too
+ * (test-rank checks). */
 int tui_sort_key_index(const char *key)
 {
 	for (int i = 0; tui_sort_keys[i] != NULL; i++)
@@ -70,37 +72,25 @@ int tui_column_of_sort(const char *key)
 	return -1;
 }
 
-/* Sort value of f for a numeric key (descending); 0 for name.  "total"
- * counts calls in flight, as the daemon ranks it. */
-static double columns_value(const struct proto_func *f, const char *key)
-{
-	if (strcmp(key, "calls") == 0) return (double)f->calls;
-	if (strcmp(key, "rate") == 0)  return f->calls_per_s;
-	if (strcmp(key, "total") == 0) return (double)f->total_ns + (double)f->running_ns;
-	if (strcmp(key, "self") == 0)  return (double)f->self_ns;
-	if (strcmp(key, "avg") == 0)   return (double)f->avg_ns;
-	if (strcmp(key, "max") == 0)   return (double)f->max_ns;
-	if (strcmp(key, "slow") == 0)  return (double)f->slow;
-	return 0;
-}
-
-/* qsort_r comparator: the key's value descending, then the name. */
+/* qsort_r comparator: the daemon's comparison (protocol/rank.h), so a
+ * local re-sort keeps the daemon's order of equal rows. */
 static int columns_cmp(const void *a, const void *b, void *key)
 {
-	const struct proto_func *fa = a, *fb = b;
-	double va = columns_value(fa, key), vb = columns_value(fb, key);
+	struct proto_rank_row ra, rb;
 
-	if (va != vb)
-		return va < vb ? 1 : -1;
-	return strcmp(fa->name, fb->name);
+	proto_rank_row_of_func(&ra, a);
+	proto_rank_row_of_func(&rb, b);
+	return proto_rank_cmp(*(const int *)key, &ra, &rb);
 }
 
 /* See tui.h. */
 void tui_funcs_sort(struct proto_func *f, size_t n, const char *key)
 {
-	if (tui_sort_key_index(key) < 0 || n < 2)
+	int k = proto_rank_parse(key);
+
+	if (k < 0 || n < 2)
 		return;
-	qsort_r(f, n, sizeof *f, columns_cmp, (void *)key);
+	qsort_r(f, n, sizeof *f, columns_cmp, &k);
 }
 
 /* See tui.h. */

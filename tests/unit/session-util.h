@@ -39,7 +39,7 @@ feed(struct daemon_session *s, uint64_t t, size_t n, const struct proto_ag_func 
 		.threads = 3, .dropped = 7, .nfuncs = n,
 		.funcs = (struct proto_ag_func *)f };
 
-	daemon_session_funcs(s, &r, t);
+	daemon_session_record(s, &r, t);
 }
 
 /* Feed calls for one function. */
@@ -60,7 +60,7 @@ name(struct daemon_session *s, uint64_t addr, const char *n, const char *module)
 		.module = (char *)module };
 	struct proto_agent_rec r = { .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &y };
 
-	daemon_session_syms(s, &r);
+	daemon_session_record(s, &r, 0);
 }
 
 /* Rate of addr after daemon_session_rates. */

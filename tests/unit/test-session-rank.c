@@ -42,35 +42,35 @@ test_rank_keys(void **state)
 	struct daemon_totals tot;
 
 	(void)state;
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, NULL, 16),
 	    "bravo delta echo_hash charlie alpha foxtrot");
-	assert_string_equal(ranked(s, DAEMON_SORT_RATE, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_RATE, NULL, 16),
 	    "delta echo_hash charlie bravo alpha foxtrot");
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 16),
 	    "charlie alpha bravo foxtrot echo_hash delta");
-	assert_string_equal(ranked(s, DAEMON_SORT_SELF, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_SELF, NULL, 16),
 	    "bravo foxtrot echo_hash delta charlie alpha");
 	/* avg = total / calls: 500 10 300 5 50 3000 */
-	assert_string_equal(ranked(s, DAEMON_SORT_AVG, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_AVG, NULL, 16),
 	    "foxtrot alpha charlie echo_hash bravo delta");
-	assert_string_equal(ranked(s, DAEMON_SORT_MAX, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_MAX, NULL, 16),
 	    "foxtrot alpha charlie echo_hash bravo delta");
-	assert_string_equal(ranked(s, DAEMON_SORT_SLOW, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_SLOW, NULL, 16),
 	    "charlie echo_hash alpha foxtrot delta bravo");
-	assert_string_equal(ranked(s, DAEMON_SORT_NAME, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_NAME, NULL, 16),
 	    "alpha bravo charlie delta echo_hash foxtrot");
 	/* Top N cuts after ranking. */
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 2), "charlie alpha");
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, NULL, 1), "bravo");
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, NULL, 0), "");
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 2), "charlie alpha");
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, NULL, 1), "bravo");
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, NULL, 0), "");
 	/* Totals cover every function, whatever the filter or N. */
-	daemon_rank(s, DAEMON_SORT_CALLS, "zzz", rows, 1, &tot);
+	daemon_rank(s, PROTO_RANK_CALLS, "zzz", rows, 1, &tot);
 	assert_int_equal(tot.calls, 10 + 400 + 30 + 200 + 50 + 1);
 	assert_int_equal(tot.self_ns, 100 + 4000 + 500 + 900 + 2400 + 3000);
 	/* Key names round-trip. */
-	for (int k = 0; k < DAEMON_SORT_COUNT; k++)
-		assert_int_equal(daemon_sort_parse(daemon_sort_name(k)), k);
-	assert_int_equal(daemon_sort_parse("bogus"), -1);
+	for (int k = 0; k < PROTO_RANK_COUNT; k++)
+		assert_int_equal(proto_rank_parse(proto_rank_name(k)), k);
+	assert_int_equal(proto_rank_parse("bogus"), -1);
 	daemon_session_free(s);
 }
 
@@ -95,15 +95,15 @@ test_rank_running(void **state)
 	name(s, 0x106, "golf", "/bin/app");
 	feed(s, 2500 * MS, 2, f);
 	assert_int_equal(daemon_functab_find(&s->funcs, 0x105)->running_ns, 7000);
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 16),
 	    "foxtrot charlie alpha bravo echo_hash golf delta");
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 1), "foxtrot");
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 1), "foxtrot");
 	/* avg and max are figures of returned calls: unchanged, golf last. */
-	assert_string_equal(ranked(s, DAEMON_SORT_AVG, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_AVG, NULL, 16),
 	    "foxtrot alpha charlie echo_hash bravo delta golf");
-	assert_string_equal(ranked(s, DAEMON_SORT_MAX, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_MAX, NULL, 16),
 	    "foxtrot alpha charlie echo_hash bravo delta golf");
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, NULL, 16),
 	    "bravo delta echo_hash charlie alpha foxtrot golf");
 	/* The report shows the running time and ranks the same way. */
 	text = daemon_report_format(s, 3 * S, proto_wall_ms(), &len);
@@ -119,16 +119,16 @@ test_rank_running(void **state)
 		.self_ns = 1600, .max_ns = 1600 };
 	feed(s, 2750 * MS, 2, f);
 	assert_int_equal(daemon_functab_find(&s->funcs, 0x105)->running_ns, 0);
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 16),
 	    "foxtrot charlie alpha bravo echo_hash golf delta");
-	assert_string_equal(ranked(s, DAEMON_SORT_AVG, NULL, 16),
+	assert_string_equal(ranked(s, PROTO_RANK_AVG, NULL, 16),
 	    "foxtrot golf alpha charlie echo_hash bravo delta");
 	/* A reset zeroes running time too, until the agent reports again. */
 	f[1] = (struct proto_ag_func){ .addr = 0x106, .calls = 1, .running_ns = 900 };
 	feed(s, 2900 * MS, 2, f);
 	daemon_session_reset(s, 3 * S);
 	assert_int_equal(daemon_functab_find(&s->funcs, 0x106)->running_ns, 0);
-	assert_string_equal(ranked(s, DAEMON_SORT_TOTAL, NULL, 16), "");
+	assert_string_equal(ranked(s, PROTO_RANK_TOTAL, NULL, 16), "");
 	daemon_session_free(s);
 }
 
@@ -140,13 +140,13 @@ test_rank_filter(void **state)
 
 	(void)state;
 	/* By calls, "ha" matches alpha, charlie and echo_hash. */
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, "ha", 2), "echo_hash charlie");
-	assert_string_equal(ranked(s, DAEMON_SORT_CALLS, "HA", 16),
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, "ha", 2), "echo_hash charlie");
+	assert_string_equal(ranked(s, PROTO_RANK_CALLS, "HA", 16),
 	    "echo_hash charlie alpha");
-	assert_string_equal(ranked(s, DAEMON_SORT_NAME, "o", 16),
+	assert_string_equal(ranked(s, PROTO_RANK_NAME, "o", 16),
 	    "bravo echo_hash foxtrot");
-	assert_string_equal(ranked(s, DAEMON_SORT_NAME, "nothing", 16), "");
-	assert_string_equal(ranked(s, DAEMON_SORT_NAME, "", 3), "alpha bravo charlie");
+	assert_string_equal(ranked(s, PROTO_RANK_NAME, "nothing", 16), "");
+	assert_string_equal(ranked(s, PROTO_RANK_NAME, "", 3), "alpha bravo charlie");
 	daemon_session_free(s);
 }
 
@@ -169,14 +169,14 @@ test_rank_many(void **state)
 	for (size_t i = 0; i < 5000; i++)
 		assert_non_null(daemon_functab_find(&s->funcs, 0x400000 + 16 * i));
 	assert_null(daemon_functab_find(&s->funcs, 0x400008));
-	n = daemon_rank(s, DAEMON_SORT_CALLS, NULL, rows, 5000, &tot);
+	n = daemon_rank(s, PROTO_RANK_CALLS, NULL, rows, 5000, &tot);
 	assert_int_equal(n, 5000);
 	for (size_t i = 1; i < n; i++)
 		assert_true(rows[i - 1]->calls > rows[i]->calls ||
 		    (rows[i - 1]->calls == rows[i]->calls && rows[i - 1]->addr < rows[i]->addr));
 	{
 		struct daemon_func *top[50];
-		size_t m = daemon_rank(s, DAEMON_SORT_CALLS, NULL, top, 50, &tot);
+		size_t m = daemon_rank(s, PROTO_RANK_CALLS, NULL, top, 50, &tot);
 
 		assert_int_equal(m, 50);
 		for (size_t i = 0; i < 50; i++)

@@ -58,7 +58,7 @@ static void test_sites_stored_and_replaced(void **state)
 	(void)state;
 	assert_int_equal(s->nsites, 0);
 	sites_round_trip(v, 2, &r);
-	daemon_session_sites(s, &r);
+	daemon_session_record(s, &r, 0);
 	proto_agent_rec_free(&r);           /* the session owns its copy */
 	assert_int_equal(s->nsites, 2);
 	assert_string_equal(s->sites[0].backend, "patch");
@@ -71,7 +71,7 @@ static void test_sites_stored_and_replaced(void **state)
 	v[0].active = 1;
 	v[0].disabled = 11;
 	sites_round_trip(v, 1, &r);
-	daemon_session_sites(s, &r);
+	daemon_session_record(s, &r, 0);
 	proto_agent_rec_free(&r);
 	assert_int_equal(s->nsites, 1);
 	assert_int_equal(s->sites[0].active, 1);
@@ -83,7 +83,7 @@ static void test_sites_stored_and_replaced(void **state)
 	assert_int_equal(s->nsites, 1);
 
 	sites_round_trip(v, 0, &r);
-	daemon_session_sites(s, &r);
+	daemon_session_record(s, &r, 0);
 	proto_agent_rec_free(&r);
 	assert_int_equal(s->nsites, 0);
 	daemon_session_free(s);
@@ -116,7 +116,7 @@ static void test_sites_line_and_report(void **state)
 	assert_non_null(strstr(text, "sites:     none\n"));
 	free(text);
 	sites_round_trip(v, 2, &r);
-	daemon_session_sites(s, &r);
+	daemon_session_record(s, &r, 0);
 	proto_agent_rec_free(&r);
 	text = daemon_report_format(s, 2 * S, proto_wall_ms(), &len);
 	assert_non_null(strstr(text, "sites:     patch 10 on/2 off/7 skipped (short 6, insn 1); "

@@ -235,7 +235,7 @@ test_reset(void **state)
 	/* In flight before the agent saw the reset: its agent time is older. */
 	r = (struct proto_agent_rec){ .type = PROTO_AG_FUNCS, .time_ns = 2500 * MS,
 		.nfuncs = 1, .funcs = &f };
-	daemon_session_funcs(s, &r, 3100 * MS);
+	daemon_session_record(s, &r, 3100 * MS);
 	assert_int_equal(daemon_functab_find(&s->funcs, 0x10)->calls, 0);
 	/* After the reset the counts start from zero: 50 calls in 0.5 s. */
 	feed1(s, 3500 * MS, 0x10, 50);

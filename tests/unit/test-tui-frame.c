@@ -428,10 +428,10 @@ static void test_json_big(void **state)
 static void test_sort(void **state)
 {
 	struct proto_func f[4] = {
-		{ .name = "b", .calls = 5, .total_ns = 10, .avg_ns = 3, .calls_per_s = 1.5 },
-		{ .name = "a", .calls = 5, .total_ns = 30, .avg_ns = 1, .calls_per_s = 0.5 },
-		{ .name = "d", .calls = 9, .total_ns = 20, .avg_ns = 2, .calls_per_s = 2.5 },
-		{ .name = "c", .calls = 1, .total_ns = 40, .avg_ns = 4, .calls_per_s = 0 },
+		{ .name = "b", .addr = 2, .calls = 5, .total_ns = 10, .avg_ns = 3, .calls_per_s = 1.5 },
+		{ .name = "a", .addr = 1, .calls = 5, .total_ns = 30, .avg_ns = 1, .calls_per_s = 0.5 },
+		{ .name = "d", .addr = 4, .calls = 9, .total_ns = 20, .avg_ns = 2, .calls_per_s = 2.5 },
+		{ .name = "c", .addr = 3, .calls = 1, .total_ns = 40, .avg_ns = 4, .calls_per_s = 0 },
 	};
 	char order[8];
 
@@ -450,7 +450,7 @@ static void test_sort(void **state)
 
 #define ORDER() (snprintf(order, sizeof order, "%s%s%s%s", f[0].name, f[1].name, \
 	f[2].name, f[3].name), order)
-	tui_funcs_sort(f, 4, "calls");          /* descending, ties by name */
+	tui_funcs_sort(f, 4, "calls");          /* descending, ties by address */
 	assert_string_equal(ORDER(), "dabc");
 	tui_funcs_sort(f, 4, "total");
 	assert_string_equal(ORDER(), "cadb");
