@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "power.h"
+#include "power_int.h"
 
 static int fuzz_lines;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "block.h"
+#include "block_int.h"
 
 /* Samples in the same functions at different pcs are one stack. */
 static void test_merge_by_function(void **state)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fps.h"
+#include "fps_int.h"
 
 #define MS 1000000ull
 

@@ -1,0 +1,138 @@
+/*
+ * hook.h - the hook engine (internal): patching of unmodified x86-64 code.
+ *
+ * On by default; HOOKSCOPE_ENGINE=0 in the target's environment turns it off.
+ *
+ * A site is one function of an "own" module.  Patching (once, all other
+ * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
+ * site's out-of-line block in a trampoline region mapped within +/-2 GB:
+ *
+ *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
+ *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
+ *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
+ *   blk+17  call blk+32                  the relocated prologue, as a call
+ *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
+ *   blk+28  .long index                  the site's index (data)
+ *   blk+32  relocated prologue           (hook_x86.c)
+ *           jmp fn+n
+ *
+ * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
+ * is one relaxed 8-byte store per site and a disabled site costs one
+ * predicted indirect jump; no register is touched on either path.
+ *
+ * Enabled, hook_enter_common (hook_tramp.c) calls hook_site_enter, which
+ * opens a timing frame holding the caller's return address.  The block then
+ * pops that address and calls the function, so the call's own return
+ * address (blk+22) lands in the same stack slot: the function sees the
+ * stack it would have seen, and both returns -- the function's to blk+22
+ * and hook_exit_common's to the caller -- are predicted by the return stack
+ * buffer (a jmp through a shared trampoline would not be).  A call not
+ * timed (no frame) goes straight on at blk+32 with the address in place.
+ *
+ * The stubs save only the general registers: their C half (hook_hot.c,
+ * timing_hot.c) is built with -mgeneral-regs-only and reaches code that
+ * may touch vector registers only through tm_vec_call, which saves the whole
+ * extended state (see timing_hot.c).  Sanitizer builds, whose runtime calls
+ * are everywhere, save every xmm register as well.
+ */
+#ifndef HOOKSCOPE_HOOK_H
+#define HOOKSCOPE_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define HOOK_PATCH_LEN  5           /* jmp rel32 */
+#define HOOK_BLK_SIZE   64          /* out-of-line block per site */
+#define HOOK_BLK_ON     6           /* the enabled path (see above) */
+#define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */
+#define HOOK_BLK_RET    22          /* the function's return address */
+#define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   32          /* the relocated prologue */
+#define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
+
+
+/* hook_x86.c: the prologue plan of one function. */
+struct hook_x86_plan {
+	size_t  n;                  /* original bytes replaced (>= 5) */
+	size_t  len;                /* bytes written to out (incl. the jmp back) */
+	uint8_t out[HOOK_RELOC_MAX];
+};
+
+/* Relocate the first instructions of the function at addr (size bytes,
+ * code = a readable copy or the function itself) so they run at dst and
+ * then jump back to addr + n.  Scans the whole function for branches into
+ * the patched bytes.  HOOK_OK or the refusal reason. */
+enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    struct hook_x86_plan *p);
+
+/* One patchable function (hook_site.c). */
+struct hook_site {
+	uintptr_t  fn;              /* runtime address */
+	uint8_t   *blk;             /* out-of-line block */
+	uintptr_t *sw;              /* its switch */
+	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
+	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
+	const char *name;           /* the module symtab's storage */
+	size_t     n;               /* bytes patched */
+	bool       global;          /* global or weak binding */
+	bool       exported;        /* and default visibility */
+	int        mod;             /* index in the engine's module list */
+	bool       patched;
+	bool       dead;            /* could not be patched (busy) */
+	bool       on;
+	bool       nop;             /* compiler-assisted site (hook_nop.c) */
+	bool       wrap;            /* an unwinder entry wrapped for good (hook_unwind.c):
+	                             * its switch holds the wrapper, never flipped */
+	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
+	bool       got;             /* import site (hook_got.c): fn is the library's */
+	uintptr_t *got_slot;        /* import site: its GOT entry */
+	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
+};
+
+
+/* hook_tramp.c: regions near a module, the stubs. */
+struct hook_region {
+	uint8_t   *base;
+	size_t     len;             /* whole mapping */
+	size_t     code_len;        /* code part (pages), then the switches */
+	size_t     nblk;
+};
+/* Map a region for nblk blocks whose every byte is within rel32 reach of
+ * [lo, hi).  0, or -1 when nothing is free near enough. */
+int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
+/* Block i's code and switch. */
+uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);
+uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);
+/* Write block i for the site with this index: head + the plan's bytes; the
+ * switch starts disabled. */
+void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
+    const struct hook_x86_plan *p);
+/* Make the code part read+exec once every block is written. */
+int  hook_tramp_seal(const struct hook_region *r);
+/* The stubs (asm, hook_tramp.c). */
+void hook_enter_common(void);
+void hook_exit_common(void);
+/* Called by the stubs (hook_hot.c): open a frame for the call whose return
+ * address is in *slot (false: not timed, go on untouched); close it and
+ * return the real return address. */
+bool      hook_site_enter(uint32_t index, uintptr_t *slot);
+uintptr_t hook_site_exit(uintptr_t *slot);
+
+
+/* hook_stop.c: stop every other thread of the process. */
+struct hook_stopped {
+	int        n;               /* threads stopped */
+	uintptr_t *rips;            /* where each one was interrupted */
+};
+/* 0 with every other thread parked in a signal handler, or -1 with err
+ * (a thread did not answer within the time limit: all are released). */
+int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
+void hook_stop_resume(struct hook_stopped *st);
+/* Give the stop signal its previous action back (detach). */
+void hook_stop_uninstall(void);
+
+#endif
