@@ -26,6 +26,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "block_int.h"
 
 #define API __attribute__((visibility("default")))
@@ -51,11 +52,9 @@ static int block_sig_no;                  /* BLOCK_SIG (not a constant) */
 /* The real sigaction (libc's, or the next interposer's). */
 static NO_TSAN block_sigaction_fn block_real_sigaction(void)
 {
-	static block_sigaction_fn fn;
+	static void *slot;
 
-	if (fn == NULL)
-		fn = (block_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	return fn;
+	return (block_sigaction_fn)agent_real(&slot, "sigaction", false);
 }
 
 /* The interrupted pc of a signal's ucontext. */

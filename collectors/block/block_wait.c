@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #define HOOKSCOPE_BUILDING_AGENT
+#include "agent.h"
 #include "hookscope.h"
 #include "block_int.h"
 
@@ -152,25 +153,13 @@ void block_wait_atfork_child(void)
 	block_ui.seq = 0;
 }
 
-/* The real function name of this library's caller chain, resolved once. */
-static void *block_real(void **slot, const char *name)
-{
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-	if (p == NULL) {
-		p = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
-	}
-	return p;
-}
-
 /* The body of every wrapper: end the message, wait, start the next one.
  * errno is the wait call's (clock_gettime through the vDSO keeps it). */
 #define BLOCK_WRAP(type, name, params, args)                                   \
 	API type name params                                                   \
 	{                                                                      \
 		static void *real;                                             \
-		type (*fn) params = (type (*) params)block_real(&real, #name); \
+		type (*fn) params = (type (*) params)agent_real(&real, #name, false); \
 		bool ui = block_is_ui(__builtin_return_address(0));            \
 		type ret_;                                                     \
 		if (fn == NULL) {                                              \

@@ -21,8 +21,8 @@
  * Lazy binding: a JUMP_SLOT not yet bound still points into the module's own
  * PLT.  Keeping that as the continuation would let the loader's resolver
  * overwrite our entry on the first call, so the target is resolved now with
- * dlvsym/dlsym on the module's own handle (its lookup scope), with the
- * version the module requires.  A resolver running concurrently in another
+ * dlsym on the module's own handle (its lookup scope), or dlvsym with the
+ * version the module requires (hook_got_resolve).  A resolver running concurrently in another
  * thread may still overwrite the entry with the real target: that import is
  * then untimed (no harm).  Functions that must see their real return address
  * or never return (setjmp family, vfork, dlsym, exit, ...) are left alone.
@@ -189,18 +189,32 @@ static const char *hook_got_base(const char *path)
 	return b != NULL ? b + 1 : path;
 }
 
-/* Resolve an import not bound yet, in the lookup scope of module m. */
+/* Do a and b lie in the same loaded object? */
+static bool hook_got_same_object(void *a, void *b)
+{
+	Dl_info ia, ib;
+
+	return dladdr(a, &ia) != 0 && dladdr(b, &ib) != 0 && ia.dli_fbase == ib.dli_fbase;
+}
+
+/* Resolve an import not bound yet, in the lookup scope of module m: the
+ * first definition, as the loader binds it.  An unversioned definition
+ * earlier in the scope (a sanitizer runtime's calloc) satisfies a versioned
+ * reference, but dlvsym skips it; so the required version is taken only
+ * when it names a definition of the same object (a library's older
+ * version of the symbol). */
 static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const struct hook_got_imp *imp)
 {
 	void *h = dlopen(main ? NULL : m->path, RTLD_LAZY | RTLD_NOLOAD);
-	void *p = NULL;
+	void *p, *v = NULL;
 
 	if (h == NULL)
 		return 0;
+	p = dlsym(h, imp->name);
 	if (imp->ver != NULL)
-		p = dlvsym(h, imp->name, imp->ver);
-	if (p == NULL)
-		p = dlsym(h, imp->name);
+		v = dlvsym(h, imp->name, imp->ver);
+	if (p == NULL || (v != NULL && v != p && hook_got_same_object(p, v)))
+		p = v;
 	dlclose(h);
 	return (uintptr_t)p;
 }

@@ -441,11 +441,10 @@ void hook_engine_rescan(struct hook_engine *g)
  * still apply). */
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
-	static void *(*real)(const char *, int);
+	static void *slot;
+	void *(*real)(const char *, int) = (void *(*)(const char *, int))agent_real(&slot, "dlopen", false);
 	void *h;
 
-	if (real == NULL)
-		real = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	if (real == NULL)
 		return NULL;
 	__atomic_add_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
@@ -461,11 +460,10 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
  * addresses (hook_engine_unloading serializes the two). */
 __attribute__((visibility("default"))) int dlclose(void *h)
 {
-	static int (*real)(void *);
+	static void *slot;
+	int (*real)(void *) = (int (*)(void *))agent_real(&slot, "dlclose", false);
 	int r;
 
-	if (real == NULL)
-		real = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	if (real == NULL)
 		return -1;
 	__atomic_add_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define HOOKSCOPE_BUILDING_AGENT
+#include "agent.h"
 #include "hookscope.h"
 #include "fps_int.h"
 
@@ -65,19 +66,13 @@ static const char *const fps_real_names[FPS_R_COUNT] = {
 	[FPS_R_SDL_SWAP]         = "SDL_GL_SwapWindow",
 };
 
-static void *fps_reals[FPS_R_COUNT];      /* relaxed atomics */
+static void *fps_reals[FPS_R_COUNT];      /* atomics (agent_real) */
 static struct { void *key, *fn; } fps_vk_dev[FPS_VK_DEVICES];
 
 /* The real function id: learnt, else the next definition after ours. */
 static void *fps_real(enum fps_real_id id)
 {
-	void *p = __atomic_load_n(&fps_reals[id], __ATOMIC_RELAXED);
-
-	if (p == NULL) {
-		p = dlsym(RTLD_NEXT, fps_real_names[id]);
-		__atomic_store_n(&fps_reals[id], p, __ATOMIC_RELAXED);
-	}
-	return p;
+	return agent_real(&fps_reals[id], fps_real_names[id], false);
 }
 
 /* A proc-address call returned real for id: keep it if we have none. */

@@ -5,6 +5,7 @@
 #ifndef HOOKSCOPE_AGENT_H
 #define HOOKSCOPE_AGENT_H
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,5 +93,26 @@ void agent_reporter_atfork_child(void);
 /* Ask the reporter to detach the agent (async-signal-safe: a flag and an
  * eventfd write). */
 void agent_reporter_detach(void);
+
+/* The real function behind one of the agent's wrappers: the next
+ * definition of name after the agent's (dlsym(RTLD_NEXT)), or with
+ * anywhere any definition (RTLD_DEFAULT) when there is no next one; looked
+ * up once into *slot, NULL if none.  Threads racing on the first call
+ * store the same value.  The store is a release and the load an acquire so
+ * that a thread calling through a pointer another thread found also sees
+ * what that thread's dlsym did (a library loaded or bound for it); on
+ * x86-64 both are plain moves. */
+static inline void *agent_real(void **slot, const char *name, bool anywhere)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (p == NULL) {
+		p = dlsym(RTLD_NEXT, name);
+		if (p == NULL && anywhere)
+			p = dlsym(RTLD_DEFAULT, name);
+		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
 
 #endif

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <linux/android/binder.h>
 
+#include "agent.h"
 #include "ipc.h"
 #include "ipc_int.h"
 
@@ -101,13 +102,8 @@ static void ipc_binder_in(const struct ipc_binder_txn *t, void *arg)
 static int (*ipc_real_ioctl(void))(int, unsigned long, void *)
 {
 	static void *slot;
-	void *p = __atomic_load_n(&slot, __ATOMIC_RELAXED);
 
-	if (p == NULL) {
-		p = dlsym(RTLD_NEXT, "ioctl");
-		__atomic_store_n(&slot, p, __ATOMIC_RELAXED);
-	}
-	return (int (*)(int, unsigned long, void *))p;
+	return (int (*)(int, unsigned long, void *))agent_real(&slot, "ioctl", false);
 }
 
 /* See ipc.h: the body of the agent's ioctl. */

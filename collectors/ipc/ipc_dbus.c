@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent.h"
 #include "ipc_int.h"
 
 #define API __attribute__((visibility("default")))
@@ -37,14 +38,7 @@ static pthread_mutex_t ipc_pend_lock = PTHREAD_MUTEX_INITIALIZER;
 /* A function of the bus library (next after ours, or anywhere). */
 static void *ipc_bus_fn(void **slot, const char *name)
 {
-	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-
-	if (p == NULL) {
-		if ((p = dlsym(RTLD_NEXT, name)) == NULL)
-			p = dlsym(RTLD_DEFAULT, name);
-		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
-	}
-	return p;
+	return agent_real(slot, name, true);
 }
 
 /* fn_: the library's function name, of type __VA_ARGS__. */

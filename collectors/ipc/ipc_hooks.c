@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "ipc_int.h"
 
 #define API __attribute__((visibility("default")))
@@ -28,23 +29,11 @@
 
 static __thread int ipc_busy;         /* inside our bookkeeping */
 
-/* The next definition of name after ours, looked up once. */
-static void *ipc_real(void **slot, const char *name)
-{
-	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-
-	if (p == NULL) {
-		p = dlsym(RTLD_NEXT, name);
-		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
-	}
-	return p;
-}
-
 /* Declare the real function pointer real_NAME of type T and fetch it;
  * without it the call fails with ENOSYS. */
 #define IPC_REAL(name, fail, ...)                                        \
 	static void *real_slot_;                                           \
-	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))ipc_real(&real_slot_, name); \
+	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))agent_real(&real_slot_, name, false); \
 	if (real_ == NULL) {                                               \
 		errno = ENOSYS;                                            \
 		return fail;                                               \

@@ -35,7 +35,7 @@ static uint64_t power_sent_changes = UINT64_MAX, power_sent_ns;
 static void power_row_error(const char *file, int line, const char *msg, void *arg)
 {
 	(void)arg;
-	agent_warn("hookscope: %s:%d: %s (row skipped)", file, line, msg);
+	agent_warn("%s:%d: %s (row skipped)", file, line, msg);
 }
 
 /* Read the whole table file; 0, or -1 with the reason shown. */
@@ -49,7 +49,7 @@ static int power_load(const char *path)
 		/* Named by the user: an error.  The default missing: an
 		 * uninstalled build (or a unit test), said only with debug on. */
 		if (getenv("HOOKSCOPE_POWER_TABLE") != NULL)
-			agent_warn("hookscope: cannot read the power API table %s: %s; power "
+			agent_warn("cannot read the power API table %s: %s; power "
 			    "APIs are not tracked", path, strerror(errno));
 		else
 			agent_log("power: no API table at %s (set HOOKSCOPE_POWER_TABLE): power "

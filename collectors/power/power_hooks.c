@@ -422,7 +422,7 @@ static void power_hooks_setup(const struct power_table *t)
 				break;
 		if (k == power_nsyms) {
 			if (power_nsyms == POWER_SLOTS) {
-				agent_warn("hookscope: power table: more than %d symbols: %s (line %d) "
+				agent_warn("power table: more than %d symbols: %s (line %d) "
 				    "not tracked", POWER_SLOTS, r->symbol, r->line);
 				continue;
 			}
@@ -430,7 +430,7 @@ static void power_hooks_setup(const struct power_table *t)
 			power_nsyms++;
 		}
 		if (power_syms[k].nrows == (int)(sizeof power_syms[k].rows / sizeof(int))) {
-			agent_warn("hookscope: power table: more than 8 rows for %s: line %d ignored",
+			agent_warn("power table: more than 8 rows for %s: line %d ignored",
 			    r->symbol, r->line);
 			continue;
 		}

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "protocol.h"
 #include "threads_int.h"
 
@@ -67,19 +68,7 @@ static int (*real_thrd_create)(thrd_t *, thrd_start_t, void *);
 static int (*real_thrd_join)(thrd_t, int *);
 static int (*real_thrd_detach)(thrd_t);
 
-/* The next definition of sym after ours, looked up once (racing look-ups
- * store the same value). */
-static void *thr_real(void *slot, const char *sym)
-{
-	void *p = __atomic_load_n((void **)slot, __ATOMIC_ACQUIRE);
-
-	if (p == NULL) {
-		p = dlsym(RTLD_NEXT, sym);
-		__atomic_store_n((void **)slot, p, __ATOMIC_RELEASE);
-	}
-	return p;
-}
-#define REAL(var, sym) ((__typeof__(var))thr_real(&(var), (sym)))
+#define REAL(var, sym) ((__typeof__(var))agent_real((void **)&(var), (sym), false))
 
 /* This thread's kernel id. */
 static THR_NOSAN int32_t thr_gettid(void)

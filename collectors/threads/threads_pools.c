@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "protocol.h"
 #include "threads_int.h"
 
@@ -62,11 +63,8 @@ static pthread_mutex_t thr_uv_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thr_uv_req *thr_uv_tab[THR_UV_BUCKETS];
 static struct thr_pool *thr_uv_pool;
 
-/* The next definition of sym after ours. */
-static void *thr_next_sym(const char *sym)
-{
-	return dlsym(RTLD_NEXT, sym);
-}
+/* The next definition of sym after ours, looked up once per call site. */
+#define thr_next_sym(sym) ({ static void *slot_; agent_real(&slot_, (sym), false); })
 
 /* A new pool entry, published; NULL past THR_MAX_POOLS (not tracked). */
 static struct thr_pool *thr_pool_add(const char *kind, int64_t size)
