@@ -54,19 +54,12 @@
 #define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
 
 
-/* hook_x86.c: the prologue plan of one function. */
-struct hook_x86_plan {
-	size_t  n;                  /* original bytes replaced (>= 5) */
-	size_t  len;                /* bytes written to out (incl. the jmp back) */
+/* The prologue plan of one function (the back-end's plan op). */
+struct hook_plan {
+	size_t  n;                  /* original bytes replaced (>= HOOK_PATCH_LEN) */
+	size_t  len;                /* bytes written to out (incl. the jump back) */
 	uint8_t out[HOOK_RELOC_MAX];
 };
-
-/* Relocate the first instructions of the function at addr (size bytes,
- * code = a readable copy or the function itself) so they run at dst and
- * then jump back to addr + n.  Scans the whole function for branches into
- * the patched bytes.  HOOK_OK or the refusal reason. */
-enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
-    struct hook_x86_plan *p);
 
 /* One patchable function (hook_site.c). */
 struct hook_site {
@@ -110,7 +103,7 @@ uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);
 /* Write block i for the site with this index: head + the plan's bytes; the
  * switch starts disabled. */
 void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
-    const struct hook_x86_plan *p);
+    const struct hook_plan *p);
 /* Make the code part read+exec once every block is written. */
 int  hook_tramp_seal(const struct hook_region *r);
 /* The stubs (asm, hook_tramp.c). */
@@ -126,7 +119,7 @@ uintptr_t hook_site_exit(uintptr_t *slot);
 /* hook_stop.c: stop every other thread of the process. */
 struct hook_stopped {
 	int        n;               /* threads stopped */
-	uintptr_t *rips;            /* where each one was interrupted */
+	uintptr_t *pcs;             /* where each one was interrupted */
 };
 /* 0 with every other thread parked in a signal handler, or -1 with err
  * (a thread did not answer within the time limit: all are released). */

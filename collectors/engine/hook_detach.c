@@ -36,19 +36,19 @@ static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stop
 	if (__atomic_load_n(&hook_wrap_inflight, __ATOMIC_ACQUIRE) != 0)
 		return true;
 	for (int i = 0; i < st->n; i++) {
-		uintptr_t rip = st->rips[i];
+		uintptr_t pc = st->pcs[i];
 
 		for (int mi = 0; mi < g->mods->n; mi++) {
 			const struct hook_mod *m = &g->mods->m[mi];
 
-			if (m->agent && rip >= m->lo && rip < m->hi)
+			if (m->agent && pc >= m->lo && pc < m->hi)
 				return true;
 		}
 		for (size_t k = 0; k < g->nsites; k++) {
 			const struct hook_site *s = g->sites[k];
 
-			if (s->blk != NULL && rip >= (uintptr_t)s->blk &&
-			    rip < (uintptr_t)s->blk + HOOK_BLK_SIZE)
+			if (s->blk != NULL && pc >= (uintptr_t)s->blk &&
+			    pc < (uintptr_t)s->blk + HOOK_BLK_SIZE)
 				return true;
 		}
 	}

@@ -156,13 +156,13 @@ static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *
 				break;
 			type = (int)GELF_R_TYPE(r.r_info);
 			si = GELF_R_SYM(r.r_info);
-			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || si == 0 ||
+			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) || si == 0 ||
 			    gelf_getsym(syms, (int)si, &s) == NULL || GELF_ST_TYPE(s.st_info) != STT_FUNC)
 				continue;
 			out[n].slot = m->bias + r.r_offset;
 			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
 			out[n].ver = NULL;
-			out[n].call = type == R_X86_64_JUMP_SLOT;
+			out[n].call = type == hook_backend.rel_jump_slot;
 			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
 				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
 			if (out[n].name != NULL && out[n].name[0] != '\0')
@@ -382,7 +382,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	hook_engine_grow(g, (size_t)n);
 	for (int i = 0; i < n; i++) {
 		uintptr_t cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
-		struct hook_x86_plan p = { .n = 0, .len = 14 };
+		struct hook_plan p = { .n = 0 };
 		struct hook_site *s;
 		uintptr_t *via;
 		char name[512];
@@ -407,9 +407,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		owner = cur != 0 ? hook_got_owner(g->mods, cur) : -1;
 		if (owner < 0 || g->mods->m[owner].own || g->mods->m[owner].agent)
 			continue;               /* own code has its own sites */
-		p.out[0] = 0xff;                /* jmp *0(%rip); .quad cur */
-		p.out[1] = 0x25;
-		memcpy(p.out + 6, &cur, sizeof cur);
+		p.len = hook_backend.jump_abs(p.out, cur);
 		s = xcalloc(1, sizeof *s);
 		snprintf(name, sizeof name, "%s@%s", imps[i].name,
 		    hook_got_base(g->mods->m[owner].path));

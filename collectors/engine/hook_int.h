@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "hook.h"
 
 struct symtab;
@@ -45,19 +46,16 @@ struct hook_region;
 void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
     const char *what);
 
-/* Copy n bytes from or to live code, past the sanitizers' instrumentation
- * (TSan has no shadow for a module's text: an instrumented store there
- * faults).  rep movsb: no call the compiler could turn into memcpy. */
+/* Copy n bytes from or to live code; store one byte of it (the
+ * back-end's, past the sanitizers). */
 static inline void hook_code_copy(void *dst, const void *src, size_t n)
 {
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	hook_backend.code_copy(dst, src, n);
 }
 
-/* Store one byte of live code; a release store on x86-64 (TSO), and a
- * compiler barrier. */
 static inline void hook_code_store1(void *dst, uint8_t v)
 {
-	__asm__ volatile("movb %1, (%0)" : : "r"(dst), "q"(v) : "memory");
+	hook_backend.code_store1(dst, v);
 }
 
 /* Make room for n more site pointers. */

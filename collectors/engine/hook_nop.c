@@ -38,8 +38,6 @@
 #include "protocol.h"
 #include "symbols.h"
 
-static const uint8_t hook_nop5[4] = { 0x0f, 0x1f, 0x44, 0x00 };   /* + any disp8 */
-static const uint8_t hook_nop1x5[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };
 
 /* The live nop sites' addresses, sorted, for the trap handler: published
  * whole with a release store; a replaced table is never freed (a handler
@@ -166,7 +164,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	for (size_t i = 0; i < n; i++) {
 		if (!hook_mod_exec(m, tab[i], HOOK_PATCH_LEN))
 			tab[i] = 0;     /* not code of this module: ignored */
-		else if (memcmp((const void *)tab[i], hook_nop1x5, 5) == 0)
+		else if (hook_backend.entry_nops((const uint8_t *)tab[i]))
 			ones++;
 	}
 	qsort(tab, n, sizeof *tab, hook_nop_cmp);
@@ -181,7 +179,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		uintptr_t fn = m->bias + t->syms[i].offset;
 
 		if (bsearch(&fn, tab, n, sizeof *tab, hook_nop_cmp) != NULL &&
-		    memcmp((const void *)fn, hook_nop5, sizeof hook_nop5) == 0)
+		    hook_backend.entry_nop((const uint8_t *)fn))
 			nsite++;
 	}
 	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named 5-byte NOPs",
@@ -199,18 +197,15 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	for (size_t i = 0; i < t->n && k < nsite; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		uintptr_t fn = m->bias + y->offset;
-		struct hook_x86_plan p = { .n = HOOK_PATCH_LEN, .len = HOOK_PATCH_LEN };
+		struct hook_plan p = { .n = HOOK_PATCH_LEN, .len = HOOK_PATCH_LEN };
 		struct hook_site *s;
-		int32_t rel;
 
 		if (bsearch(&fn, tab, n, sizeof *tab, hook_nop_cmp) == NULL ||
-		    memcmp((const void *)fn, hook_nop5, sizeof hook_nop5) != 0)
+		    !hook_backend.entry_nop((const uint8_t *)fn))
 			continue;
 		/* The empty relocated prologue: jmp fn+5. */
-		rel = (int32_t)((intptr_t)(fn + HOOK_PATCH_LEN) -
-		    (intptr_t)(hook_tramp_blk(&r, k) + HOOK_BLK_HEAD + HOOK_PATCH_LEN));
-		p.out[0] = 0xe9;
-		memcpy(p.out + 1, &rel, 4);
+		hook_backend.branch(p.out, (uintptr_t)(hook_tramp_blk(&r, k) + HOOK_BLK_HEAD),
+		    fn + HOOK_PATCH_LEN);
 		s = xcalloc(1, sizeof *s);
 		g->sites[g->nsites++] = s;
 		s->fn = fn;
@@ -236,11 +231,11 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 static void hook_nop_trap(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
-	uintptr_t at = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
+	uintptr_t at = hook_backend.uc_pc(uc) - 1;
 	const struct hook_nop_tab *t = __atomic_load_n(&hook_nop_tab, __ATOMIC_ACQUIRE);
 
 	if (t != NULL && bsearch(&at, t->fns, t->n, sizeof at, hook_nop_cmp) != NULL) {
-		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(at + HOOK_PATCH_LEN);
+		hook_backend.uc_set_pc(uc, at + HOOK_PATCH_LEN);
 		return;
 	}
 	if (hook_nop_old.sa_flags & SA_SIGINFO) {
@@ -304,15 +299,11 @@ void hook_nop_untrap(void)
 /* The 5 bytes site s should hold: jmp rel32 to its block's push, or the NOP. */
 static void hook_nop_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN])
 {
-	int32_t rel;
-
 	if (!s->on) {
 		memcpy(out, s->orig, HOOK_PATCH_LEN);
 		return;
 	}
-	rel = (int32_t)((intptr_t)s->on_addr - (intptr_t)(s->fn + HOOK_PATCH_LEN));
-	out[0] = 0xe9;
-	memcpy(out + 1, &rel, 4);
+	hook_backend.branch(out, s->fn, s->on_addr);
 }
 
 /* Does site s's code differ from what its switch says? */
@@ -380,7 +371,7 @@ void hook_nop_sync(struct hook_engine *g)
 	hook_nop_trap_install(g);
 	for (size_t i = 0; i < g->nsites; i++)
 		if (hook_nop_stale(g->sites[i]))
-			hook_code_store1((void *)g->sites[i]->fn, 0xcc);
+			hook_code_store1((void *)g->sites[i]->fn, hook_backend.trap);
 	hook_nop_barrier();
 	hook_nop_write(g, false);
 	hook_nop_barrier();

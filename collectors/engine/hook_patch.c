@@ -180,7 +180,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		struct hook_site *s;
-		struct hook_x86_plan p;
+		struct hook_plan p;
 		uintptr_t fn = m->bias + y->offset;
 		enum hook_why why;
 
@@ -190,7 +190,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 			k++;
 			continue;
 		}
-		why = hook_x86_plan((const uint8_t *)fn, y->size, fn,
+		why = hook_backend.plan((const uint8_t *)fn, y->size, fn,
 		    (uintptr_t)hook_tramp_blk(&r, k) + HOOK_BLK_HEAD, &p);
 		if (why != HOOK_OK) {
 			g->refused[why]++;
@@ -215,7 +215,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 static bool hook_site_busy(const struct hook_site *s, const struct hook_stopped *st)
 {
 	for (int i = 0; i < st->n; i++)
-		if (st->rips[i] > s->fn && st->rips[i] < s->fn + s->n)
+		if (st->pcs[i] > s->fn && st->pcs[i] < s->fn + s->n)
 			return true;
 	return false;
 }
@@ -248,7 +248,6 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
 			uint8_t jmp[HOOK_PATCH_LEN];
-			int32_t rel;
 
 			if (s->mod != mi || s->patched || s->dead || s->got)
 				continue;
@@ -262,9 +261,7 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 				break;
 			}
 			opened = true;
-			rel = (int32_t)((intptr_t)s->blk - (intptr_t)(s->fn + HOOK_PATCH_LEN));
-			jmp[0] = 0xe9;
-			memcpy(jmp + 1, &rel, 4);
+			hook_backend.branch(jmp, s->fn, (uintptr_t)s->blk);
 			hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);   /* for detach */
 			hook_code_copy((void *)s->fn, jmp, sizeof jmp);
 			s->patched = true;

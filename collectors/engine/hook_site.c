@@ -120,10 +120,6 @@ static int hook_init(void)
 		agent_log("hook: the engine is off (HOOKSCOPE_ENGINE=0)");
 		return -1;
 	}
-#if !defined(__x86_64__)
-	agent_log("hook: the engine supports x86-64 only; unmodified code is not timed");
-	return -1;
-#endif
 	hook_on = true;
 	return 0;
 }

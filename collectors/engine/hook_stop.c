@@ -30,6 +30,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "hook.h"
 #include "protocol.h"
 
@@ -40,7 +41,7 @@
 /* One stopped thread, written by its handler. */
 struct hook_stop_slot {
 	int       tid;                /* 0 until the slot is complete (release) */
-	uintptr_t rip;
+	uintptr_t pc;
 };
 
 static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
@@ -69,7 +70,7 @@ static void hook_stop_handler(int sig, siginfo_t *si, void *ctx)
 		goto out;
 	i = __atomic_fetch_add(&hook_stop_arrived, 1, __ATOMIC_ACQ_REL);
 	if (i < HOOK_STOP_MAX) {
-		hook_stop_slots[i].rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+		hook_stop_slots[i].pc = hook_backend.uc_pc(uc);
 		__atomic_store_n(&hook_stop_slots[i].tid, (int)syscall(SYS_gettid),
 		    __ATOMIC_RELEASE);
 	}
@@ -202,9 +203,9 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
 	if (st->n > HOOK_STOP_MAX)
 		st->n = HOOK_STOP_MAX;
-	st->rips = xcalloc((size_t)st->n + 1, sizeof *st->rips);
+	st->pcs = xcalloc((size_t)st->n + 1, sizeof *st->pcs);
 	for (int i = 0; i < st->n; i++)
-		st->rips[i] = hook_stop_slots[i].rip;
+		st->pcs[i] = hook_stop_slots[i].pc;
 	return 0;
 }
 
@@ -237,7 +238,7 @@ void hook_stop_resume(struct hook_stopped *st)
 		n = HOOK_STOP_MAX;
 	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
 		sched_yield();
-	free(st->rips);
-	st->rips = NULL;
+	free(st->pcs);
+	st->pcs = NULL;
 	st->n = 0;
 }

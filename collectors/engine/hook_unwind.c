@@ -128,12 +128,12 @@ void hook_unwind_load(void)
 
 /* Plan the relocation of fn's first instructions, decoding at most its
  * first HOOK_UNWIND_SWEEP bytes (the longest prefix that decodes). */
-static enum hook_why hook_unwind_plan(void *fn, size_t size, uintptr_t dst, struct hook_x86_plan *p)
+static enum hook_why hook_unwind_plan(void *fn, size_t size, uintptr_t dst, struct hook_plan *p)
 {
 	enum hook_why why = HOOK_R_SHORT;
 
 	for (size_t n = size < HOOK_UNWIND_SWEEP ? size : HOOK_UNWIND_SWEEP; n >= HOOK_PATCH_LEN; n--) {
-		why = hook_x86_plan(fn, n, (uintptr_t)fn, dst, p);
+		why = hook_backend.plan(fn, n, (uintptr_t)fn, dst, p);
 		if (why != HOOK_R_DECODE)
 			break;
 	}
@@ -174,7 +174,7 @@ void hook_unwind_prepare(struct hook_engine *g)
 	first = g->nsites;
 	for (int i = 0; i < HOOK_UW_COUNT; i++) {
 		const ElfW(Sym) *sym = NULL;
-		struct hook_x86_plan p;
+		struct hook_plan p;
 		struct hook_site *s;
 		enum hook_why why;
 		Dl_info info;

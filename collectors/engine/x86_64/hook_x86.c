@@ -25,7 +25,7 @@
 #include <string.h>
 #include <capstone/capstone.h>
 
-#include "hook.h"
+#include "hook_x86.h"
 
 /* Names of the refusal reasons, as logged and reported. */
 const char *hook_why_name(enum hook_why why)
@@ -105,7 +105,7 @@ static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, uin
 /* Append one relocated instruction (originally at in->address) to p->out,
  * where it will run at dst + p->len. */
 static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end, uint64_t addr,
-    struct hook_x86_plan *p)
+    struct hook_plan *p)
 {
 	const cs_x86 *x = &in->detail->x86;
 	uint64_t here = dst + p->len, target;
@@ -184,7 +184,7 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 
 /* See hook.h. */
 enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
-    struct hook_x86_plan *p)
+    struct hook_plan *p)
 {
 	csh h;
 	cs_insn *in;

@@ -204,7 +204,7 @@ static void hook_tramp_ind(uint8_t *p, uint8_t op, const void *target)
 
 /* See hook.h (the block layout). */
 void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
-    const struct hook_x86_plan *p)
+    const struct hook_plan *p)
 {
 	static const uint8_t pop_slot[] = { 0x48, 0x8d, 0x64, 0x24, 0x08 };   /* leaq 8(%rsp), %rsp */
 	uint8_t *b = hook_tramp_blk(r, i);
