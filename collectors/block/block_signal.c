@@ -38,6 +38,13 @@
 
 typedef int (*block_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
+/* The handler writes smp, then done (release); the watchdog reads done
+ * (acquire), then smp.  smp's words are relaxed atomics as well: the
+ * handler is installed past ThreadSanitizer's sigaction (its deferred
+ * delivery would sample the runtime's stack, not the target's), so it may
+ * run inside the runtime, whose bookkeeping then misses the release; with
+ * atomic words that cannot become a race report, and the protocol itself
+ * is unchanged. */
 static struct {
 	uint64_t req;                     /* the request being answered */
 	uint64_t done;                    /* release: the answered request */
@@ -88,12 +95,25 @@ static void block_take(void *uc)
 			break;
 		}
 	if (pc != 0 && (first == 0 && (n == 0 || (uintptr_t)bt[0] != pc)))
-		s->pc[k++] = pc;          /* the walk missed it: keep the pc at least */
+		__atomic_store_n(&s->pc[k++], pc, __ATOMIC_RELAXED);   /* the walk missed it */
 	for (int i = first; i < n && k < BLOCK_FRAMES; i++)
-		s->pc[k++] = (uintptr_t)bt[i];
-	s->n = k;
-	s->seq = block_wait_seq();
+		__atomic_store_n(&s->pc[k++], (uintptr_t)bt[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&s->n, k, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, block_wait_seq(), __ATOMIC_RELAXED);
 	__atomic_store_n(&block_slot.done, req, __ATOMIC_RELEASE);
+}
+
+/* The answered sample (watchdog, after done's acquire). */
+static void block_slot_read(struct block_sample *out)
+{
+	const struct block_sample *s = &block_slot.smp;
+
+	out->seq = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	out->n = __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+	if (out->n > BLOCK_FRAMES)
+		out->n = BLOCK_FRAMES;
+	for (uint32_t i = 0; i < out->n; i++)
+		out->pc[i] = __atomic_load_n(&s->pc[i], __ATOMIC_RELAXED);
 }
 
 /* A BLOCK_SIG that is not ours: what the target asked for. */
@@ -205,7 +225,7 @@ int block_signal_capture(int32_t tid, struct block_sample *out, unsigned timeout
 	}
 	for (unsigned i = 0; i < timeout_ms * 5; i++) {
 		if (__atomic_load_n(&block_slot.done, __ATOMIC_ACQUIRE) == req) {
-			*out = block_slot.smp;
+			block_slot_read(out);
 			return 0;
 		}
 		nanosleep(&nap, NULL);

@@ -101,7 +101,11 @@ void agent_reporter_detach(void);
  * store the same value.  The store is a release and the load an acquire so
  * that a thread calling through a pointer another thread found also sees
  * what that thread's dlsym did (a library loaded or bound for it); on
- * x86-64 both are plain moves. */
+ * x86-64 both are plain moves.  Not instrumented by ThreadSanitizer: its
+ * runtime calls the agent's sigaction (block_signal.c) while it
+ * initializes, before instrumented code may run; the slot is touched here
+ * only, so it hides no race. */
+__attribute__((no_sanitize("thread")))
 static inline void *agent_real(void **slot, const char *name, bool anywhere)
 {
 	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
