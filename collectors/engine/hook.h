@@ -61,6 +61,31 @@ struct hook_plan {
 	uint8_t out[HOOK_RELOC_MAX];
 };
 
+/* How a site's function reaches its block; what each kind means to the
+ * engine's generic code is its row of hook_kinds (hook_kind.c). */
+enum hook_kind {
+	HOOK_K_RELOC = 0,           /* relocated prologue (hook_patch.c) */
+	HOOK_K_NOP,                 /* compiler-assisted entry NOP (hook_nop.c) */
+	HOOK_K_GOT,                 /* import site (hook_got.c): fn is the library's */
+	HOOK_K_WRAP,                /* an unwinder entry wrapped for good (hook_unwind.c) */
+	HOOK_K_COUNT
+};
+
+struct hook_kind_ops {
+	const char *what;           /* plural, for the patching log */
+	bool levelled;              /* the switch follows the level (else never flipped:
+	                             * a wrap site's holds the wrapper) */
+	bool entry_branch;          /* the function's entry is overwritten with a branch
+	                             * to the block with the world stopped, and put back
+	                             * from orig at detach */
+	bool named;                 /* hook_engine_name answers with the site's name */
+	/* The hook_stats counters of an active and a disabled site, or
+	 * counted false. */
+	bool counted;
+	size_t active_off, disabled_off;
+};
+extern const struct hook_kind_ops hook_kinds[HOOK_K_COUNT];
+
 /* One patchable function (hook_site.c). */
 struct hook_site {
 	uintptr_t  fn;              /* runtime address */
@@ -76,12 +101,9 @@ struct hook_site {
 	bool       patched;
 	bool       dead;            /* could not be patched (busy) */
 	bool       on;
-	bool       nop;             /* compiler-assisted site (hook_nop.c) */
-	bool       wrap;            /* an unwinder entry wrapped for good (hook_unwind.c):
-	                             * its switch holds the wrapper, never flipped */
+	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
 	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
-	bool       got;             /* import site (hook_got.c): fn is the library's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
 };

@@ -67,7 +67,7 @@ static int hook_detach_code(struct hook_engine *g, char *err, size_t errlen)
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
 
-			if (s->mod != mi || !s->patched || s->nop || s->got)
+			if (s->mod != mi || !s->patched || !hook_kinds[s->kind].entry_branch)
 				continue;
 			if (!opened && hook_mod_protect(m, true) < 0) {
 				snprintf(err, errlen, "cannot write the code of %s: %s", m->path,

@@ -252,7 +252,7 @@ void hook_got_restore(struct hook_engine *g)
 		struct hook_site *s = g->sites[i];
 		const struct hook_mod *m = &g->mods->m[s->mod];
 
-		if (!s->got || !s->patched || *s->got_slot != (uintptr_t)s->blk)
+		if (s->kind != HOOK_K_GOT || !s->patched || *s->got_slot != (uintptr_t)s->blk)
 			continue;
 		if (hook_got_store(m, (uintptr_t)s->got_slot, s->got_orig) < 0)
 			agent_warn("hook: cannot restore the GOT of %s: %s", m->path,
@@ -415,7 +415,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		s->fn = cur;
 		s->global = true;       /* level 3 and up */
 		s->mod = mi;
-		s->got = true;
+		s->kind = HOOK_K_GOT;
 		s->got_slot = via != NULL ? via : (uintptr_t *)imps[i].slot;
 		g->sites[g->nsites++] = s;
 		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);

@@ -214,7 +214,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
 		s->mod = (int)(m - g->mods->m);
-		s->nop = true;
+		s->kind = HOOK_K_NOP;
 		s->patched = true;      /* the code is written by hook_nop_sync */
 		hook_code_copy(s->orig, (const void *)fn, HOOK_PATCH_LEN);
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
@@ -260,7 +260,7 @@ static void hook_nop_trap_install(const struct hook_engine *g)
 	uintptr_t sum = 0;
 
 	for (size_t i = 0; i < g->nsites; i++)
-		if (g->sites[i]->nop && !g->sites[i]->dead) {
+		if (g->sites[i]->kind == HOOK_K_NOP && !g->sites[i]->dead) {
 			live++;
 			sum += g->sites[i]->fn;
 		}
@@ -270,7 +270,7 @@ static void hook_nop_trap_install(const struct hook_engine *g)
 		t->sum = sum;
 		t->prev = (struct hook_nop_tab *)cur_tab;
 		for (size_t i = 0; i < g->nsites; i++)
-			if (g->sites[i]->nop && !g->sites[i]->dead)
+			if (g->sites[i]->kind == HOOK_K_NOP && !g->sites[i]->dead)
 				t->fns[t->n++] = g->sites[i]->fn;
 		qsort(t->fns, t->n, sizeof t->fns[0], hook_nop_cmp);
 		__atomic_store_n(&hook_nop_tab, t, __ATOMIC_RELEASE);
@@ -309,7 +309,7 @@ static void hook_nop_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN]
 /* Does site s's code differ from what its switch says? */
 static bool hook_nop_stale(const struct hook_site *s)
 {
-	return s->nop && s->patched && s->code_on != s->on;
+	return s->kind == HOOK_K_NOP && s->patched && s->code_on != s->on;
 }
 
 /* Write bytes 1-4 of every stale site's new instruction, or (head) its

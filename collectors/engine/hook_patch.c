@@ -249,7 +249,7 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 			struct hook_site *s = g->sites[i];
 			uint8_t jmp[HOOK_PATCH_LEN];
 
-			if (s->mod != mi || s->patched || s->dead || s->got)
+			if (s->mod != mi || s->patched || s->dead || !hook_kinds[s->kind].entry_branch)
 				continue;
 			if (hook_site_busy(s, st)) {
 				busy++;

@@ -91,23 +91,27 @@ static bool hook_selected(const struct hook_site *s, int level)
 static void hook_report_patch(const struct hook_engine *g)
 {
 	char why[512];
-	size_t off = 0, nop = 0, imp = 0, reloc = 0, wrap = 0;
+	char kinds[256];
+	size_t off = 0, koff = 0, total = 0, n[HOOK_K_COUNT] = { 0 };
 
-	for (size_t i = 0; i < g->nsites; i++) {
-		const struct hook_site *s = g->sites[i];
-
-		if (s->patched)
-			*(s->nop ? &nop : s->got ? &imp : s->wrap ? &wrap : &reloc) += 1;
-	}
+	for (size_t i = 0; i < g->nsites; i++)
+		if (g->sites[i]->patched)
+			n[g->sites[i]->kind]++;
 	why[0] = '\0';
 	for (int r = 1; r < HOOK_R_COUNT; r++)
 		if (g->refused[r] && off < sizeof why)
 			off += (size_t)snprintf(why + off, sizeof why - off, "%s%zu %s",
 			    off ? ", " : "", g->refused[r], hook_why_name(r));
-	agent_log("hook: %zu functions patched in %.2f ms: %zu relocated prologues, %zu NOP "
-	    "sites, %zu import sites, %zu unwinder wrappers (threads stopped %.2f ms for the "
-	    "relocated and the wrappers); refused: %s", nop + imp + reloc + wrap,
-	    (double)(g->prep_ns + g->stop_ns) / 1e6, reloc, nop, imp, wrap,
+	for (int k = 0; k < HOOK_K_COUNT; k++) {
+		total += n[k];
+		koff += (size_t)snprintf(kinds + koff, sizeof kinds - koff, "%s%zu %s",
+		    k ? ", " : "", n[k], hook_kinds[k].what);
+		if (koff >= sizeof kinds)
+			koff = sizeof kinds - 1;
+	}
+	agent_log("hook: %zu functions patched in %.2f ms: %s (threads stopped %.2f ms for the "
+	    "relocated and the wrappers); refused: %s", total,
+	    (double)(g->prep_ns + g->stop_ns) / 1e6, kinds,
 	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
 
@@ -137,7 +141,7 @@ static void hook_apply(int level)
 		struct hook_site *s = hook_g.sites[i];
 		bool want = s->patched && hook_selected(s, level);
 
-		if (s->wrap || s->dead)
+		if (!hook_kinds[s->kind].levelled || s->dead)
 			continue;
 		all++;
 		on += want;
@@ -253,14 +257,11 @@ void hook_engine_stats(struct hook_stats *st)
 	for (size_t i = 0; i < hook_g.nsites; i++) {
 		const struct hook_site *s = hook_g.sites[i];
 
-		if (!s->patched || s->wrap)
+		const struct hook_kind_ops *k = &hook_kinds[s->kind];
+
+		if (!s->patched || !k->counted)
 			continue;
-		if (s->nop)
-			*(s->on ? &st->nop_active : &st->nop_disabled) += 1;
-		else if (s->got)
-			*(s->on ? &st->got_active : &st->got_disabled) += 1;
-		else
-			*(s->on ? &st->active : &st->disabled) += 1;
+		*(size_t *)((char *)st + (s->on ? k->active_off : k->disabled_off)) += 1;
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
 	pthread_mutex_unlock(&hook_lock);
@@ -273,7 +274,7 @@ const char *hook_engine_name(uintptr_t fn)
 
 	pthread_mutex_lock(&hook_lock);
 	for (size_t i = hook_g.nsites; i-- > 0 && name == NULL;)
-		if (hook_g.sites[i]->fn == fn && !hook_g.sites[i]->wrap)
+		if (hook_g.sites[i]->fn == fn && hook_kinds[hook_g.sites[i]->kind].named)
 			name = hook_g.sites[i]->name;
 	pthread_mutex_unlock(&hook_lock);
 	return name;
