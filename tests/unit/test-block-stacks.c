@@ -1,6 +1,6 @@
 /*
  * test-block-stacks.c - the aggregation of a block's samples into distinct
- * stacks (collectors/block_stacks.c): same functions merge whatever the pc
+ * stacks (collectors/block/block_stacks.c): same functions merge whatever the pc
  * inside them, different ones do not, the ninth distinct stack counts as
  * "other", the order is most samples first (ties: first seen first).
  */
