@@ -444,7 +444,7 @@ out:
 	close(fd);
 }
 
-/* See hook_int.h.  The entries of functions the loader has not bound yet
+/* See engine.h.  The entries of functions the loader has not bound yet
  * are resolved here, as hook_got_prepare does, so the loader's resolver
  * cannot overwrite the wrapper later. */
 int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,

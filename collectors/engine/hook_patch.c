@@ -88,7 +88,7 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* See hook_int.h. */
+/* See engine.h. */
 void hook_mods_read(struct hook_mods *ms)
 {
 	uintptr_t self = (uintptr_t)hook_mods_read;

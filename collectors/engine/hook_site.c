@@ -226,7 +226,7 @@ int hook_engine_unloading(int (*real)(void *), void *h)
 	return r;
 }
 
-/* See hook.h.  Switches off and NOPs back first, with the threads running
+/* See engine.h.  Switches off and NOPs back first, with the threads running
  * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
 int hook_engine_detach(char *err, size_t errlen)
 {
@@ -248,7 +248,7 @@ int hook_engine_detach(char *err, size_t errlen)
 	return r;
 }
 
-/* See hook_int.h: counts for the "sites" record (reporter thread). */
+/* See engine.h: counts for the "sites" record (reporter thread). */
 void hook_engine_stats(struct hook_stats *st)
 {
 	memset(st, 0, sizeof *st);
@@ -267,7 +267,7 @@ void hook_engine_stats(struct hook_stats *st)
 	pthread_mutex_unlock(&hook_lock);
 }
 
-/* See hook_int.h: linear, only for addresses the catalogue cannot name. */
+/* See engine.h: linear, only for addresses the catalogue cannot name. */
 const char *hook_engine_name(uintptr_t fn)
 {
 	const char *name = NULL;
@@ -280,7 +280,7 @@ const char *hook_engine_name(uintptr_t fn)
 	return name;
 }
 
-/* See hook_int.h: linear, but only called for new timing functions. */
+/* See engine.h: linear, but only called for new timing functions. */
 bool hook_engine_has(uintptr_t fn)
 {
 	bool has = false;

@@ -96,7 +96,7 @@ static bool hook_stop_seen(int tid)
 
 static int hook_stop_exempt_tid;        /* the agent's reporter thread */
 
-/* See hook.h. */
+/* See engine.h. */
 void hook_stop_exempt(void)
 {
 	__atomic_store_n(&hook_stop_exempt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);

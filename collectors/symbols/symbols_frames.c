@@ -1,11 +1,11 @@
 /*
  * symbols_frames.c - addresses of sampled stacks (block, ipc, power) as
- * function + offset
- * (the agent's symbol catalogue, symbols.h) and file:line (libdw, when the
- * module or its debug file has line information), on the reporter thread.
+ * function + offset (the agent's symbol catalogue, symbols.h) and file:line
+ * (libdw, when the module or its debug file has line information), on the
+ * reporter thread.
  * An address inside one of the hook engine's trampoline blocks is taken
  * back to the function whose site the block is.  Results are cached per
- * address (a block samples the same addresses again and again).
+ * address (samplers see the same addresses again and again).
  */
 #include <elfutils/libdwfl.h>
 #include <stdio.h>
@@ -126,13 +126,13 @@ static struct sym_frame_ent *sym_frame_get(uintptr_t addr, bool ret)
 	return e;
 }
 
-/* See block.h. */
+/* See symbols.h. */
 uintptr_t sym_frame_key(uintptr_t pc, bool ret)
 {
 	return sym_frame_get(pc, ret)->key;
 }
 
-/* See block.h. */
+/* See symbols.h. */
 void sym_frame_fill(uintptr_t pc, bool ret, struct proto_block_frame *out)
 {
 	const struct sym_frame_ent *e = sym_frame_get(pc, ret);
@@ -143,7 +143,7 @@ void sym_frame_fill(uintptr_t pc, bool ret, struct proto_block_frame *out)
 	out->file = xstrdup(e->f.file);
 }
 
-/* See block.h. */
+/* See symbols.h. */
 void sym_frame_forget(void)
 {
 	for (size_t i = 0; sym_frame_cache != NULL && i < SYM_FRAME_CACHE; i++)
