@@ -27,26 +27,6 @@
 
 #include "hook_x86.h"
 
-/* Names of the refusal reasons, as logged and reported. */
-const char *hook_why_name(enum hook_why why)
-{
-	static const char *const names[HOOK_R_COUNT] = {
-		[HOOK_OK]       = "ok",
-		[HOOK_R_SHORT]  = "too short",
-		[HOOK_R_DECODE] = "undecodable instruction",
-		[HOOK_R_INTO]   = "branch into the patched bytes",
-		[HOOK_R_INSN]   = "instruction not relocatable",
-		[HOOK_R_CALL]   = "call inside the patched bytes",
-		[HOOK_R_RANGE]  = "relocated target out of reach",
-		[HOOK_R_BIG]    = "relocated prologue too large",
-		[HOOK_R_BUSY]   = "a thread was inside the patched bytes",
-		[HOOK_R_NEAR]   = "no trampoline space within 2 GB",
-		[HOOK_R_STOP]   = "threads could not be stopped",
-	};
-
-	return (unsigned)why < HOOK_R_COUNT ? names[why] : "?";
-}
-
 /* A signed 64-bit distance as rel32; false when out of range. */
 static bool hook_x86_rel32(int64_t d, int32_t *out)
 {
