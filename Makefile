@@ -114,11 +114,13 @@ $(O)/obj/protocol/%.o: protocol/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) -MMD -MP -c $< -o $@
 # The module of collectors/MOD/... is MOD; the back-end also sees the
-# engine's internal headers (it implements them).
+# engine's internal headers (it implements them), and the engine sees the
+# chosen back-end's folder (hook_layout.h: its block layout), by name only.
 agent_mod = $(word 2,$(subst /, ,$(1)))
+agent_inc = -Icollectors/$(1) $(if $(filter engine,$(1)),-Icollectors/engine/$(ENGINE_ARCH))
 $(O)/obj/collectors/%.o: collectors/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(AGENT_INC) -Icollectors/$(call agent_mod,$<) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(AGENT_INC) $(call agent_inc,$(call agent_mod,$<)) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 # The C half of the hook engine's stubs keeps off the vector registers,
 # which the stubs do not save (collectors/engine/hook.h).
 $(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
