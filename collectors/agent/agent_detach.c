@@ -124,20 +124,6 @@ static void detach_signals_reset(void)
 	}
 }
 
-/* Unmap every thread's timing block: no hook runs any more and the key
- * whose destructor would touch them is gone. */
-static void detach_blocks_free(void)
-{
-	struct tm_block *b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
-
-	while (b != NULL) {
-		struct tm_block *next = b->next;
-
-		tm_block_free(b);
-		b = next;
-	}
-}
-
 /* See agent.h: step 3, on the reporter thread after its final report.
  * Returns -1 (agent stays loaded) only if the unload thread cannot start. */
 int agent_detach_finish(void)
@@ -150,7 +136,7 @@ int agent_detach_finish(void)
 	collector_fini_all();
 	detach_keys_delete();
 	detach_signals_reset();
-	detach_blocks_free();
+	tm_blocks_free_all();
 	__atomic_store_n(&detach_unloading, 1, __ATOMIC_RELEASE);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -25,7 +25,7 @@
 #include "agent.h"
 #include "collector.h"
 #include "protocol.h"
-#include "timing.h"
+#include "timing_int.h"
 
 #define TM_CAL_RUNS   5           /* measured runs (plus one warm-up) */
 #define TM_CAL_ITERS  4000        /* enter+exit pairs per run */

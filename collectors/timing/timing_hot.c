@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "timing.h"
+#include "timing_int.h"
 
 #define HOT   __attribute__((no_instrument_function))
 #define HOOK  __attribute__((no_instrument_function, visibility("default")))
@@ -92,6 +92,19 @@ HOT struct tm_block *tm_block_new(void)
 void tm_block_free(struct tm_block *b)
 {
 	munmap(b, sizeof *b);
+}
+
+/* See timing.h. */
+void tm_blocks_free_all(void)
+{
+	struct tm_block *b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
+
+	while (b != NULL) {
+		struct tm_block *next = b->next;
+
+		tm_block_free(b);
+		b = next;
+	}
 }
 
 /* First hooked call of a thread: give it a block and publish it.  The TLS

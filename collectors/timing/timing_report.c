@@ -22,7 +22,7 @@
 #include "engine.h"
 #include "protocol.h"
 #include "symbols.h"
-#include "timing.h"
+#include "timing_int.h"
 
 #define LOAD(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
 #define ACQUIRE(p)   __atomic_load_n((p), __ATOMIC_ACQUIRE)

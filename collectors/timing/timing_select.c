@@ -27,7 +27,7 @@
 #include "protocol.h"
 #include "select.h"
 #include "symbols.h"
-#include "timing.h"
+#include "timing_int.h"
 
 #define TM_SEL_MODS 64
 

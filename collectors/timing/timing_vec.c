@@ -15,7 +15,7 @@
 #include <cpuid.h>
 #endif
 
-#include "timing.h"
+#include "timing_int.h"
 
 #if defined(__x86_64__)
 unsigned tm_vec_size __attribute__((visibility("hidden")));

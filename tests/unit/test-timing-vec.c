@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "timing.h"
+#include "timing_int.h"
 
 extern unsigned tm_vec_size;
 
