@@ -76,7 +76,9 @@ PROTO_SRCS  := $(wildcard protocol/*.c)
 # architecture back-end in collectors/engine/ARCH/).  Public headers are in
 # collectors/include/; a module's own headers are on its own include path
 # only, so reaching into another module's internals does not compile.
-AGENT_MODS  := agent symbols engine timing fps block threads ipc power
+# Every folder of collectors/ but include/ is a module: a new collector's
+# folder needs no line here.
+AGENT_MODS  := $(filter-out include,$(notdir $(patsubst %/,%,$(wildcard collectors/*/))))
 ENGINE_ARCH := x86_64
 AGENT_INC   := -Icollectors/include
 AGENT_SRCS  := $(foreach m,$(AGENT_MODS),$(wildcard collectors/$(m)/*.c)) \
@@ -155,9 +157,19 @@ $(TUI_LIB): $(call obj,$(TUI_SRCS))
 # --wrap: attach mode (collectors/agent/agent_attach.c, agent_detach.c) answers the
 # agent's getenv from its attach file and records the agent's pthread keys.
 AGENT_WRAP := -Wl,--wrap=getenv -Wl,--wrap=pthread_key_create
-$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) collectors/agent/libhookscope.map
+# The version script: libhookscope.so exports only what the modules list in
+# their collectors/MODULE/exports (the hooks instrumented code calls, the
+# public API, the wrappers); everything else (the protocol library, xmalloc,
+# ...) stays local, so it can neither interpose on the target's symbols nor
+# be interposed by them.
+AGENT_EXPORTS := $(wildcard collectors/*/exports)
+$(O)/libhookscope.map: $(AGENT_EXPORTS)
+	@mkdir -p $(@D)
+	@{ echo '{ global:'; sed -e 's/#.*//' -e '/^[[:space:]]*$$/d' -e 's/[[:space:]]*$$/;/' $^; \
+	  echo 'local: *; };'; } > $@
+$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(O)/libhookscope.map
 	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
-		-Wl,--version-script=collectors/agent/libhookscope.map $(LDFLAGS_ALL) -o $@ \
+		-Wl,--version-script=$(O)/libhookscope.map $(LDFLAGS_ALL) -o $@ \
 		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)

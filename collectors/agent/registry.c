@@ -1,24 +1,22 @@
 /*
  * registry.c - the table of collectors and the loops that drive them.
  *
- * Adding a collector: write collectors/NAME.c exporting a const
- * struct collector_ops, declare it in collector.h, add a row here.
+ * Adding a collector: write collectors/NAME/ exporting a const
+ * struct collector_ops NAME_collector and add NAME to COLLECTORS below.
  */
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "collector.h"
 
-static const struct collector_ops *const collector_table[] = {
-	&timing_collector,
-	&hook_collector,          /* after timing: its sites feed timing's table */
-	&fps_collector,           /* frame rate: fps*.c */
-	&threads_collector,       /* threads and pools: threads*.c */
-	&block_collector,         /* UI-thread blocks: block*.c */
-	&ipc_collector,           /* IPC calls: ipc*.c */
-	&power_collector,         /* power APIs: power*.c */
-	&sites_collector,         /* last: counts what the others hooked */
-};
+/* In the order the ops run: hook after timing (its sites feed timing's
+ * table); sites last (it counts what the others hooked). */
+#define COLLECTORS(X) X(timing) X(hook) X(fps) X(threads) X(block) X(ipc) X(power) X(sites)
+
+#define COLLECTOR_DECL(n) extern const struct collector_ops n##_collector;
+#define COLLECTOR_ROW(n) &n##_collector,
+COLLECTORS(COLLECTOR_DECL)
+static const struct collector_ops *const collector_table[] = { COLLECTORS(COLLECTOR_ROW) };
 #define COLLECTOR_COUNT (sizeof collector_table / sizeof collector_table[0])
 
 /* Which collectors passed init; only those get the other ops. */

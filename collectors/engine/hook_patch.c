@@ -430,7 +430,7 @@ void hook_engine_rescan(struct hook_engine *g)
 		agent_log("hook: %d modules loaded later; %zu new sites", added, g->nsites - before);
 }
 
-/* dlopen, exported by the agent (libhookscope.map): after a successful
+/* dlopen, exported by the agent (engine/exports): after a successful
  * dlopen, the new own modules are patched at the current level before the
  * caller can call into them.  The real dlopen sees the agent as its caller:
  * a library named without a '/' is searched without the calling module's
@@ -452,7 +452,7 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	return h;
 }
 
-/* dlclose, exported by the agent (libhookscope.map): a module unloaded is
+/* dlclose, exported by the agent (engine/exports): a module unloaded is
  * forgotten by the engine before a level change can write to its old
  * addresses (hook_engine_unloading serializes the two). */
 __attribute__((visibility("default"))) int dlclose(void *h)

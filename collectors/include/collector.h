@@ -1,8 +1,9 @@
 /*
  * collector.h - the interface every collector of the agent implements.
  *
- * A collector (timing, later fps, block, threads, ipc, power) is one file
- * exporting one const struct collector_ops, plus one row in registry.c.  The
+ * A collector (timing, fps, block, threads, ipc, power) is one folder
+ * exporting one const struct collector_ops NAME_collector, plus one line in
+ * registry.c's COLLECTORS list.  The
  * agent core calls the ops; all of them except init and atfork_child run on
  * the reporter thread with the agent's cycle lock held, so a collector's
  * reporter-side state needs no locking of its own.  Hot-path code (hooks,
@@ -56,14 +57,5 @@ void collector_encode_all(msgpack_sbuffer *sb, bool resend_all);
 void collector_hello_all(struct proto_ag_hello *h);
 void collector_atfork_child_all(void);
 void collector_fini_all(void);
-
-extern const struct collector_ops timing_collector;
-extern const struct collector_ops hook_collector;   /* hook_site.c, the hook engine */
-extern const struct collector_ops sites_collector;  /* sites_report.c */
-extern const struct collector_ops fps_collector;    /* fps.c */
-extern const struct collector_ops threads_collector; /* threads*.c */
-extern const struct collector_ops block_collector;  /* block.c */
-extern const struct collector_ops ipc_collector;    /* ipc*.c */
-extern const struct collector_ops power_collector;  /* power*.c */
 
 #endif
