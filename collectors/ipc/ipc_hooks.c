@@ -1,6 +1,6 @@
 /*
  * ipc_hooks.c - the libc wrappers of the IPC collector (exported through
- * libhookscope.map): unix sockets (connect, send, sendto, sendmsg, recv,
+ * ipc/exports): unix sockets (connect, send, sendto, sendmsg, recv,
  * recvfrom, recvmsg and read/write on a socket, plus the _chk variants
  * that _FORTIFY_SOURCE builds call), pipes and FIFOs (read, write), and
  * POSIX message queues (mq_send, mq_receive, mq_timedsend,

@@ -1,6 +1,6 @@
 /*
  * threads_hooks.c - the pthread and C11 thread wrappers (exported through
- * libhookscope.map): pthread_create and thrd_create run the start routine
+ * threads/exports): pthread_create and thrd_create run the start routine
  * through a trampoline that records the thread's tid, start and end;
  * join, detach and naming mark the thread's record.
  *
@@ -30,7 +30,7 @@
 #include "protocol.h"
 #include "threads_int.h"
 
-#define API __attribute__((visibility("default")))   /* libhookscope.map exports it */
+#define API __attribute__((visibility("default")))   /* listed in threads/exports */
 
 #define THR_MAX_RECS ((uint32_t)THR_CHUNK * THR_MAX_CHUNKS)
 /* The trampoline runs before a sanitizer runtime's own start routine set up

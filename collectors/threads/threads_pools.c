@@ -1,7 +1,7 @@
 /*
  * threads_pools.c - thread pools the target uses through a library: GLib's
  * GThreadPool and libuv's threadpool (uv_queue_work), interposed through
- * libhookscope.map and calling the library's own functions found with
+ * threads/exports and calling the library's own functions found with
  * dlsym(RTLD_NEXT).  A program without these libraries never calls them.
  *
  * Per pool: size, tasks pushed and finished, queue wait (push to start) and
@@ -22,7 +22,7 @@
 #include "protocol.h"
 #include "threads_int.h"
 
-#define API __attribute__((visibility("default")))   /* libhookscope.map exports it */
+#define API __attribute__((visibility("default")))   /* listed in threads/exports */
 
 #define THR_UV_BUCKETS 256
 #define THR_UV_ENOSYS  (-38)
