@@ -439,7 +439,7 @@ struct tui_view {
 };
 extern const struct tui_view *const tui_views[];
 extern const int tui_nviews;
-int  tui_view_find(const char *name);    /* -1 if unknown; also its key "0"-"7" */
+int  tui_view_find(const char *name);    /* -1 if unknown; also a view's key ("3") */
 /* The index of a row of tui_views (asserted to be one). */
 int  tui_view_index(const struct tui_view *v);
 /* Enter on the view shown. */
