@@ -69,7 +69,7 @@ static void blocks_clock(uint64_t ms, char *buf, size_t len)
 	snprintf(buf + strlen(buf), len - strlen(buf), ".%03u", (unsigned)(ms % 1000));
 }
 
-/* One row of a block (also the plain --once output). */
+/* One row of a block. */
 static void tui_block_row(const struct proto_block *b, char *buf, size_t len)
 {
 	char clk[32], dur[16], top[256];
