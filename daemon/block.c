@@ -153,7 +153,7 @@ static const struct daemon_threshold block_thresholds[] = {
 
 const struct daemon_collector daemon_collector_blocks = {
 	.name = "blocks",
-	.records = { PROTO_AG_BLOCKS },
+	.part = &proto_part_blocks,
 	.on_record = daemon_session_blocks,
 	.reset = block_reset,
 	.free = block_free,

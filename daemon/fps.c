@@ -214,7 +214,7 @@ static const struct daemon_threshold fps_thresholds[] = {
 
 const struct daemon_collector daemon_collector_fps = {
 	.name = "fps",
-	.records = { PROTO_AG_FPS },
+	.part = &proto_part_fps,
 	.on_record = daemon_session_fps,
 	.reset = fps_reset,
 	.free = fps_free,

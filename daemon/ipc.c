@@ -222,7 +222,7 @@ static const struct daemon_threshold ipc_thresholds[] = {
 
 const struct daemon_collector daemon_collector_ipc = {
 	.name = "ipc",
-	.records = { PROTO_AG_IPC },
+	.part = &proto_part_ipc,
 	.on_record = daemon_session_ipc,
 	.reset = ipc_reset,
 	.free = ipc_free,

@@ -276,7 +276,7 @@ static const struct daemon_threshold pwr_thresholds[] = {
 
 const struct daemon_collector daemon_collector_power = {
 	.name = "power",
-	.records = { PROTO_AG_POWER },
+	.part = &proto_part_power,
 	.on_record = daemon_session_power,
 	.tick = daemon_session_power_tick,
 	.reset = pwr_reset,

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tui.h"
+#include "panel-funcs.h"
 #include "tui-test-util.h"
 
 static const char short_name[] = "handleClientsWithPendingWrites";
