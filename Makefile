@@ -47,7 +47,7 @@ endif
 
 OPT       ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
-CPPFLAGS_ALL := -D_GNU_SOURCE -Iprotocol -Icollectors \
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iprotocol \
 	-DHS_VERSION='"$(VERSION)"' \
 	-DHS_AGENT_PATH='"$(LIBDIR)/hookscope/libhookscope.so"' \
 	-DHS_THEMES_DIR='"$(DATADIR)/themes"' $(SAN_DEFS) \
@@ -72,7 +72,20 @@ DW_LIBS        := $(or $(call pc,--libs,libdw),-ldw)
 UNWIND_LIBS    := -lunwind-generic -lunwind
 
 PROTO_SRCS  := $(wildcard protocol/*.c)
-AGENT_SRCS  := $(wildcard collectors/*.c)
+# The agent: one folder per module (collectors/MODULE/, the engine's
+# architecture back-end in collectors/engine/ARCH/).  Public headers are in
+# collectors/include/; a module's own headers are on its own include path
+# only, so reaching into another module's internals does not compile.
+# Every folder of collectors/ but include/ is a module: a new collector's
+# folder needs no line here.
+AGENT_MODS  := $(filter-out include,$(notdir $(patsubst %/,%,$(wildcard collectors/*/))))
+ENGINE_ARCH := x86_64
+AGENT_INC   := -Icollectors/include
+AGENT_SRCS  := $(foreach m,$(AGENT_MODS),$(wildcard collectors/$(m)/*.c)) \
+	$(wildcard collectors/engine/$(ENGINE_ARCH)/*.c)
+# Unit tests and fuzz targets test module internals: every module's path.
+TEST_AGENT_INC := $(AGENT_INC) $(addprefix -Icollectors/,$(AGENT_MODS)) \
+	-Icollectors/engine/$(ENGINE_ARCH)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 TUI_SRCS    := $(filter-out tui/main.c,$(wildcard tui/*.c))
 UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
@@ -102,12 +115,17 @@ all: $(AGENT_SO) $(DAEMON_BIN) $(TUI_BIN) $(APP_BINS) $(TOOL_BINS) $(UNIT_BINS) 
 $(O)/obj/protocol/%.o: protocol/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) -MMD -MP -c $< -o $@
+# The module of collectors/MOD/... is MOD; the back-end also sees the
+# engine's internal headers (it implements them), and the engine sees the
+# chosen back-end's folder (hook_layout.h: its block layout), by name only.
+agent_mod = $(word 2,$(subst /, ,$(1)))
+agent_inc = -Icollectors/$(1) $(if $(filter engine,$(1)),-Icollectors/engine/$(ENGINE_ARCH))
 $(O)/obj/collectors/%.o: collectors/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(AGENT_INC) $(call agent_inc,$(call agent_mod,$<)) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 # The C half of the hook engine's stubs keeps off the vector registers,
-# which the stubs do not save (collectors/hook.h).
-$(O)/obj/collectors/hook_hot.o $(O)/obj/collectors/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
+# which the stubs do not save (collectors/engine/hook.h).
+$(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
 $(O)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) -MMD -MP -c $< -o $@
@@ -116,11 +134,11 @@ $(O)/obj/tui/%.o: tui/%.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURSES_CFLAGS) $(RL_CFLAGS) -MMD -MP -c $< -o $@
 $(O)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) -Idaemon -Itui $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(TEST_AGENT_INC) -Idaemon -Itui $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP -c $< -o $@
 # The demo and other target apps are what the agent times: -finstrument-functions.
 $(O)/obj/apps/%.o: tests/apps/%.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -Icollectors -std=c11 -O2 -g $(WARN) -pthread $(SAN_FLAGS) $(CFLAGS) -finstrument-functions -MMD -MP -c $< -o $@
+	$(CC) -D_GNU_SOURCE $(AGENT_INC) -std=c11 -O2 -g $(WARN) -pthread $(SAN_FLAGS) $(CFLAGS) -finstrument-functions -MMD -MP -c $< -o $@
 
 # ---- libraries and programs ----
 $(PROTO_LIB): $(call obj,$(PROTO_SRCS))
@@ -136,12 +154,22 @@ $(TUI_LIB): $(call obj,$(TUI_SRCS))
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-# --wrap: attach mode (collectors/agent_attach.c, agent_detach.c) answers the
+# --wrap: attach mode (collectors/agent/agent_attach.c, agent_detach.c) answers the
 # agent's getenv from its attach file and records the agent's pthread keys.
 AGENT_WRAP := -Wl,--wrap=getenv -Wl,--wrap=pthread_key_create
-$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) collectors/libhookscope.map
+# The version script: libhookscope.so exports only what the modules list in
+# their collectors/MODULE/exports (the hooks instrumented code calls, the
+# public API, the wrappers); everything else (the protocol library, xmalloc,
+# ...) stays local, so it can neither interpose on the target's symbols nor
+# be interposed by them.
+AGENT_EXPORTS := $(wildcard collectors/*/exports)
+$(O)/libhookscope.map: $(AGENT_EXPORTS)
+	@mkdir -p $(@D)
+	@{ echo '{ global:'; sed -e 's/#.*//' -e '/^[[:space:]]*$$/d' -e 's/[[:space:]]*$$/;/' $^; \
+	  echo 'local: *; };'; } > $@
+$(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(O)/libhookscope.map
 	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
-		-Wl,--version-script=collectors/libhookscope.map $(LDFLAGS_ALL) -o $@ \
+		-Wl,--version-script=$(O)/libhookscope.map $(LDFLAGS_ALL) -o $@ \
 		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
@@ -208,25 +236,25 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BINS    := $(patsubst %,$(O)/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -g -O1 -std=c11 -Wall -Wextra -Werror -pthread
-FUZZ_SRCS_elf    := collectors/symbols.c collectors/symbols_elf.c collectors/symbols_map.c \
-	collectors/symbols_debug.c
+FUZZ_SRCS_elf    := collectors/symbols/symbols.c collectors/symbols/symbols_elf.c \
+	collectors/symbols/symbols_map.c collectors/symbols/symbols_debug.c
 FUZZ_LIBS_elf    := $(ELF_LIBS) $(DW_LIBS)
 FUZZ_SRCS_map    := $(FUZZ_SRCS_elf)
 FUZZ_LIBS_map    := $(FUZZ_LIBS_elf)
 FUZZ_SRCS_theme  := tui/theme.c
 FUZZ_LIBS_theme  := $(CURSES_LIBS)
-FUZZ_SRCS_binder := collectors/ipc_binder.c
-FUZZ_SRCS_power-table   := collectors/power_table.c
+FUZZ_SRCS_binder := collectors/ipc/ipc_binder.c
+FUZZ_SRCS_power-table   := collectors/power/power_table.c
 FUZZ_SRCS_power-profile := daemon/power_profile.c
 
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@O=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
-FUZZ_HDRS := $(wildcard protocol/*.h collectors/*.h tui/*.h tests/fuzz/*.h)
+FUZZ_HDRS := $(wildcard protocol/*.h collectors/*/*.h tui/*.h tests/fuzz/*.h)
 $(O)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(PROTO_SRCS) $$(FUZZ_SRCS_$$*) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -Itui -Idaemon $(FUZZ_FLAGS) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) \
+	$(FUZZ_CC) $(CPPFLAGS_ALL) $(TEST_AGENT_INC) -Itui -Idaemon $(FUZZ_FLAGS) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) \
 		$(LWS_CFLAGS) $(CURSES_CFLAGS) -o $@ $< $(PROTO_SRCS) $(FUZZ_SRCS_$*) \
 		$(MSGPACK_LIBS) $(FUZZ_LIBS_$*) -ldl
 
@@ -244,12 +272,12 @@ install: all
 		$(DESTDIR)$(PCDIR) $(DESTDIR)$(UNITDIR)
 	install -m 755 $(DAEMON_BIN) $(TUI_BIN) $(DESTDIR)$(BINDIR)/
 	install -m 755 $(AGENT_SO) $(DESTDIR)$(LIBDIR)/hookscope/
-	install -m 644 collectors/hookscope.h $(DESTDIR)$(INCDIR)/
+	install -m 644 collectors/include/hookscope.h $(DESTDIR)$(INCDIR)/
 	install -m 644 themes/*.theme $(DESTDIR)$(DATADIR)/themes/
 	$(if $(INSTALL_DATA),install -m 644 $(INSTALL_DATA) $(DESTDIR)$(DATADIR)/)
 	install -m 644 doc/hookscope.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 doc/hookscoped.8 $(DESTDIR)$(MANDIR)/man8/
-	$(subst_paths) collectors/hookscope.pc.in >$(DESTDIR)$(PCDIR)/hookscope.pc
+	$(subst_paths) collectors/agent/hookscope.pc.in >$(DESTDIR)$(PCDIR)/hookscope.pc
 	$(subst_paths) daemon/hookscoped.service.in >$(DESTDIR)$(UNITDIR)/hookscoped.service
 	chmod 644 $(DESTDIR)$(PCDIR)/hookscope.pc $(DESTDIR)$(UNITDIR)/hookscoped.service
 

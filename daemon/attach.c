@@ -12,7 +12,7 @@
  *
  * detach from the command line: borrow a thread to call the agent's
  * exported hookscope_detach(), which only wakes the reporter; the agent
- * then removes its hooks and unloads itself (collectors/agent_detach.c),
+ * then removes its hooks and unloads itself (collectors/agent/agent_detach.c),
  * and we wait until /proc/PID/maps no longer shows it.  The daemon's
  * detach command sends the agent a detach record instead (cmd-detach.c).
  */

@@ -1,6 +1,6 @@
 /*
  * cmd-detach.c - "detach [PID]": the target's attached agent removes every
- * hook and unloads itself (collectors/agent_detach.c); the session becomes
+ * hook and unloads itself (collectors/agent/agent_detach.c); the session becomes
  * "detached" when its connection closes.  Only agents injected by attach
  * can leave: a preloaded one is refused with what to do instead.
  */

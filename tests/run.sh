@@ -58,6 +58,10 @@ for t in tests/fuzz/fuzz-*.c; do
 	n=$(basename "$t" .c)
 	run_one "fuzz/$n" sh tests/fuzz/run.sh --smoke "${n#fuzz-}"
 done
+# Checks on the source tree (tests/check: layout rules).
+for t in tests/check/*.sh; do
+	run_one "check/$(basename "$t" .sh)" sh "$t"
+done
 for t in tests/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"

@@ -26,8 +26,10 @@ under_agent_strace() {
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
 		strace -ff -qq -ttt -o "$prefix" -e trace=openat,read,write,mq_timedsend,mq_timedreceive "$@"
 }
-# slow_feed N: N blocks of 1000 bytes, 50 ms apart (the peers stay up).
-slow_feed() { for _ in $(seq 1 "$1"); do head -c 1000 /dev/zero; sleep 0.05; done; }
+# slow_feed N: N blocks of 4096 bytes, 50 ms apart (the peers stay up).  dd's
+# buffer is aligned_alloc(page, bs): under ASan (whose aligned_alloc the
+# agent binds, as the loader does) bs must be a multiple of the page.
+slow_feed() { for _ in $(seq 1 "$1"); do head -c 4096 /dev/zero; sleep 0.05; done; }
 # The endpoint figures "$2" of target named $1 (the newest), as JSON.
 ep_of() {
 	local pid
@@ -41,7 +43,7 @@ mkfifo "$F"
 
 # 1. dd into a FIFO
 spawn sh -c "cat '$F' >/dev/null"
-slow_feed 20 | under_agent_strace "$HS_TMP/dd1" dd of="$F" bs=1000 iflag=fullblock count=20 status=none ||
+slow_feed 20 | under_agent_strace "$HS_TMP/dd1" dd of="$F" bs=4096 iflag=fullblock count=20 status=none ||
 	fail "dd into the FIFO failed"
 wait_for 20 jq_once '[.targets[] | select(.name == "dd" and .state == "exited")] | length == 1'
 hs=$(ep_of dd "[.ipc.endpoints[] | select(.name == \"$F\")][0] | \"\(.kind) \(.sends) \(.bytes_out) \(.peer_comm)\"" | tr -d '"')
@@ -50,7 +52,7 @@ echo "dd into a FIFO: hookscope kind sends bytes peer = $hs; strace writes on fd
 [ "$hs" = "fifo $st cat" ] || fail "FIFO: hookscope $hs, strace $st (expected peer cat)"
 
 # 2. a feeder | dd | cat: dd reads a pipe and writes a pipe
-slow_feed 20 | under_agent_strace "$HS_TMP/dd2" dd bs=1000 iflag=fullblock count=20 status=none | cat >/dev/null ||
+slow_feed 20 | under_agent_strace "$HS_TMP/dd2" dd bs=4096 iflag=fullblock count=20 status=none | cat >/dev/null ||
 	fail "dd between pipes failed"
 wait_for 20 jq_once '[.targets[] | select(.name == "dd" and .state == "exited")] | length == 2'
 hs_out=$(ep_of dd '[.ipc.endpoints[] | select(.kind == "pipe" and .sends > 0)][0] | "\(.sends) \(.bytes_out) \(.peer_comm)"' | tr -d '"')

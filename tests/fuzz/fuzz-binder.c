@@ -1,11 +1,11 @@
 /*
  * fuzz-binder.c - libFuzzer target for the Binder buffer decoder
- * (collectors/ipc_binder.c).  Input: byte 0 bit 0 = read buffer; bytes 1-2
+ * (collectors/ipc/ipc_binder.c).  Input: byte 0 bit 0 = read buffer; bytes 1-2
  * = length N of the BINDER_WRITE_READ buffer (little-endian); the next N
  * bytes are that buffer; the rest is the target memory the decoder may read
  * through its callback, mapped at FUZZ_BINDER_BASE.  Build by hand:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iprotocol -Icollectors \
- *     tests/fuzz/fuzz-binder.c collectors/ipc_binder.c -o fuzz-binder
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iprotocol -Icollectors/include -Icollectors/ipc \
+ *     tests/fuzz/fuzz-binder.c collectors/ipc/ipc_binder.c -o fuzz-binder
  *   ./fuzz-binder -max_total_time=300 tests/fuzz/corpus/binder
  */
 #include <stddef.h>

@@ -1,17 +1,17 @@
 /*
  * fuzz-power-table.c - libFuzzer target for the power API table parser
- * (collectors/power_table.c): any bytes are a table file; malformed rows
+ * (collectors/power/power_table.c): any bytes are a table file; malformed rows
  * must be reported (with a line number in range) and skipped, never crash.
  * Build by hand:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iprotocol -Icollectors \
- *     tests/fuzz/fuzz-power-table.c collectors/power_table.c -o fuzz-power-table
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iprotocol -Icollectors/include -Icollectors/power \
+ *     tests/fuzz/fuzz-power-table.c collectors/power/power_table.c -o fuzz-power-table
  *   ./fuzz-power-table -max_total_time=300 tests/fuzz/corpus/power-table
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "power.h"
+#include "power_int.h"
 
 static int fuzz_lines;
 

@@ -1,6 +1,6 @@
 /*
  * test-block-stacks.c - the aggregation of a block's samples into distinct
- * stacks (collectors/block_stacks.c): same functions merge whatever the pc
+ * stacks (collectors/block/block_stacks.c): same functions merge whatever the pc
  * inside them, different ones do not, the ninth distinct stack counts as
  * "other", the order is most samples first (ties: first seen first).
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "block.h"
+#include "block_int.h"
 
 /* Samples in the same functions at different pcs are one stack. */
 static void test_merge_by_function(void **state)

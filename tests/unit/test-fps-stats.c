@@ -1,5 +1,5 @@
 /*
- * test-fps-stats.c - the frame-time math of collectors/fps_stats.c with
+ * test-fps-stats.c - the frame-time math of collectors/fps/fps_stats.c with
  * made-up presentation times: dropped-frame estimate (frames over budget
  * rounded down), histogram levels and their boundaries, nearest-rank
  * percentiles, the worst frames, the 100 ms bins and the FPS of the last
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fps.h"
+#include "fps_int.h"
 
 #define MS 1000000ull
 

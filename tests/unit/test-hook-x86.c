@@ -15,14 +15,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "hook.h"
+#include "hook_x86.h"
 
 #define FN   0x400000ull          /* where the fake function "is" */
 #define DST  0x401010ull          /* where its relocated prologue runs */
 
 /* The rel32 at out[at], as the absolute address it aims at (next = end of
  * the instruction in the relocated copy). */
-static uint64_t test_target(const struct hook_x86_plan *p, size_t at, size_t next)
+static uint64_t test_target(const struct hook_plan *p, size_t at, size_t next)
 {
 	int32_t rel;
 
@@ -34,7 +34,7 @@ static uint64_t test_target(const struct hook_x86_plan *p, size_t at, size_t nex
 static void test_rip_relative(void **state)
 {
 	static const uint8_t code[] = { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00, 0xc3 };
-	struct hook_x86_plan p;
+	struct hook_plan p;
 
 	(void)state;
 	assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_OK);
@@ -51,7 +51,7 @@ static void test_rip_relative(void **state)
 static void test_jcc_rel8(void **state)
 {
 	uint8_t code[0x20];
-	struct hook_x86_plan p;
+	struct hook_plan p;
 
 	(void)state;
 	memset(code, 0x90, sizeof code);
@@ -73,7 +73,7 @@ static void test_call_rel32(void **state)
 {
 	static const uint8_t code[] = { 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3 };
 	static const uint8_t movl[] = { 0xc7, 0x44, 0x24, 0x04, 0, 0, 0, 0 };
-	struct hook_x86_plan p;
+	struct hook_plan p;
 	uint32_t lo;
 
 	(void)state;
@@ -91,7 +91,7 @@ static void test_call_rel32(void **state)
 static void test_jump_into_prologue(void **state)
 {
 	uint8_t code[0x20];
-	struct hook_x86_plan p;
+	struct hook_plan p;
 
 	(void)state;
 	memset(code, 0x90, sizeof code);
@@ -116,7 +116,7 @@ static void test_refusals(void **state)
 		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xc3 };
 	static const uint8_t shorty[] = { 0x31, 0xc0, 0xc3 };
 	static const uint8_t far_call[] = { 0xe8, 0x00, 0x00, 0x00, 0x70, 0xc3 };
-	struct hook_x86_plan p;
+	struct hook_plan p;
 
 	(void)state;
 	assert_int_equal(hook_x86_plan(call_mid, sizeof call_mid, FN, DST, &p), HOOK_R_CALL);
@@ -137,7 +137,7 @@ static void test_runs(void **state)
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	static const uint8_t fn[] = { 0x48, 0x8d, 0x05, 0xf9, 0x0f, 0x00, 0x00, /* lea rax,[rip+0xff9] */
 		0x8b, 0x00, 0xc3 };                                          /* mov eax,[rax]; ret */
-	struct hook_x86_plan p;
+	struct hook_plan p;
 	int (*f)(void);
 
 	(void)state;

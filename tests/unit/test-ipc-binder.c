@@ -1,5 +1,5 @@
 /*
- * test-ipc-binder.c - the Binder buffer decoder (collectors/ipc_binder.c) on
+ * test-ipc-binder.c - the Binder buffer decoder (collectors/ipc/ipc_binder.c) on
  * buffers built byte by byte from the 64-bit kernel UAPI layout
  * (linux/android/binder.h): write buffers with BC_TRANSACTION(_SG), read
  * buffers with BR_REPLY, the three Parcel interface-token layouts
@@ -335,7 +335,7 @@ static void hook_observer(const struct ipc_binder_txn *t, void *arg)
 	hook_nseen++;
 }
 
-/* The agent's ioctl (collectors/ipc_binder_hook.c: ipc_binder_ioctl, its
+/* The agent's ioctl (collectors/ipc/ipc_binder_hook.c: ipc_binder_ioctl, its
  * body, called directly: under a sanitizer the runtime's ioctl would be
  * linked instead of the archive's) around the real ioctl on a non-binder
  * fd: it fails with its own errno, which the caller gets, and as the

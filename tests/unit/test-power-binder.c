@@ -22,7 +22,7 @@
 #include <linux/android/binder.h>
 
 #include "ipc.h"
-#include "power.h"
+#include "power_int.h"
 #include "protocol.h"
 
 #include "binder-build.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "power.h"
+#include "power_int.h"
 #include "protocol.h"
 
 struct errs { int n; int line[16]; char msg[16][128]; };

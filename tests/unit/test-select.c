@@ -1,5 +1,5 @@
 /*
- * test-select.c - the monitoring levels' rule (collectors/select.c): what
+ * test-select.c - the monitoring levels' rule (collectors/agent/select.c): what
  * each level times by binding and visibility, and the HOOKSCOPE_FUNCS globs
  * (':' and ',' separators, "::" kept inside a glob).
  */

@@ -1,6 +1,6 @@
 /*
  * test-symbols-debug.c - separate debug files and modules loaded later
- * (collectors/symbols_debug.c, symbols_proc.c): libc's static functions
+ * (collectors/symbols/symbols_debug.c, symbols_proc.c): libc's static functions
  * through its build-id debug file (libc6-dbg), a .gnu_debuglink fixture made
  * with objcopy in its three places and with a wrong CRC, and a library
  * dlopened and dlclosed while the catalogue is in use.

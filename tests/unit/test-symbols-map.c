@@ -1,6 +1,6 @@
 /*
  * test-symbols-map.c - GNU ld map files in the symbol catalogue
- * (collectors/symbols_map.c, symbols.c): a fixture map written here, in PIE
+ * (collectors/symbols/symbols_map.c, symbols.c): a fixture map written here, in PIE
  * and non-PIE form, broken maps (file:line errors, never a crash), and a
  * stripped copy of this test binary named only by a map (objcopy, binutils).
  */

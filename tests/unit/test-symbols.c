@@ -1,5 +1,5 @@
 /*
- * test-symbols.c - the agent's symbol tables (collectors/symbols.c), tested
+ * test-symbols.c - the agent's symbol tables (collectors/symbols/symbols.c), tested
  * on this test binary itself, on libc, and on broken files written here.
  */
 #include <stdarg.h>

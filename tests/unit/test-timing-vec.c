@@ -1,5 +1,5 @@
 /*
- * test-timing-vec.c - tm_vec_call (collectors/timing_vec.c) gives back the
+ * test-timing-vec.c - tm_vec_call (collectors/timing/timing_vec.c) gives back the
  * vector registers as they were, whatever the function it calls does to
  * them: xmm0 (an argument register), xmm8 (a scratch register -fipa-ra
  * callers may rely on) and the upper half of ymm9 (AVX, when the CPU has
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "timing.h"
+#include "timing_int.h"
 
 extern unsigned tm_vec_size;
 

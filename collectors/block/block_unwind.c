@@ -1,0 +1,140 @@
+/*
+ * block_unwind.c - the stack of a UI thread that waits in a system call,
+ * walked by the watchdog from outside, so the wait is not interrupted (a
+ * signal would end a nanosleep early with EINTR: signal(7)).
+ *
+ * /proc/self/task/TID/syscall gives the thread's user stack pointer and pc
+ * while it is in a system call; libunwind's generic (remote) interface
+ * walks from there with the DWARF unwind tables of this process (the local
+ * address space's lookup), reading memory with process_vm_readv so a stack
+ * that changes under the walk (the thread woke up) yields an error, never a
+ * fault.  Registers other than pc and sp are unknown: a frame whose rule
+ * needs one (rbp-based frames reached before any frame saved rbp) ends the
+ * walk; the caller then falls back to the signal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <libunwind.h>
+
+#include "agent.h"
+#include "block_int.h"
+
+/* What the accessors know of the thread. */
+struct block_uw_regs {
+	unw_word_t pc, sp;
+};
+
+/* Read one word of this process without faulting. */
+static int block_uw_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
+{
+	struct iovec local = { val, sizeof *val }, remote = { (void *)(uintptr_t)addr, sizeof *val };
+
+	(void)as;
+	(void)arg;
+	if (write)
+		return -UNW_EINVAL;
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof *val)
+		return -UNW_EINVAL;
+	return 0;
+}
+
+/* pc and sp; every other register is unknown. */
+static int block_uw_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write, void *arg)
+{
+	struct block_uw_regs *r = arg;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (reg == UNW_REG_IP)
+		*val = r->pc;
+	else if (reg == UNW_REG_SP)
+		*val = r->sp;
+	else
+		return -UNW_EBADREG;
+	return 0;
+}
+
+/* No floating-point registers. */
+static int block_uw_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+    void *arg)
+{
+	(void)as, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
+}
+
+/* Never resumed. */
+static int block_uw_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as, (void)c, (void)arg;
+	return -UNW_EINVAL;
+}
+
+/* The address space, made once (watchdog thread only). */
+static unw_addr_space_t block_uw_space(void)
+{
+	static unw_addr_space_t as;
+	unw_accessors_t acc, *local;
+
+	if (as != NULL)
+		return as;
+	local = unw_get_accessors(unw_local_addr_space);
+	memset(&acc, 0, sizeof acc);
+	acc.find_proc_info = local->find_proc_info;
+	acc.put_unwind_info = local->put_unwind_info;
+	acc.get_dyn_info_list_addr = local->get_dyn_info_list_addr;
+	acc.access_mem = block_uw_mem;
+	acc.access_reg = block_uw_reg;
+	acc.access_fpreg = block_uw_fpreg;
+	acc.resume = block_uw_resume;
+	as = unw_create_addr_space(&acc, 0);
+	if (as != NULL)
+		unw_set_caching_policy(as, UNW_CACHE_NONE);
+	return as;
+}
+
+/* pc and sp of tid if it is in a system call now; -1 if running. */
+static int block_uw_syscall_regs(int32_t tid, struct block_uw_regs *r)
+{
+	char buf[256];
+	unsigned long long v[9];
+
+	if (agent_task_read(tid, "syscall", buf, sizeof buf) < 0)
+		return -1;
+	/* "nr a1 a2 a3 a4 a5 a6 sp pc", or "running", or "-1 sp pc" */
+	if (sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx", &v[0], &v[1], &v[2],
+	    &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
+		return -1;
+	r->sp = v[7];
+	r->pc = v[8];
+	return 0;
+}
+
+/* See block.h. */
+int block_unwind_sleeping(int32_t tid, struct block_sample *out)
+{
+	unw_addr_space_t as = block_uw_space();
+	struct block_uw_regs regs;
+	unw_cursor_t c;
+	uint32_t k = 0;
+
+	if (as == NULL || block_uw_syscall_regs(tid, &regs) < 0)
+		return -1;
+	if (unw_init_remote(&c, as, &regs) < 0)
+		return -1;
+	do {
+		unw_word_t ip;
+
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		out->pc[k++] = (uintptr_t)ip;
+	} while (k < BLOCK_FRAMES && unw_step(&c) > 0);
+	out->n = k;
+	/* The syscall's wrapper and its caller at least, or it was no walk. */
+	return k >= 3 ? 0 : -1;
+}

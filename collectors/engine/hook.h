@@ -1,0 +1,123 @@
+/*
+ * hook.h - the hook engine (internal): patching of unmodified code.
+ *
+ * On by default; HOOKSCOPE_ENGINE=0 in the target's environment turns it off.
+ *
+ * A site is one function of an "own" module.  Patching (once, all other
+ * threads stopped) writes a branch of HOOK_PATCH_LEN bytes at the
+ * function's start to the site's out-of-line block in a trampoline region
+ * mapped near the module.  The block's layout, its offsets (HOOK_BLK_*)
+ * and the stubs are the architecture back-end's (hook_layout.h, found on
+ * the engine's include path in collectors/engine/ARCH/; backend.h).
+ */
+#ifndef HOOKSCOPE_HOOK_H
+#define HOOKSCOPE_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#include "hook_layout.h"
+
+#define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
+
+
+/* The prologue plan of one function (the back-end's plan op). */
+struct hook_plan {
+	size_t  n;                  /* original bytes replaced (>= HOOK_PATCH_LEN) */
+	size_t  len;                /* bytes written to out (incl. the jump back) */
+	uint8_t out[HOOK_RELOC_MAX];
+};
+
+/* How a site's function reaches its block; what each kind means to the
+ * engine's generic code is its row of hook_kinds (hook_kind.c). */
+enum hook_kind {
+	HOOK_K_RELOC = 0,           /* relocated prologue (hook_patch.c) */
+	HOOK_K_NOP,                 /* compiler-assisted entry NOP (hook_nop.c) */
+	HOOK_K_GOT,                 /* import site (hook_got.c): fn is the library's */
+	HOOK_K_WRAP,                /* an unwinder entry wrapped for good (hook_unwind.c) */
+	HOOK_K_COUNT
+};
+
+struct hook_kind_ops {
+	const char *what;           /* plural, for the patching log */
+	bool levelled;              /* the switch follows the level (else never flipped:
+	                             * a wrap site's holds the wrapper) */
+	bool entry_branch;          /* the function's entry is overwritten with a branch
+	                             * to the block with the world stopped, and put back
+	                             * from orig at detach */
+	bool named;                 /* hook_engine_name answers with the site's name */
+	/* The hook_stats counters of an active and a disabled site, or
+	 * counted false. */
+	bool counted;
+	size_t active_off, disabled_off;
+};
+extern const struct hook_kind_ops hook_kinds[HOOK_K_COUNT];
+
+/* One patchable function (hook_site.c). */
+struct hook_site {
+	uintptr_t  fn;              /* runtime address */
+	uint8_t   *blk;             /* out-of-line block */
+	uintptr_t *sw;              /* its switch */
+	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
+	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
+	const char *name;           /* the module symtab's storage */
+	size_t     n;               /* bytes patched */
+	bool       global;          /* global or weak binding */
+	bool       exported;        /* and default visibility */
+	int        mod;             /* index in the engine's module list */
+	bool       patched;
+	bool       dead;            /* could not be patched (busy) */
+	bool       on;
+	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
+	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
+	uintptr_t *got_slot;        /* import site: its GOT entry */
+	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
+};
+
+
+/* hook_tramp.c: regions near a module, the stubs. */
+struct hook_region {
+	uint8_t   *base;
+	size_t     len;             /* whole mapping */
+	size_t     code_len;        /* code part (pages), then the switches */
+	size_t     nblk;
+};
+/* Map a region for nblk blocks whose every byte is within rel32 reach of
+ * [lo, hi).  0, or -1 when nothing is free near enough. */
+int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
+/* Block i's code and switch. */
+uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);
+uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);
+/* Write block i for the site with this index: head + the plan's bytes; the
+ * switch starts disabled. */
+void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
+    const struct hook_plan *p);
+/* Make the code part read+exec once every block is written. */
+int  hook_tramp_seal(const struct hook_region *r);
+/* The stubs (asm, hook_tramp.c). */
+void hook_enter_common(void);
+void hook_exit_common(void);
+/* Called by the stubs (hook_hot.c): open a frame for the call whose return
+ * address is in *slot (false: not timed, go on untouched); close it and
+ * return the real return address. */
+bool      hook_site_enter(uint32_t index, uintptr_t *slot);
+uintptr_t hook_site_exit(uintptr_t *slot);
+
+
+/* hook_stop.c: stop every other thread of the process. */
+struct hook_stopped {
+	int        n;               /* threads stopped */
+	uintptr_t *pcs;             /* where each one was interrupted */
+};
+/* 0 with every other thread parked in a signal handler, or -1 with err
+ * (a thread did not answer within the time limit: all are released). */
+int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
+void hook_stop_resume(struct hook_stopped *st);
+/* Give the stop signal its previous action back (detach). */
+void hook_stop_uninstall(void);
+
+#endif

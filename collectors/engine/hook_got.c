@@ -1,0 +1,503 @@
+/*
+ * hook_got.c - level 3: the program's calls into system libraries, timed per
+ * library function by patching the GOT of its own modules.
+ *
+ * For every R_X86_64_JUMP_SLOT and R_X86_64_GLOB_DAT relocation of a
+ * function symbol in an own module whose bound target lies in a module that
+ * is not own (a system library; not the agent), the GOT entry is replaced
+ * (mprotect over RELRO, one 8-byte atomic store) by the address of a
+ * per-import block in a trampoline region: the same block as a prologue
+ * site's (hook.h) whose "relocated prologue" is `jmp *0(%rip); .quad
+ * target`, the real function, so the call is timed by the same stubs and frames as any site, under the
+ * library function's own address (the report names it by the library's
+ * symbol, module = the library).  The site's name, for the log, is
+ * "function@libname".  A level below 3 flips the switch (the disabled path is
+ * two indirect jumps); the GOT keeps the block.
+ *
+ * Attach mode (hook_got_bind): an attached agent interposes nothing, so
+ * every module's PLT calls of dlopen and dlclose are bound to the agent's
+ * wrappers in its GOT, and given back at detach.
+ *
+ * Lazy binding: a JUMP_SLOT not yet bound still points into the module's own
+ * PLT.  Keeping that as the continuation would let the loader's resolver
+ * overwrite our entry on the first call, so the target is resolved now with
+ * dlsym on the module's own handle (its lookup scope), or dlvsym with the
+ * version the module requires (hook_got_resolve).  A resolver running concurrently in another
+ * thread may still overwrite the entry with the real target: that import is
+ * then untimed (no harm).  Functions that must see their real return address
+ * or never return (setjmp family, vfork, dlsym, exit, ...) are left alone.
+ * Function pointers taken through a GLOB_DAT entry point at the block: calls
+ * through them are timed, comparisons with the library's address differ.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "hook.h"
+#include "hook_int.h"
+#include "protocol.h"
+
+#define HOOK_GOT_MAX   4096           /* imports per module */
+
+/* Imports never redirected: they read or replace their return address, never
+ * return, return twice, or are part of the agent's own machinery. */
+static const char *const hook_got_deny[] = {
+	"setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp", "_longjmp", "siglongjmp",
+	"__longjmp_chk", "vfork", "clone", "clone3", "__libc_start_main", "exit", "_exit", "_Exit",
+	"abort", "pthread_exit", "__cxa_throw", "__cxa_rethrow", "__cxa_finalize", "getcontext",
+	"setcontext", "swapcontext", "makecontext", "dlopen", "dlmopen", "dlclose", "dlsym", "dlvsym",
+	"__tls_get_addr", "__stack_chk_fail", "__assert_fail", "__fortify_fail", "__gmon_start__",
+	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+};
+
+/* One import found in the file. */
+struct hook_got_imp {
+	uintptr_t   slot;             /* runtime address of the GOT entry */
+	const char *name;             /* libelf storage */
+	const char *ver;              /* required version, or NULL */
+	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
+};
+
+/* Is name on the deny list (or an unwinder entry)? */
+static bool hook_got_denied(const char *name)
+{
+	if (strncmp(name, "_Unwind_", 8) == 0 || strncmp(name, "_ITM_", 5) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof hook_got_deny / sizeof hook_got_deny[0]; i++)
+		if (strcmp(name, hook_got_deny[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The version name required by versym entry v (from .gnu.version_r). */
+static const char *hook_got_vername(Elf *e, Elf_Scn *verneed, GElf_Word vn_link, GElf_Half v)
+{
+	Elf_Data *d = verneed != NULL ? elf_getdata(verneed, NULL) : NULL;
+	size_t off = 0;
+
+	v &= 0x7fff;
+	if (d == NULL || v < 2)
+		return NULL;
+	for (;;) {
+		GElf_Verneed vn;
+		size_t aoff;
+
+		if (gelf_getverneed(d, (int)off, &vn) == NULL)
+			return NULL;
+		aoff = off + vn.vn_aux;
+		for (int i = 0; i < vn.vn_cnt; i++) {
+			GElf_Vernaux va;
+
+			if (gelf_getvernaux(d, (int)aoff, &va) == NULL)
+				return NULL;
+			if (va.vna_other == v)
+				return elf_strptr(e, vn_link, va.vna_name);
+			if (va.vna_next == 0)
+				break;
+			aoff += va.vna_next;
+		}
+		if (vn.vn_next == 0)
+			return NULL;
+		off += vn.vn_next;
+	}
+}
+
+/* Collect the function imports of m's file (JUMP_SLOT, GLOB_DAT).  Returns
+ * how many, or -1. */
+static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *out, int max)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
+	GElf_Shdr dsh = { 0 }, vnsh = { 0 };
+	int n = 0;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dsh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = scn;
+		} else if (sh.sh_type == SHT_GNU_verneed) {
+			verneed = scn;
+			vnsh = sh;
+		}
+	}
+	if (dynsym == NULL)
+		return -1;
+	Elf_Data *syms = elf_getdata(dynsym, NULL);
+	Elf_Data *vers = versym != NULL ? elf_getdata(versym, NULL) : NULL;
+
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL && n < max) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+		    elf_ndxscn(dynsym) != sh.sh_link || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			GElf_Versym v;
+			size_t si;
+			int type;
+
+			if (gelf_getrela(d, (int)i, &r) == NULL)
+				break;
+			type = (int)GELF_R_TYPE(r.r_info);
+			si = GELF_R_SYM(r.r_info);
+			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) || si == 0 ||
+			    gelf_getsym(syms, (int)si, &s) == NULL || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+				continue;
+			out[n].slot = m->bias + r.r_offset;
+			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
+			out[n].ver = NULL;
+			out[n].call = type == hook_backend.rel_jump_slot;
+			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
+				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
+			if (out[n].name != NULL && out[n].name[0] != '\0')
+				n++;
+		}
+	}
+	return n;
+}
+
+/* The module of mods containing addr, or -1. */
+static int hook_got_owner(const struct hook_mods *ms, uintptr_t addr)
+{
+	for (int i = 0; i < ms->n; i++)
+		if (addr >= ms->m[i].lo && addr < ms->m[i].hi)
+			return i;
+	return -1;
+}
+
+/* The library's file name (last path part), for site names. */
+static const char *hook_got_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* Do a and b lie in the same loaded object? */
+static bool hook_got_same_object(void *a, void *b)
+{
+	Dl_info ia, ib;
+
+	return dladdr(a, &ia) != 0 && dladdr(b, &ib) != 0 && ia.dli_fbase == ib.dli_fbase;
+}
+
+/* Resolve an import not bound yet, in the lookup scope of module m: the
+ * first definition, as the loader binds it.  An unversioned definition
+ * earlier in the scope (a sanitizer runtime's calloc) satisfies a versioned
+ * reference, but dlvsym skips it; so the required version is taken only
+ * when it names a definition of the same object (a library's older
+ * version of the symbol). */
+static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const struct hook_got_imp *imp)
+{
+	void *h = dlopen(main ? NULL : m->path, RTLD_LAZY | RTLD_NOLOAD);
+	void *p, *v = NULL;
+
+	if (h == NULL)
+		return 0;
+	p = dlsym(h, imp->name);
+	if (imp->ver != NULL)
+		v = dlvsym(h, imp->name, imp->ver);
+	if (p == NULL || (v != NULL && v != p && hook_got_same_object(p, v)))
+		p = v;
+	dlclose(h);
+	return (uintptr_t)p;
+}
+
+/* Store v into the GOT entry at slot: the page made writable for the
+ * store, read-only again when it lies in the module's RELRO part. */
+static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1);
+	bool ro = m->relro_end > m->relro_start && page >= (m->relro_start & ~(pg - 1)) &&
+	    page + pg <= (m->relro_end & ~(pg - 1));
+
+	if (ro && mprotect((void *)page, pg, PROT_READ | PROT_WRITE) != 0)
+		return -1;
+	__atomic_store_n((uintptr_t *)slot, v, __ATOMIC_RELEASE);
+	if (ro && mprotect((void *)page, pg, PROT_READ) != 0)
+		return -1;
+	return 0;
+}
+
+/* See hook_int.h.  An entry the program rewrote since is left alone. */
+void hook_got_restore(struct hook_engine *g)
+{
+	for (size_t i = 0; i < g->nbinds; i++) {
+		struct hook_bind *b = &g->binds[i];
+
+		if (b->mod < 0 || __atomic_load_n(b->slot, __ATOMIC_ACQUIRE) != b->mine)
+			continue;
+		if (hook_got_store(&g->mods->m[b->mod], (uintptr_t)b->slot, b->orig) < 0)
+			agent_warn("hook: cannot restore the GOT of %s: %s", g->mods->m[b->mod].path,
+			    strerror(errno));
+		b->mod = -1;
+	}
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+		const struct hook_mod *m = &g->mods->m[s->mod];
+
+		if (s->kind != HOOK_K_GOT || !s->patched || *s->got_slot != (uintptr_t)s->blk)
+			continue;
+		if (hook_got_store(m, (uintptr_t)s->got_slot, s->got_orig) < 0)
+			agent_warn("hook: cannot restore the GOT of %s: %s", m->path,
+			    strerror(errno));
+		else
+			s->patched = false;
+	}
+}
+
+/* Calls an attached agent binds to its own wrappers (see hook_got_bind):
+ * they return soon and hand out no pointer to themselves. */
+static const char *const hook_got_bound[] = { "dlopen", "dlclose" };
+
+/* The agent's own handle (preloaded or attached), looked up once. */
+static void *hook_got_self(void)
+{
+	static void *self;
+	Dl_info info;
+
+	if (self == NULL && (self = agent_attach_handle()) == NULL &&
+	    dladdr((void *)hook_got_self, &info) != 0 && info.dli_fname != NULL)
+		self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+	return self;
+}
+
+/* The agent's own definition of name (an export that interposes when the
+ * agent is preloaded), or 0. */
+static uintptr_t hook_got_mine(const struct hook_engine *g, const char *name)
+{
+	void *h = hook_got_self();
+	uintptr_t p = h != NULL ? (uintptr_t)dlsym(h, name) : 0;
+
+	for (int i = 0; p != 0 && i < g->mods->n; i++)
+		if (g->mods->m[i].agent)
+			return p >= g->mods->m[i].lo && p < g->mods->m[i].hi ? p : 0;
+	return 0;
+}
+
+/* See hook_int.h.  An attached agent interposes nothing (it is loaded after
+ * everything, RTLD_LOCAL), so module mi's PLT calls of the functions the
+ * agent must see (dlopen: patch what is loaded later; dlclose: forget what
+ * is unloaded) are bound to the agent's wrappers in its GOT, and given back
+ * at detach. */
+void hook_got_bind(struct hook_engine *g, int mi)
+{
+	const struct hook_mod *m = &g->mods->m[mi];
+	struct hook_got_imp *imps;
+	int fd, n;
+	Elf *e;
+
+	if (!agent_attached() || m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	for (int i = 0; i < n; i++) {
+		uintptr_t mine = 0, orig;
+
+		for (size_t k = 0; k < sizeof hook_got_bound / sizeof hook_got_bound[0]; k++)
+			if (imps[i].call && strcmp(imps[i].name, hook_got_bound[k]) == 0)
+				mine = hook_got_mine(g, imps[i].name);
+		if (mine == 0)
+			continue;
+		orig = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+		if (hook_got_store(m, imps[i].slot, mine) < 0)
+			continue;
+		g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
+		g->binds[g->nbinds++] = (struct hook_bind){
+			.slot = (uintptr_t *)imps[i].slot, .orig = orig, .mine = mine, .mod = mi };
+	}
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+}
+
+/* GOT entries hook_got_wrap bound to a wrapper, and where the wrapper
+ * keeps the function it calls: hook_got_prepare times that function by
+ * pointing the wrapper's pointer at the import site's block, so a level-3
+ * import stays timed under a power row.  Appended on the thread that binds
+ * (the constructor, then the reporter), read by the engine on the reporter
+ * thread or a dlopen; the count is published after the entry. */
+struct hook_wrapped {
+	uintptr_t  slot, wrapper, target;
+	uintptr_t *real;
+};
+#define HOOK_WRAPPED_MAX 1024
+static struct hook_wrapped hook_wrapped[HOOK_WRAPPED_MAX];
+static size_t hook_nwrapped;
+
+/* The wrapper's pointer for a GOT entry that holds a hook_got_wrap
+ * wrapper (*cur becomes the function behind it), or NULL. */
+static uintptr_t *hook_got_wrapped(uintptr_t slot, uintptr_t *cur)
+{
+	size_t n = __atomic_load_n(&hook_nwrapped, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; i < n; i++)
+		if (hook_wrapped[i].slot == slot && hook_wrapped[i].wrapper == *cur) {
+			*cur = hook_wrapped[i].target;
+			return hook_wrapped[i].real;
+		}
+	return NULL;
+}
+
+/* See hook_int.h. */
+void hook_got_prepare(struct hook_engine *g, int mi)
+{
+	const struct hook_mod *m = &g->mods->m[mi];
+	struct hook_got_imp *imps;
+	struct hook_region r;
+	int fd, n, done = 0;
+	Elf *e;
+
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
+		if (n > 0)
+			agent_log("hook: %s: no room for the import stubs", m->path);
+		goto out;
+	}
+	hook_engine_grow(g, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		uintptr_t cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+		struct hook_plan p = { .n = 0 };
+		struct hook_site *s;
+		uintptr_t *via;
+		char name[512];
+		int owner;
+
+		if (cur == 0 || hook_got_denied(imps[i].name))
+			continue;
+		/* Bound to a power wrapper: time what the wrapper calls (once:
+		 * its pointer is shared by every module's entries). */
+		if ((via = hook_got_wrapped(imps[i].slot, &cur)) != NULL &&
+		    __atomic_load_n(via, __ATOMIC_ACQUIRE) != cur)
+			continue;
+		/* Lazy: still the PLT.  A function the preloaded agent wraps
+		 * binds to the wrapper on its first call: left alone (dlvsym
+		 * with the module's version would pass the unversioned wrapper
+		 * by and go to libc). */
+		if (cur >= m->lo && cur < m->hi) {
+			if (!agent_attached() && hook_got_mine(g, imps[i].name) != 0)
+				continue;
+			cur = hook_got_resolve(m, mi == 0, &imps[i]);
+		}
+		owner = cur != 0 ? hook_got_owner(g->mods, cur) : -1;
+		if (owner < 0 || g->mods->m[owner].own || g->mods->m[owner].agent)
+			continue;               /* own code has its own sites */
+		p.len = hook_backend.jump_abs(p.out, cur);
+		s = xcalloc(1, sizeof *s);
+		snprintf(name, sizeof name, "%s@%s", imps[i].name,
+		    hook_got_base(g->mods->m[owner].path));
+		s->name = xstrdup(name);
+		s->fn = cur;
+		s->global = true;       /* level 3 and up */
+		s->mod = mi;
+		s->kind = HOOK_K_GOT;
+		s->got_slot = via != NULL ? via : (uintptr_t *)imps[i].slot;
+		g->sites[g->nsites++] = s;
+		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
+	}
+	if (hook_tramp_seal(&r) < 0) {
+		agent_warn("hook: cannot make the import stubs of %s executable: %s", m->path,
+		    strerror(errno));
+		goto out;
+	}
+	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+
+		s->got_orig = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
+		if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
+			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
+			s->dead = true;
+			continue;
+		}
+		s->patched = true;
+	}
+	agent_log("hook: %s: %d library imports redirected", m->path, done);
+out:
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+}
+
+/* See engine.h.  The entries of functions the loader has not bound yet
+ * are resolved here, as hook_got_prepare does, so the loader's resolver
+ * cannot overwrite the wrapper later. */
+int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n)
+{
+	struct hook_got_imp *imps;
+	int fd, nimp, bound = 0;
+	Elf *e;
+
+	if (m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
+	nimp = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	for (int i = 0; i < nimp; i++)
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t cur;
+
+			if (strcmp(imps[i].name, names[k]) != 0)
+				continue;
+			cur = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
+			if (cur == wrappers[k])
+				break;
+			/* Lazy: what the loader would bind -- the first
+			 * definition in the global scope, an unversioned
+			 * interposer included (the agent's own wrapper of the
+			 * name, a sanitizer runtime's interceptor, which dlvsym
+			 * with the module's version would pass by). */
+			if (cur >= m->lo && cur < m->hi) {
+				void *p = dlsym(RTLD_DEFAULT, names[k]);
+
+				cur = p != NULL ? (uintptr_t)p : hook_got_resolve(m, main, &imps[i]);
+			}
+			if (cur == 0)
+				break;
+			if (reals[k] == 0)
+				__atomic_store_n(&reals[k], cur, __ATOMIC_RELEASE);
+			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0) {
+				size_t w = hook_nwrapped;
+
+				bound++;
+				if (w < HOOK_WRAPPED_MAX) {
+					hook_wrapped[w] = (struct hook_wrapped){ .slot = imps[i].slot,
+						.wrapper = wrappers[k], .target = cur, .real = &reals[k] };
+					__atomic_store_n(&hook_nwrapped, w + 1, __ATOMIC_RELEASE);
+				}
+			}
+			break;
+		}
+	free(imps);
+	if (e != NULL)
+		elf_end(e);
+	close(fd);
+	return nimp < 0 ? -1 : bound;
+}

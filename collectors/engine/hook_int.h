@@ -1,0 +1,118 @@
+/*
+ * hook_int.h - the hook engine's state shared by hook_site.c (collector,
+ * levels, switches) and hook_patch.c (modules, patching).
+ */
+#ifndef HOOKSCOPE_HOOK_INT_H
+#define HOOKSCOPE_HOOK_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "hook.h"
+
+struct symtab;
+
+
+/* A GOT entry bound to one of the agent's wrappers (attach mode). */
+struct hook_bind {
+	uintptr_t *slot;
+	uintptr_t  orig, mine;
+	int        mod;                   /* -1 once given back */
+};
+
+struct hook_engine {
+	struct hook_mods *mods;           /* the modules seen at patch time */
+	struct hook_site **sites;         /* one allocation each: blocks point at them */
+	size_t            nsites, cap;
+	struct hook_site **retired[32];   /* old tables, read by threads maybe still */
+	int               nretired;
+	struct symtab   **tabs;           /* kept: the sites name their strings */
+	size_t            ntabs, captabs;
+	struct hook_bind *binds;          /* attach mode: hook_got_bind */
+	size_t            nbinds;
+	size_t            refused[HOOK_R_COUNT];
+	uint64_t          prep_ns;        /* symbols, capstone, blocks */
+	uint64_t          stop_ns;        /* the stopped part */
+};
+
+/* The engine (hook_site.c); hook_hot.c reads its sites table. */
+extern struct hook_engine hook_g;
+
+/* Seal region r, whose blocks belong to sites first.. (what: for the
+ * message); if it cannot be made executable, those sites are dead. */
+struct hook_region;
+void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
+    const char *what);
+
+/* Copy n bytes from or to live code; store one byte of it (the
+ * back-end's, past the sanitizers). */
+static inline void hook_code_copy(void *dst, const void *src, size_t n)
+{
+	hook_backend.code_copy(dst, src, n);
+}
+
+static inline void hook_code_store1(void *dst, uint8_t v)
+{
+	hook_backend.code_store1(dst, v);
+}
+
+/* Make room for n more site pointers. */
+void hook_engine_grow(struct hook_engine *g, size_t n);
+
+
+/* hook_cal.c: calibrate the site path's cost (timing.c) through the real
+ * stubs; only before the first site exists (it borrows g->sites). */
+void hook_cal_run(struct hook_engine *g);
+
+/* hook_patch.c: find, plan and patch every candidate (once). */
+void hook_engine_patch(struct hook_engine *g);
+/* hook_patch.c: patch the own modules loaded since the last call (after a
+ * dlopen); nothing before hook_engine_patch. */
+void hook_engine_rescan(struct hook_engine *g);
+/* hook_site.c: a dlopen succeeded: patch new modules at the current level. */
+void hook_engine_loaded(void);
+/* hook_site.c: run real(h) (dlclose) so that no level change or patching
+ * runs meanwhile, then forget the modules it unloaded.  Its result. */
+int  hook_engine_unloading(int (*real)(void *), void *h);
+/* hook_patch.c: kill the sites of modules no longer loaded. */
+void hook_engine_forget(struct hook_engine *g);
+/* hook_got.c: redirect own module mi's GOT entries for functions of system
+ * libraries to per-import sites (patched at once, switched off). */
+void hook_got_prepare(struct hook_engine *g, int mi);
+/* Make a module's executable segments writable (or back): 0 or -1. */
+int  hook_mod_protect(const struct hook_mod *m, bool writable);
+/* Is [a, a + len) inside one executable segment of m? */
+bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
+
+/* hook_nop.c: compiler-assisted sites.  If module m has a table of 5-byte
+ * NOP entries (__patchable_function_entries or __mcount_loc), add a site per
+ * named entry (blocks written, code untouched) and return 0; -1 when the
+ * module has no usable table (then prologue relocation applies). */
+int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t);
+/* Bring the code of every nop site in line with its 'on' (after the
+ * switches were set): jmp to the block or the NOP, with the int3 protocol. */
+void hook_nop_sync(struct hook_engine *g);
+/* Give SIGTRAP its previous action back if ours is installed (detach: no
+ * int3 of ours is left). */
+void hook_nop_untrap(void);
+/* hook_unwind.c: load libgcc_s (before the modules are scanned), then give
+ * its unwinder entry points wrap sites (after). */
+void hook_unwind_load(void);
+void hook_unwind_prepare(struct hook_engine *g);
+/* hook_patch.c: threads inside the dlopen or dlclose wrapper (maybe in the
+ * real call, outside the agent's code): detach waits for none. */
+extern uint32_t hook_wrap_inflight;
+/* hook_got.c: attach mode: bind module mi's PLT calls of dlopen and dlclose
+ * to the agent's wrappers. */
+void hook_got_bind(struct hook_engine *g, int mi);
+/* hook_got.c: put every redirected or bound GOT entry back. */
+void hook_got_restore(struct hook_engine *g);
+/* hook_detach.c: with the switches off, restore every patched byte and GOT
+ * entry and give in-flight timed calls their real return addresses, with
+ * the other threads stopped outside the agent and the trampolines.  0, or
+ * -1 with err. */
+int  hook_detach_run(struct hook_engine *g, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * hook_site.c - the hook engine as a collector: the sites table, the level
+ * selection and the per-site switches, detach.
+ *
+ * On by default on x86-64; HOOKSCOPE_ENGINE=0 keeps it out of the way.
+ *
+ * Patching happens once, the first time the level is 1 or more (in the
+ * agent's constructor when the target starts at such a level, else on the
+ * reporter thread, with the other threads stopped).  Every candidate of
+ * level 4 is patched then; a level change afterwards only flips switches.
+ * Selection per level: select.h, plus at level 3 and up the own modules'
+ * calls into system libraries (import sites, hook_got.c).
+ * A dlopen after the first patch patches the new own modules at the
+ * current level (hook_engine_loaded, on the loading thread, under the same
+ * lock as level changes).
+ * Timing itself is the timing collector's (tm_site_enter/exit in
+ * timing_hot.c): same per-thread table, same figures.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "collector.h"
+#include "hook.h"
+#include "hook_int.h"
+#include "protocol.h"
+#include "select.h"
+#include "timing.h"
+
+struct hook_engine hook_g;                /* hook_hot.c reads its sites */
+static bool hook_patched;
+static bool hook_on;                      /* init succeeded */
+static int hook_level;                    /* the last level set */
+static bool hook_detached;                /* hook_engine_detach succeeded: for good */
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlopen */
+/* The thread holding hook_lock (valid while hook_owned): the engine's own
+ * dlopens and dlcloses on that thread pass through.  Not a __thread flag:
+ * the agent's static TLS stays one pointer (attach: doc/architecture.md). */
+static pthread_t hook_owner;
+static bool hook_owned;
+
+/* See hook_int.h.  Threads may be reading the table (hook_site_enter)
+ * while a dlopen adds sites: the old table is kept (retired), the new one
+ * published with a release store once filled; capacity doubles, so few are
+ * ever retired. */
+void hook_engine_grow(struct hook_engine *g, size_t n)
+{
+	struct hook_site **p;
+	size_t cap;
+
+	if (g->nsites + n <= g->cap)
+		return;
+	cap = g->cap * 2 > g->nsites + n ? g->cap * 2 : g->nsites + n;
+	p = xcalloc(cap, sizeof *p);
+	if (g->nsites)
+		memcpy(p, g->sites, g->nsites * sizeof *p);
+	if (g->sites != NULL) {
+		assert(g->nretired < (int)(sizeof g->retired / sizeof g->retired[0]));
+		g->retired[g->nretired++] = g->sites;
+	}
+	__atomic_store_n(&g->sites, p, __ATOMIC_RELEASE);
+	g->cap = cap;
+}
+
+/* See hook_int.h. */
+void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
+    const char *what)
+{
+	if (hook_tramp_seal(r) == 0)
+		return;
+	agent_warn("hook: cannot make the blocks of %s executable: %s; not patched", what,
+	    strerror(errno));
+	for (size_t i = first; i < g->nsites; i++)
+		g->sites[i]->dead = true;
+}
+
+/* Is site s timed at this level? */
+static bool hook_selected(const struct hook_site *s, int level)
+{
+	return select_level(level, s->name, s->global, s->exported);
+}
+
+/* Log the outcome of the patching, once. */
+static void hook_report_patch(const struct hook_engine *g)
+{
+	char why[512];
+	char kinds[256];
+	size_t off = 0, koff = 0, total = 0, n[HOOK_K_COUNT] = { 0 };
+
+	for (size_t i = 0; i < g->nsites; i++)
+		if (g->sites[i]->patched)
+			n[g->sites[i]->kind]++;
+	why[0] = '\0';
+	for (int r = 1; r < HOOK_R_COUNT; r++)
+		if (g->refused[r] && off < sizeof why)
+			off += (size_t)snprintf(why + off, sizeof why - off, "%s%zu %s",
+			    off ? ", " : "", g->refused[r], hook_why_name(r));
+	for (int k = 0; k < HOOK_K_COUNT; k++) {
+		total += n[k];
+		koff += (size_t)snprintf(kinds + koff, sizeof kinds - koff, "%s%zu %s",
+		    k ? ", " : "", n[k], hook_kinds[k].what);
+		if (koff >= sizeof kinds)
+			koff = sizeof kinds - 1;
+	}
+	agent_log("hook: %zu functions patched in %.2f ms: %s (threads stopped %.2f ms for the "
+	    "relocated and the wrappers); refused: %s", total,
+	    (double)(g->prep_ns + g->stop_ns) / 1e6, kinds,
+	    (double)g->stop_ns / 1e6, off ? why : "none");
+}
+
+/* Collector init: on unless HOOKSCOPE_ENGINE=0 (x86-64 only). */
+static int hook_init(void)
+{
+	const char *e = getenv("HOOKSCOPE_ENGINE");
+
+	if (e != NULL && strcmp(e, "0") == 0) {
+		agent_log("hook: the engine is off (HOOKSCOPE_ENGINE=0)");
+		return -1;
+	}
+	hook_on = true;
+	return 0;
+}
+
+/* Flip each site's switch for the level (hook_lock held).  Modules
+ * unloaded behind the dlclose wrapper's back (an attached agent interposes
+ * nothing) are forgotten first, so no code is written where they were. */
+static void hook_apply(int level)
+{
+	size_t on = 0, all = 0;
+
+	if (hook_patched)
+		hook_engine_forget(&hook_g);
+	for (size_t i = 0; i < hook_g.nsites; i++) {
+		struct hook_site *s = hook_g.sites[i];
+		bool want = s->patched && hook_selected(s, level);
+
+		if (!hook_kinds[s->kind].levelled || s->dead)
+			continue;
+		all++;
+		on += want;
+		if (want == s->on)
+			continue;
+		s->on = want;
+		__atomic_store_n(s->sw, want ? s->on_addr : s->reloc,
+		    __ATOMIC_RELAXED);
+	}
+	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or jmp */
+	if (hook_patched)
+		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
+}
+
+/* Take the engine's lock and note the owner. */
+static void hook_enter(void)
+{
+	pthread_mutex_lock(&hook_lock);
+	__atomic_store_n(&hook_owner, pthread_self(), __ATOMIC_RELAXED);
+	__atomic_store_n(&hook_owned, true, __ATOMIC_RELEASE);
+}
+
+static void hook_leave(void)
+{
+	__atomic_store_n(&hook_owned, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/* Is the calling thread inside the engine (holding its lock)? */
+static bool hook_mine(void)
+{
+	return __atomic_load_n(&hook_owned, __ATOMIC_ACQUIRE) &&
+	    pthread_equal(__atomic_load_n(&hook_owner, __ATOMIC_RELAXED), pthread_self());
+}
+
+/* Patch on first use, then flip each site's switch for the level. */
+static void hook_set_level(int level)
+{
+	hook_enter();
+	hook_level = level;
+	if (hook_detached) {
+		hook_leave();
+		return;
+	}
+	if (level >= 1 && !hook_patched) {
+		hook_patched = true;
+		hook_cal_run(&hook_g);  /* before any site exists (hook_cal.c) */
+		hook_engine_patch(&hook_g);
+		hook_report_patch(&hook_g);
+	}
+	hook_apply(level);
+	hook_leave();
+}
+
+/* See hook_int.h: called by the dlopen wrapper on the loading thread.  The
+ * engine's own dlopens (while it loads symbols) are left alone. */
+void hook_engine_loaded(void)
+{
+	if (!hook_on || hook_mine())
+		return;
+	hook_enter();
+	if (hook_patched && !hook_detached) {
+		hook_engine_rescan(&hook_g);
+		hook_apply(hook_level);
+	}
+	hook_leave();
+}
+
+/* See hook_int.h.  The engine's own dlcloses (the lock is held already)
+ * only forward. */
+int hook_engine_unloading(int (*real)(void *), void *h)
+{
+	int r;
+
+	if (!hook_on || hook_mine())
+		return real(h);
+	hook_enter();
+	r = real(h);
+	if (r == 0 && hook_patched)
+		hook_engine_forget(&hook_g);
+	hook_leave();
+	return r;
+}
+
+/* See engine.h.  Switches off and NOPs back first, with the threads running
+ * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
+int hook_engine_detach(char *err, size_t errlen)
+{
+	struct timespec nap = { 0, 1000000 };
+	int r = 0;
+
+	/* A thread in the dlopen wrapper may be about to take the lock:
+	 * let it through first (bounded; hook_detach.c checks again). */
+	for (int i = 0; i < 2000 && __atomic_load_n(&hook_wrap_inflight, __ATOMIC_ACQUIRE); i++)
+		nanosleep(&nap, NULL);
+	hook_enter();
+	if (!hook_detached) {
+		if (hook_patched)
+			hook_apply(0);
+		r = hook_detach_run(&hook_g, err, errlen);
+		hook_detached = r == 0;
+	}
+	hook_leave();
+	return r;
+}
+
+/* See engine.h: counts for the "sites" record (reporter thread). */
+void hook_engine_stats(struct hook_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	pthread_mutex_lock(&hook_lock);
+	st->patched = hook_patched;
+	for (size_t i = 0; i < hook_g.nsites; i++) {
+		const struct hook_site *s = hook_g.sites[i];
+
+		const struct hook_kind_ops *k = &hook_kinds[s->kind];
+
+		if (!s->patched || !k->counted)
+			continue;
+		*(size_t *)((char *)st + (s->on ? k->active_off : k->disabled_off)) += 1;
+	}
+	memcpy(st->refused, hook_g.refused, sizeof st->refused);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/* See engine.h: linear, only for addresses the catalogue cannot name. */
+const char *hook_engine_name(uintptr_t fn)
+{
+	const char *name = NULL;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = hook_g.nsites; i-- > 0 && name == NULL;)
+		if (hook_g.sites[i]->fn == fn && hook_kinds[hook_g.sites[i]->kind].named)
+			name = hook_g.sites[i]->name;
+	pthread_mutex_unlock(&hook_lock);
+	return name;
+}
+
+/* See engine.h: linear, but only called for new timing functions. */
+bool hook_engine_has(uintptr_t fn)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = 0; i < hook_g.nsites && !has; i++)
+		has = hook_g.sites[i]->fn == fn && hook_g.sites[i]->patched;
+	pthread_mutex_unlock(&hook_lock);
+	return has;
+}
+
+/* See engine.h: the table grows under the lock (hook_engine_grow swaps it),
+ * so a walk without it may read a freed table. */
+uintptr_t hook_engine_block_fn(uintptr_t addr)
+{
+	uintptr_t fn = 0;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = 0; i < hook_g.nsites && fn == 0; i++) {
+		const struct hook_site *s = hook_g.sites[i];
+
+		if (s != NULL && s->blk != NULL && addr >= (uintptr_t)s->blk &&
+		    addr < (uintptr_t)s->blk + HOOK_BLK_SIZE)
+			fn = s->fn;
+	}
+	pthread_mutex_unlock(&hook_lock);
+	return fn;
+}
+
+const struct collector_ops hook_collector = {
+	.name      = "hook",
+	.init      = hook_init,
+	.set_level = hook_set_level,
+};

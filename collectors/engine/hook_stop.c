@@ -1,0 +1,244 @@
+/*
+ * hook_stop.c - stop every other thread of this process, in-process.
+ *
+ * Each thread listed in /proc/self/task (but the caller and the agent's
+ * reporter thread, which blocks every signal and runs only agent code, so a
+ * dlopen on another thread can patch) gets a real-time
+ * signal; its handler notes the thread id and the interrupted RIP (from the
+ * ucontext) in a slot, then parks on a futex until the stopper releases it.
+ * The list is read again after every round, so a thread created meanwhile
+ * is stopped too; the stop is complete when a round finds no new thread.
+ * A thread that does not answer within HOOK_STOP_WAIT_MS (it blocks the
+ * signal, or is stuck in an uninterruptible sleep) fails the stop: every
+ * parked thread is released and nothing is patched.
+ *
+ * The handler stays installed for good once installed: a signal that arrives
+ * late (after a failed stop) finds no stop in progress and returns.  While
+ * stopped, a thread runs only agent code, so the patcher may rewrite any
+ * function whose bytes no stopped RIP lies in.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "hook.h"
+#include "protocol.h"
+
+#define HOOK_STOP_SIG      (SIGRTMAX - 3)
+#define HOOK_STOP_MAX      4096          /* threads */
+#define HOOK_STOP_WAIT_MS  1000
+
+/* One stopped thread, written by its handler. */
+struct hook_stop_slot {
+	int       tid;                /* 0 until the slot is complete (release) */
+	uintptr_t pc;
+};
+
+static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
+static uint32_t hook_stop_arrived;        /* slots claimed */
+static uint32_t hook_stop_left;           /* handlers that returned */
+static uint32_t hook_stop_active;         /* futex word: 1 while stopped */
+static int hook_stop_installed;
+static struct sigaction hook_stop_old;    /* put back by hook_stop_uninstall */
+
+/* The futex system call (glibc has no wrapper). */
+static long hook_futex(uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+/* Signal handler: record where the thread was, park until released. */
+static void hook_stop_handler(int sig, siginfo_t *si, void *ctx)
+{
+	int saved = errno;
+	ucontext_t *uc = ctx;
+	uint32_t i;
+
+	(void)sig;
+	(void)si;
+	if (!__atomic_load_n(&hook_stop_active, __ATOMIC_ACQUIRE))
+		goto out;
+	i = __atomic_fetch_add(&hook_stop_arrived, 1, __ATOMIC_ACQ_REL);
+	if (i < HOOK_STOP_MAX) {
+		hook_stop_slots[i].pc = hook_backend.uc_pc(uc);
+		__atomic_store_n(&hook_stop_slots[i].tid, (int)syscall(SYS_gettid),
+		    __ATOMIC_RELEASE);
+	}
+	while (__atomic_load_n(&hook_stop_active, __ATOMIC_ACQUIRE))
+		hook_futex(&hook_stop_active, FUTEX_WAIT_PRIVATE, 1);
+	__atomic_fetch_add(&hook_stop_left, 1, __ATOMIC_RELEASE);
+out:
+	errno = saved;
+}
+
+/* Has tid parked in this stop? */
+static bool hook_stop_seen(int tid)
+{
+	uint32_t n = __atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
+
+	if (n > HOOK_STOP_MAX)
+		n = HOOK_STOP_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (__atomic_load_n(&hook_stop_slots[i].tid, __ATOMIC_ACQUIRE) == tid)
+			return true;
+	return false;
+}
+
+static int hook_stop_exempt_tid;        /* the agent's reporter thread */
+
+/* See engine.h. */
+void hook_stop_exempt(void)
+{
+	__atomic_store_n(&hook_stop_exempt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+}
+
+/* Signal every thread of /proc/self/task not yet parked or signalled;
+ * returns how many were newly signalled, or -1. */
+static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int fresh = 0;
+
+	if (d == NULL) {
+		snprintf(err, errlen, "cannot list /proc/self/task: %s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		int tid = atoi(de->d_name), k;
+
+		if (tid <= 0 || tid == me || tid == __atomic_load_n(&hook_stop_exempt_tid, __ATOMIC_ACQUIRE))
+			continue;
+		for (k = 0; k < *nsent && sent[k] != tid; k++)
+			;
+		if (k < *nsent)
+			continue;
+		if (*nsent >= HOOK_STOP_MAX) {
+			closedir(d);
+			snprintf(err, errlen, "more than %d threads", HOOK_STOP_MAX);
+			return -1;
+		}
+		if (syscall(SYS_tgkill, getpid(), tid, HOOK_STOP_SIG) != 0)
+			continue;       /* it exited meanwhile */
+		sent[(*nsent)++] = tid;
+		fresh++;
+	}
+	closedir(d);
+	return fresh;
+}
+
+/* Wait until every signalled thread parked (or exited). */
+static int hook_stop_wait(const int *sent, int nsent, char *err, size_t errlen)
+{
+	uint64_t end = proto_now_ns() + HOOK_STOP_WAIT_MS * 1000000ull;
+	struct timespec nap = { 0, 200000 };
+
+	for (int k = 0; k < nsent;) {
+		char path[64];
+
+		if (hook_stop_seen(sent[k])) {
+			k++;
+			continue;
+		}
+		snprintf(path, sizeof path, "/proc/self/task/%d", sent[k]);
+		if (access(path, F_OK) != 0) {
+			k++;            /* gone */
+			continue;
+		}
+		if (proto_now_ns() > end) {
+			snprintf(err, errlen, "thread %d did not stop within %d ms "
+			    "(signal %d blocked?)", sent[k], HOOK_STOP_WAIT_MS, HOOK_STOP_SIG);
+			return -1;
+		}
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+/* See hook.h. */
+int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
+{
+	int *sent = xcalloc(HOOK_STOP_MAX, sizeof *sent), nsent = 0, me = (int)syscall(SYS_gettid);
+	int r;
+
+	memset(st, 0, sizeof *st);
+	if (!hook_stop_installed) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = hook_stop_handler;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		if (sigaction(HOOK_STOP_SIG, &sa, &hook_stop_old) != 0) {
+			snprintf(err, errlen, "sigaction: %s", strerror(errno));
+			free(sent);
+			return -1;
+		}
+		hook_stop_installed = 1;
+	}
+	memset(hook_stop_slots, 0, sizeof hook_stop_slots);
+	__atomic_store_n(&hook_stop_arrived, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hook_stop_left, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hook_stop_active, 1, __ATOMIC_RELEASE);
+	do {
+		r = hook_stop_round(sent, &nsent, me, err, errlen);
+		if (r > 0 && hook_stop_wait(sent, nsent, err, errlen) < 0)
+			r = -1;
+	} while (r > 0);
+	free(sent);
+	if (r < 0) {
+		hook_stop_resume(st);
+		return -1;
+	}
+	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
+	if (st->n > HOOK_STOP_MAX)
+		st->n = HOOK_STOP_MAX;
+	st->pcs = xcalloc((size_t)st->n + 1, sizeof *st->pcs);
+	for (int i = 0; i < st->n; i++)
+		st->pcs[i] = hook_stop_slots[i].pc;
+	return 0;
+}
+
+/* See hook.h.  A late signal of a failed stop may still be pending: it
+ * meets the previous action, which for a signal nobody else used is
+ * "ignore" rather than the default (terminate). */
+void hook_stop_uninstall(void)
+{
+	struct sigaction sa = hook_stop_old;
+
+	if (!hook_stop_installed)
+		return;
+	if (!(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
+		sa.sa_handler = SIG_IGN;
+	sigaction(HOOK_STOP_SIG, &sa, NULL);
+	hook_stop_installed = 0;
+}
+
+/* See hook.h: release the parked threads and wait until they left the
+ * handler (bounded), so the next stop starts clean. */
+void hook_stop_resume(struct hook_stopped *st)
+{
+	uint64_t end = proto_now_ns() + HOOK_STOP_WAIT_MS * 1000000ull;
+	uint32_t n;
+
+	__atomic_store_n(&hook_stop_active, 0, __ATOMIC_RELEASE);
+	hook_futex(&hook_stop_active, FUTEX_WAKE_PRIVATE, INT32_MAX);
+	n = __atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
+	if (n > HOOK_STOP_MAX)
+		n = HOOK_STOP_MAX;
+	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
+		sched_yield();
+	free(st->pcs);
+	st->pcs = NULL;
+	st->n = 0;
+}

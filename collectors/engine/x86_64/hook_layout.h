@@ -1,0 +1,48 @@
+/*
+ * hook_layout.h - the x86-64 back-end's site block (included by hook.h:
+ * the engine's include path holds the chosen back-end's folder).
+ *
+ * A site is one function of an "own" module.  Patching (once, all other
+ * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
+ * site's out-of-line block in a trampoline region mapped within +/-2 GB:
+ *
+ *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
+ *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
+ *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
+ *   blk+17  call blk+32                  the relocated prologue, as a call
+ *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
+ *   blk+28  .long index                  the site's index (data)
+ *   blk+32  relocated prologue           (hook_x86.c)
+ *           jmp fn+n
+ *
+ * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
+ * is one relaxed 8-byte store per site and a disabled site costs one
+ * predicted indirect jump; no register is touched on either path.
+ *
+ * Enabled, hook_enter_common (hook_tramp.c) calls hook_site_enter, which
+ * opens a timing frame holding the caller's return address.  The block then
+ * pops that address and calls the function, so the call's own return
+ * address (blk+22) lands in the same stack slot: the function sees the
+ * stack it would have seen, and both returns -- the function's to blk+22
+ * and hook_exit_common's to the caller -- are predicted by the return stack
+ * buffer (a jmp through a shared trampoline would not be).  A call not
+ * timed (no frame) goes straight on at blk+32 with the address in place.
+ *
+ * The stubs save only the general registers: their C half (hook_hot.c,
+ * timing_hot.c) is built with -mgeneral-regs-only and reaches code that
+ * may touch vector registers only through tm_vec_call, which saves the whole
+ * extended state (see timing_hot.c).  Sanitizer builds, whose runtime calls
+ * are everywhere, save every xmm register as well.
+ */
+#ifndef HOOKSCOPE_HOOK_LAYOUT_H
+#define HOOKSCOPE_HOOK_LAYOUT_H
+
+#define HOOK_PATCH_LEN  5           /* jmp rel32 */
+#define HOOK_BLK_SIZE   64          /* out-of-line block per site */
+#define HOOK_BLK_ON     6           /* the enabled path (see above) */
+#define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */
+#define HOOK_BLK_RET    22          /* the function's return address */
+#define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   32          /* the relocated prologue */
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * hook_x86.c - relocation of a function's first instructions (x86-64).
+ *
+ * The 5-byte jmp that diverts a function overwrites whole instructions, the
+ * first n >= 5 bytes; those are copied to the site's block, fixed for their
+ * new address, and followed by a jmp back to fn + n.  With capstone:
+ *   - RIP-relative memory operands get their displacement adjusted;
+ *   - jmp/jcc rel8 and rel32 are re-emitted as rel32 forms aimed at the
+ *     original target;
+ *   - a direct call (it can only end the patched bytes) becomes push of the
+ *     original return address + jmp, so the callee returns to fn + n in the
+ *     original code: an unwinder walking through the callee's caller finds
+ *     unwind information there, never the block (which has none);
+ *   - loop/jrcxz/xbegin and anything undecodable are refused, and so is a
+ *     call that does not end the patched bytes (a thread inside its callee at
+ *     patch time would return into the middle of the jmp) and an indirect
+ *     call (its operand may be relative to rsp);
+ *   - the whole function (size from the symbol table) is swept for direct
+ *     branches into the patched bytes.  Offset 0 counts too: a loop back to
+ *     the entry (tail recursion turned into a jump) would run the hook once
+ *     per iteration and count iterations as calls.
+ * Indirect branches (jump tables) cannot be checked; gcc never aims one at
+ * the first bytes of a function, whose entry is before any dispatch.
+ */
+#include <string.h>
+#include <capstone/capstone.h>
+
+#include "hook_x86.h"
+
+/* A signed 64-bit distance as rel32; false when out of range. */
+static bool hook_x86_rel32(int64_t d, int32_t *out)
+{
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*out = (int32_t)d;
+	return true;
+}
+
+/* Is this a direct branch or call with an immediate target? */
+static bool hook_x86_direct(const cs_insn *in, uint64_t *target)
+{
+	const cs_x86 *x = &in->detail->x86;
+	bool branch = false;
+
+	for (uint8_t i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == CS_GRP_JUMP || in->detail->groups[i] == CS_GRP_CALL)
+			branch = true;
+	if (!branch)
+		return false;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return false;
+	*target = (uint64_t)x->operands[0].imm;
+	return true;
+}
+
+/* Sweep the whole function for direct branches into [addr, addr + n). */
+static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, uint64_t addr,
+    size_t n)
+{
+	const uint8_t *p = code;
+	size_t left = size;
+	uint64_t a = addr, t;
+	cs_insn *in = cs_malloc(h);
+	enum hook_why why = HOOK_OK;
+
+	if (in == NULL)
+		return HOOK_R_DECODE;
+	while (left > 0) {
+		if (!cs_disasm_iter(h, &p, &left, &a, in)) {
+			why = HOOK_R_DECODE;
+			break;
+		}
+		/* a call to the function's own start is a real recursive
+		 * call through the hook, not a loop: allowed */
+		if (hook_x86_direct(in, &t) && t >= addr && t < addr + n &&
+		    !(t == addr && in->id == X86_INS_CALL)) {
+			why = HOOK_R_INTO;
+			break;
+		}
+	}
+	cs_free(in, 1);
+	return why;
+}
+
+/* Append one relocated instruction (originally at in->address) to p->out,
+ * where it will run at dst + p->len. */
+static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end, uint64_t addr,
+    struct hook_plan *p)
+{
+	const cs_x86 *x = &in->detail->x86;
+	uint64_t here = dst + p->len, target;
+	uint8_t buf[32];
+	size_t len = 0;
+	int32_t rel;
+
+	switch (in->id) {
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
+	case X86_INS_XBEGIN:
+		return HOOK_R_INSN;
+	default:
+		break;
+	}
+	if (in->id == X86_INS_CALL && in->address + in->size != addr + n_end)
+		return HOOK_R_CALL;
+	if (in->id == X86_INS_CALL && hook_x86_direct(in, &target)) {
+		/* push the original return address (fn + n, code with unwind
+		 * info), then jmp: unwinders and returns never see the block */
+		uint64_t ret = in->address + in->size;
+		uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
+
+		buf[len++] = 0x68;              /* push $lo (sign-extended) */
+		memcpy(buf + len, &lo, 4);
+		len += 4;
+		memcpy(buf + len, (const uint8_t[]){ 0xc7, 0x44, 0x24, 0x04 }, 4);
+		len += 4;                       /* movl $hi, 4(%rsp) */
+		memcpy(buf + len, &hi, 4);
+		len += 4;
+		buf[len++] = 0xe9;              /* jmp target */
+		if (!hook_x86_rel32((int64_t)(target - (here + len + 4)), &rel))
+			return HOOK_R_RANGE;
+		memcpy(buf + len, &rel, 4);
+		len += 4;
+	} else if (in->id == X86_INS_CALL) {
+		return HOOK_R_CALL;             /* indirect: its operand may use rsp */
+	} else if (hook_x86_direct(in, &target)) {
+		if (in->id == X86_INS_JMP) {
+			buf[len++] = 0xe9;
+		} else {
+			/* jcc: condition code from either encoding */
+			uint8_t op = in->bytes[0] == 0x0f ? in->bytes[1] : in->bytes[0];
+
+			if (!((op >= 0x70 && op <= 0x7f) || (op >= 0x80 && op <= 0x8f)))
+				return HOOK_R_INSN;
+			buf[len++] = 0x0f;
+			buf[len++] = (uint8_t)(0x80 | (op & 0x0f));
+		}
+		if (!hook_x86_rel32((int64_t)(target - (here + len + 4)), &rel))
+			return HOOK_R_RANGE;
+		memcpy(buf + len, &rel, 4);
+		len += 4;
+	} else {
+		memcpy(buf, in->bytes, in->size);
+		len = in->size;
+		for (int i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+			int64_t d;
+
+			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP)
+				continue;
+			/* same length, so the end moves as the start does */
+			d = (int64_t)op->mem.disp + (int64_t)(in->address - here);
+			if (x->encoding.disp_size != 4 || !hook_x86_rel32(d, &rel))
+				return HOOK_R_RANGE;
+			memcpy(buf + x->encoding.disp_offset, &rel, 4);
+		}
+	}
+	if (p->len + len > sizeof p->out)
+		return HOOK_R_BIG;
+	memcpy(p->out + p->len, buf, len);
+	p->len += len;
+	return HOOK_OK;
+}
+
+/* See hook.h. */
+enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    struct hook_plan *p)
+{
+	csh h;
+	cs_insn *in;
+	const uint8_t *c = code;
+	size_t left = size, ninsn = 0;
+	uint64_t a = addr;
+	size_t lens[HOOK_PATCH_LEN];
+	enum hook_why why = HOOK_OK;
+	int32_t rel;
+
+	memset(p, 0, sizeof *p);
+	if (size < HOOK_PATCH_LEN)
+		return HOOK_R_SHORT;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return HOOK_R_DECODE;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs_malloc(h);
+	if (in == NULL) {
+		cs_close(&h);
+		return HOOK_R_DECODE;
+	}
+	/* First pass: how many bytes the patch covers. */
+	while (p->n < HOOK_PATCH_LEN) {
+		if (!cs_disasm_iter(h, &c, &left, &a, in)) {
+			why = HOOK_R_DECODE;
+			goto out;
+		}
+		lens[ninsn++] = in->size;
+		p->n += in->size;
+	}
+	why = hook_x86_sweep(h, code, size, addr, p->n);
+	if (why != HOOK_OK)
+		goto out;
+	/* Second pass: emit. */
+	c = code;
+	left = p->n;
+	a = addr;
+	for (size_t k = 0; k < ninsn; k++) {
+		if (!cs_disasm_iter(h, &c, &left, &a, in) || in->size != lens[k]) {
+			why = HOOK_R_DECODE;
+			goto out;
+		}
+		why = hook_x86_emit(in, dst, p->n, addr, p);
+		if (why != HOOK_OK)
+			goto out;
+	}
+	if (p->len + 5 > sizeof p->out) {
+		why = HOOK_R_BIG;
+		goto out;
+	}
+	if (!hook_x86_rel32((int64_t)((addr + p->n) - (dst + p->len + 5)), &rel)) {
+		why = HOOK_R_RANGE;
+		goto out;
+	}
+	p->out[p->len++] = 0xe9;
+	memcpy(p->out + p->len, &rel, 4);
+	p->len += 4;
+out:
+	cs_free(in, 1);
+	cs_close(&h);
+	if (why != HOOK_OK)
+		p->len = 0;
+	return why;
+}

@@ -1,0 +1,61 @@
+/*
+ * collector.h - the interface every collector of the agent implements.
+ *
+ * A collector (timing, fps, block, threads, ipc, power) is one folder
+ * exporting one const struct collector_ops NAME_collector, plus one line in
+ * registry.c's COLLECTORS list.  The
+ * agent core calls the ops; all of them except init and atfork_child run on
+ * the reporter thread with the agent's cycle lock held, so a collector's
+ * reporter-side state needs no locking of its own.  Hot-path code (hooks,
+ * wrappers) is the collector's business and must follow the rules in
+ * doc/architecture.md: thread-local memory only, no locks, no syscalls.
+ */
+#ifndef HOOKSCOPE_COLLECTOR_H
+#define HOOKSCOPE_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#include "protocol.h"
+
+struct collector_ops {
+	const char *name;
+	/* At agent start, before any other op.  0, or -1: the collector stays
+	 * disabled and no other op of it is called. */
+	int  (*init)(void);
+	/* The monitoring level changed (0-4); also called once after init. */
+	void (*set_level)(int level);
+	/* A named threshold from the daemon (value in ns for times).  0 if
+	 * applied, 1 if the name is not this collector's, -1 if the value is
+	 * out of range. */
+	int  (*set_threshold)(const char *name, int64_t value);
+	/* Zero all figures (the daemon's reset). */
+	void (*reset)(void);
+	/* Gather the per-thread data into the collector's totals. */
+	void (*harvest)(void);
+	/* Append whole records (proto_agent_encode) for what changed since the
+	 * last encode, or everything when resend_all (a new connection). */
+	void (*encode)(msgpack_sbuffer *sb, bool resend_all);
+	/* Add the collector's fields to the hello record. */
+	void (*hello)(struct proto_ag_hello *h);
+	/* In the child after fork(), single-threaded: forget the parent's
+	 * figures and other threads' data; the child is a new session. */
+	void (*atfork_child)(void);
+	/* At exit, after the final report; must leave hot paths safe to run. */
+	void (*fini)(void);
+};
+
+/* registry.c: the collectors in the order their records are sent. */
+int  collector_init_all(void);
+void collector_set_level_all(int level);
+int  collector_set_threshold(const char *name, int64_t value);
+void collector_reset_all(void);
+void collector_harvest_all(void);
+void collector_encode_all(msgpack_sbuffer *sb, bool resend_all);
+void collector_hello_all(struct proto_ag_hello *h);
+void collector_atfork_child_all(void);
+void collector_fini_all(void);
+
+#endif

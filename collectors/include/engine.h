@@ -1,0 +1,99 @@
+/*
+ * engine.h - the hook engine as the rest of the agent sees it: figures for
+ * the "sites" record, site lookups for symbolization, the modules and the
+ * GOT import wrapper (power), detach.  The engine's internals (site table,
+ * patching, the architecture back-end) are in collectors/engine/.
+ */
+#ifndef HOOKSCOPE_ENGINE_H
+#define HOOKSCOPE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a function was not patched (counted per reason). */
+enum hook_why {
+	HOOK_OK = 0,
+	HOOK_R_SHORT,           /* smaller than the 5-byte jmp */
+	HOOK_R_DECODE,          /* an instruction capstone cannot decode */
+	HOOK_R_INTO,            /* a branch of the function targets the patched bytes */
+	HOOK_R_INSN,            /* an instruction we cannot relocate (loop, jrcxz, ...) */
+	HOOK_R_CALL,            /* a call inside the patched bytes that does not end them */
+	HOOK_R_RANGE,           /* a relocated target out of rel32 reach */
+	HOOK_R_BIG,             /* relocated prologue larger than the block */
+	HOOK_R_BUSY,            /* a stopped thread was inside the patched bytes */
+	HOOK_R_NEAR,            /* no trampoline region within +/-2 GB */
+	HOOK_R_STOP,            /* the other threads could not be stopped */
+	HOOK_R_COUNT
+};
+
+const char *hook_why_name(enum hook_why why);
+
+#define HOOK_MAX_MODS  64
+#define HOOK_MAX_SEGS  8
+
+/* A loaded module as dl_iterate_phdr shows it (hook_patch.c). */
+struct hook_mod {
+	char      path[4096];
+	uintptr_t bias, lo, hi;
+	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
+	int       nsegs;
+	uintptr_t relro_start, relro_end;   /* PT_GNU_RELRO, runtime addresses */
+	bool      own;                /* patched (hook_patch.c's rule) */
+	bool      finstr;             /* own, but built with -finstrument-functions:
+	                               * only its import sites (hook_got.c) */
+	bool      agent;              /* the agent itself */
+};
+
+struct hook_mods {
+	struct hook_mod m[HOOK_MAX_MODS];
+	int             n;
+};
+
+/* Read-only figures of the engine for the "sites" record (hook_site.c). */
+struct hook_stats {
+	bool   patched;                   /* patching has happened */
+	size_t active;                    /* relocated prologue, switched on */
+	size_t disabled;                  /* relocated prologue, switched off */
+	size_t nop_active, nop_disabled;  /* the same for compiler-assisted sites */
+	size_t got_active, got_disabled;  /* and for import sites (GOT entries) */
+	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */
+};
+void hook_engine_stats(struct hook_stats *st);
+/* The name of the newest site at fn, patched or dead (its module may be
+ * unloaded: the name outlives it), or NULL. */
+const char *hook_engine_name(uintptr_t fn);
+/* Is fn the address of a patched site?  (Sites do not move once patched.) */
+bool hook_engine_has(uintptr_t fn);
+/* The function whose trampoline block holds addr (a return address into
+ * a block, seen in a sampled stack), or 0.  Takes the engine's lock. */
+uintptr_t hook_engine_block_fn(uintptr_t addr);
+
+/* hook_patch.c: the modules loaded now (the agent flagged), for users of
+ * the GOT outside the engine (hook_got_wrap). */
+void hook_mods_read(struct hook_mods *ms);
+/* hook_got.c: a generic import wrapper (the power collector's table rows):
+ * bind every import of names[k] (JUMP_SLOT or GLOB_DAT) in module m (not
+ * the agent) to wrappers[k].  reals[k] gets the function the entry was
+ * bound to (a lazy entry: what the loader would bind, the first definition
+ * in the global scope) when it is 0; an entry already at the wrapper is
+ * left.  Entries bound, or -1 (unreadable module).  Works at any level and
+ * before the engine patched anything; hook_got_prepare later times the
+ * function behind a wrapped entry through reals[k].  The entries are not
+ * given back at detach: an attached agent does not use this (power.c). */
+int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
+    const uintptr_t *wrappers, uintptr_t *reals, size_t n);
+
+/* Take the engine out of the process for good (detach; hook_detach.c):
+ * every patched byte and GOT entry restored, every timed call in flight
+ * given its real return address back, no thread left in a stub or a block,
+ * the engine's signal handlers given back; later level changes and dlopens
+ * patch nothing.  The trampoline regions stay mapped (anonymous, a few
+ * pages per module; see hook_detach.c).  0, or -1 with err. */
+int  hook_engine_detach(char *err, size_t errlen);
+
+/* The calling thread runs agent code only and blocks every signal (the
+ * reporter): never stopped, so a dlopen on another thread can patch. */
+void hook_stop_exempt(void);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * timing.h - the timing collector as the rest of the agent sees it: the
+ * hook engine's site path (its stubs time calls with the same tables and
+ * stack as the -finstrument-functions hooks), the agent's re-entrancy
+ * guard, calibration, the functions seen (the sites record) and freeing
+ * every thread's block (detach).  Internals: collectors/timing/timing_int.h.
+ */
+#ifndef HOOKSCOPE_TIMING_H
+#define HOOKSCOPE_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tm_block;
+
+#define TM_STACK      512                     /* shadow stack frames per thread */
+
+/* The hook engine's site path (hook_hot.c calls these from its stubs): the
+ * same table, stack and figures as the hooks above.  enter opens a frame for
+ * fn whose return address is at *slot, which the stub then replaces with
+ * tramp, and returns true; false when the call is not timed (level 0, stack
+ * full, agent thread).  exit is called from tramp with the slot it returned
+ * from, closes that frame (and any above it, skipped by a longjmp) and
+ * returns the real return address.  Both run under the stubs' register
+ * rules (hook.h): general registers only. */
+bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp);
+uintptr_t tm_site_exit(uintptr_t *slot);
+/* Before an unwinder walks this thread's stack: put the real return address
+ * back into every slot that holds its frame's tramp; the indexes of those frames go to
+ * done (up to max), for tm_site_rehook after a walk that returns
+ * (backtrace).  With detach (an exception: the walk does not come back) the
+ * frames are marked TM_DETACHED in their slot pointer: no trampoline return
+ * will match them; they are closed when a later call at or above their slot
+ * shows they have returned, or when a frame below them returns. */
+#define TM_DETACHED ((uintptr_t)1)
+size_t tm_site_unhook(bool detach, uint32_t *done, size_t max);
+/* The same, detaching, for every live thread's frames: only while every
+ * other thread is stopped (the engine's detach).  How many were put back. */
+size_t tm_site_unhook_all(void);
+void tm_site_rehook(const uint32_t *done, size_t n);
+
+/* The calling thread's TLS pointer doubles as the agent's re-entrancy guard:
+ * while agent code runs on a target thread it holds a sentinel, so the hooks
+ * return at once.  enter returns the value leave must restore. */
+struct tm_block *timing_guard_enter(void);
+void timing_guard_leave(struct tm_block *saved);
+/* Mark the calling thread as never timed (the reporter thread). */
+void timing_guard_forever(void);
+/* Unmap every thread's timing block (detach: no hook runs any more and
+ * the key whose destructor would touch them is gone). */
+void tm_blocks_free_all(void);
+
+uint64_t timing_overhead_ps(void);
+/* Calibrate the hook engine's site path (called once, before any site is
+ * enabled): call is a stub that runs a call of fn through the engine's
+ * entry stub and return trampoline, plain an empty function called the same
+ * way without them.  Sets o_in_site/o_out_site (they default to the
+ * -finstrument-functions figures). */
+void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn);
+
+/* The functions the timing collector has seen (reporter thread). */
+size_t tm_report_count(void);             /* functions seen (reporter thread) */
+uintptr_t tm_report_fn(size_t k);         /* the k-th one, in the order seen */
+/* Is fn timed at the current selection?  (Reporter side.) */
+bool tm_select_on(uintptr_t fn);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * timing_int.h - data shared by the timing collector's hot path (timing_hot.c,
+ * runs in the target's threads) and its reporter side (timing.c,
+ * timing_report.c).
+ *
+ * Each thread that makes a hooked call gets one tm_block, mmap'd on its first
+ * call and reached through a single initial-exec TLS pointer.  Only the owner
+ * thread writes a block's counters (relaxed atomic stores; the one exception
+ * is the reporter zeroing max at a reset); the reporter reads them with
+ * relaxed loads, so nothing on the hot path is shared or locked.
+ *
+ * In-flight time: when a function's outermost activation starts (active
+ * 0 -> 1) the owner stores its start tick in the entry, then active with a
+ * release store; the reporter loads active (acquire) and then start, so a
+ * start it reads is never older than the activation it saw.  The figures a
+ * call adds (calls, total, self, max, slow) are stored before active drops,
+ * so once the reporter sees active 0 the returned call is in the figures.
+ * Blocks are pushed once onto a global lock-free list; only the reporter
+ * removes them (after the thread died) and unmaps them.
+ */
+#ifndef HOOKSCOPE_TIMING_INT_H
+#define HOOKSCOPE_TIMING_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <msgpack.h>
+
+#include "timing.h"
+
+#define TM_SLOTS      4096                    /* hash slots per thread, power of 2 */
+#define TM_MAX_FUNCS  (TM_SLOTS / 4 * 3)      /* keep probes short: 75% load */
+#define TM_SCAN       8                       /* frames searched on a mismatched exit */
+
+/* One function as seen by one thread (one cache line). */
+struct tm_entry {
+	uintptr_t fn;             /* key, 0 = empty; set once by the owner */
+	uint64_t  calls;          /* calls that returned (or were unwound) */
+	uint64_t  total;          /* inclusive ticks, outermost activations only */
+	uint64_t  self;           /* exclusive ticks */
+	uint64_t  max;            /* longest inclusive call; the reporter may zero it */
+	uint64_t  slow;           /* calls longer than the slow threshold */
+	uint32_t  active;         /* activations on the stack (release store) */
+	uint32_t  sel;            /* -finstrument path: the selection generation
+	                           * it was decided at, | 1 when off (owner only) */
+	uint64_t  start;          /* ticks at the outermost activation's start */
+};
+
+/* One activation on the shadow stack (owner only). */
+struct tm_frame {
+	struct tm_entry *e;       /* NULL when the table was full (call dropped) */
+	uintptr_t fn;
+	uint64_t  start;          /* ticks at the end of the enter hook */
+	uint64_t  child_raw;      /* sum of the children's raw intervals */
+	uint64_t  child_corr;     /* sum of the children's corrected inclusive time */
+	uint64_t  child_out;      /* hook ticks of the children outside their intervals */
+	/* Hook-engine sites only (NULL/0 for -finstrument-functions frames):
+	 * where the call's return address lives, what it was (so the exit
+	 * stub can close this frame and return there) and what the stub put
+	 * there instead (the site block's return point, for unwinders). */
+	uintptr_t *slot;
+	uintptr_t ret;
+	uintptr_t tramp;
+};
+
+enum { TM_LIVE = 0, TM_DEAD = 1 };
+
+struct tm_block {
+	struct tm_block *next;    /* global list; written by the reporter after push */
+	uint32_t  state;          /* TM_LIVE, TM_DEAD (release store at thread exit) */
+	int32_t   tid;
+	uint32_t  depth;          /* frames in use (owner only) */
+	uint32_t  lost;           /* enters not pushed (stack full), exits pending */
+	uint32_t  nentries;       /* order[] places taken (atomic add; may pass TM_MAX_FUNCS) */
+	uint32_t  pad_;
+	uint64_t  dropped;        /* calls not recorded (table or stack full) */
+	uint16_t  order[TM_SLOTS];            /* used slot + 1 in insertion order; 0: being written */
+	struct tm_frame stack[TM_STACK];
+	/* Here, in the padding before the aligned table, so the hot fields
+	 * keep their offsets and alignment. */
+	uint64_t  born;           /* ticks when the block was made: caps running time */
+	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
+};
+
+/* Entries of b to read: the order[] places taken, at most TM_MAX_FUNCS. */
+static inline uint32_t tm_block_count(const struct tm_block *b)
+{
+	uint32_t n = __atomic_load_n(&b->nentries, __ATOMIC_ACQUIRE);
+
+	return n < TM_MAX_FUNCS ? n : TM_MAX_FUNCS;
+}
+
+/* Entry k (< tm_block_count) of b's insertion order; NULL while the owner
+ * (interrupted, say, by a signal handler that inserted after it) has not
+ * written that place yet: a later read has it. */
+static inline struct tm_entry *tm_block_entry(struct tm_block *b, uint32_t k)
+{
+	uint16_t s = __atomic_load_n(&b->order[k], __ATOMIC_ACQUIRE);
+
+	return s != 0 ? &b->table[s - 1] : NULL;
+}
+
+/* Read-mostly parameters of the hot path, on their own cache line. */
+struct tm_params {
+	uint32_t enabled;         /* level >= 1 */
+	uint32_t sel_gen;         /* selection generation: even, moves by 2 */
+	uint64_t o_in;            /* hook ticks inside a call's own interval */
+	uint64_t o_out;           /* hook ticks outside it, charged to the caller */
+	uint64_t o_in_site;       /* the same two for hook-engine site frames */
+	uint64_t o_out_site;      /* (stubs, return trampoline: timing.c) */
+	uint64_t slow_ticks;      /* "slow" threshold in ticks */
+} __attribute__((aligned(64)));
+
+extern struct tm_params tm_params;
+extern struct tm_block *tm_head;          /* list of all blocks */
+extern uint32_t tm_threads;               /* threads that got a block */
+extern uint64_t tm_failed;                /* threads that could not get one */
+
+/* The tick source: TSC on x86-64, the virtual counter on arm64, else ns. */
+static inline __attribute__((no_instrument_function, always_inline))
+uint64_t tm_ticks(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* The hooks (timing_hot.c); exported with default visibility. */
+void __cyg_profile_func_enter(void *fn, void *site);
+void __cyg_profile_func_exit(void *fn, void *site);
+
+
+/* timing_select.c: the -finstrument-functions path's per-function switch
+ * (the level's selection).  A selection: the sorted addresses of the
+ * functions timed at a level below 4. */
+struct tm_sel {
+	size_t         n;
+	uintptr_t     *fns;
+	struct tm_sel *next;          /* retired list */
+};
+extern const struct tm_sel *tm_sel_now;   /* NULL: every function is on */
+/* The level changed: publish its selection. */
+void tm_select_level(int level);
+/* Reporter cycle: rebuild the selection if modules were loaded since. */
+void tm_select_sync(void);
+/* Binary search of fn in s (the hot path's too: integer code only). */
+static inline bool tm_sel_find(const struct tm_sel *s, uintptr_t fn)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->fns[mid] == fn)
+			return true;
+		if (s->fns[mid] < fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* timing_vec.c: call fn with the whole vector state saved around it
+ * (x86-64; see the file), after tm_vec_init (from tm_hot_init). */
+void  tm_vec_init(void);
+void *tm_vec_call(void *(*fn)(void));
+
+/* timing_hot.c */
+int  tm_hot_init(void);                   /* create the thread-exit key */
+struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
+void tm_block_free(struct tm_block *b);
+struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
+void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
+
+
+/* timing.c: the tick clock seen from the reporter */
+extern double tm_ns_per_tick;             /* refreshed by tm_clock_update() */
+void tm_clock_update(void);               /* ns_per_tick and slow_ticks */
+
+/* timing_report.c: per-function totals over all threads (reporter only) */
+void tm_report_harvest(void);
+void tm_report_reset(void);
+void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);
+void tm_report_forget(void);
+
+#endif
