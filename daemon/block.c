@@ -151,6 +151,8 @@ static const struct daemon_threshold block_thresholds[] = {
 	  .help = "stack sampling interval during a block" },
 };
 
+extern const struct report_section report_section_blocks;   /* report_blocks.c */
+
 const struct daemon_collector daemon_collector_blocks = {
 	.name = "blocks",
 	.part = &proto_part_blocks,

@@ -212,6 +212,8 @@ static const struct daemon_threshold fps_thresholds[] = {
 	  .help = "frames longer are level frozen" },
 };
 
+extern const struct report_section report_section_fps;   /* report_fps.c */
+
 const struct daemon_collector daemon_collector_fps = {
 	.name = "fps",
 	.part = &proto_part_fps,

@@ -220,6 +220,8 @@ static const struct daemon_threshold ipc_thresholds[] = {
 	  .help = "IPC calls longer are slow (stack kept)" },
 };
 
+extern const struct report_section report_section_ipc;   /* report_ipc.c */
+
 const struct daemon_collector daemon_collector_ipc = {
 	.name = "ipc",
 	.part = &proto_part_ipc,

@@ -274,6 +274,8 @@ static const struct daemon_threshold pwr_thresholds[] = {
 	  .help = "power resources held longer are leaks" },
 };
 
+extern const struct report_section report_section_power;   /* report_power.c */
+
 const struct daemon_collector daemon_collector_power = {
 	.name = "power",
 	.part = &proto_part_power,

@@ -189,6 +189,8 @@ thr_frame(struct daemon_session *s, struct proto_frame *f)
 	f->thr = s->thr;
 }
 
+extern const struct report_section report_section_threads;   /* report_threads.c */
+
 const struct daemon_collector daemon_collector_threads = {
 	.name = "threads",
 	.part = &proto_part_threads,
