@@ -70,6 +70,10 @@ static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 		l->barw = 0;
 	else
 		avail -= l->barw + 1;
+	/* No wider than the widest name: padding every row to the terminal's
+	 * edge would only cost drawing. */
+	if (avail > need)
+		avail = need;
 	l->width[TUI_COL_NAME] = avail > 1 ? avail : 1;
 }
 
