@@ -7,8 +7,8 @@
 #   a python3 with its full symbol table (pyenv's build of Debian's python
 #     version, found by its .symtab; HS_BENCH_PYTHON_FULL=PATH picks one,
 #     "none" skips it) on the same script;
-#   Debian's /usr/bin/sqlite3 on tests/bench/real/workload.sql (inserts and
-#     queries in a :memory: database).
+#   Debian's /usr/bin/sqlite3 on the statements tests/bench/real/workload-sql.sh
+#     writes (inserts and queries in a :memory: database).
 # Each uninstrumented, then under `hookscoped run --level 2` and `--level 4`
 # (one daemon per run, started here and stopped after it), and with the
 # default budget and `--budget off` when hookscoped's help lists --budget.
@@ -47,7 +47,6 @@ HSD=$(cd "$O" && pwd)/hookscoped
 TIMED=$(cd "$B" && pwd)/timed-run
 here=$(pwd)
 PYSCRIPT=$here/tests/bench/real/calls.py
-SQL=$here/tests/bench/real/workload.sql
 nport=0
 port() { nport=$((nport + 1)); }   # a new port per daemon: no wait for the last one's
 
@@ -118,7 +117,7 @@ hs_once() {
 	rm -f "$out" "$tmp/a.sock"
 	set -- $(hs_args "$lvl" "$bud") -- "$TIMED" "$out" "$@"
 	"$HSD" --port "$P" --socket "$tmp/a.sock" --report-dir "$tmp" $(hs_pre "$bud") \
-		run "$@" >"$tmp/d.log" 2>&1 &
+		run "$@" >/dev/null 2>"$tmp/d.log" &
 	dpid=$!
 	i=0
 	until [ -e "$out" ]; do
@@ -183,7 +182,7 @@ row() {
 		printf "%-34s %7.2f %7.2f %6.2f %6.2f %11d %6d %7.1f %7s\n", l, w / 1e9, c / 1e9, w / bw, c / bc, n, s,
 		    o / 1000, (n >= 100000 ? sprintf("%.1f", add) : "-")
 	}'
-	cmd=$(quoted "$@"); cmd=${cmd% }
+	cmd=$(quoted "$@" | sed "s|$tmp/|/tmp/|g"); cmd=${cmd% }
 	if [ "$lvl" = plain ]; then
 		echo "    reproduce: $TIMED /tmp/t.out $cmd; cat /tmp/t.out"
 	else
@@ -220,19 +219,21 @@ if [ -z "$budget_at" ]; then
 	echo "  behaviour, which is what --budget off will keep."
 fi
 printf '%-34s %7s %7s %6s %6s %11s %6s %7s %7s\n' program wall cpu wall-x cpu-x calls sites cal. +ns/call
-program deb "python3 (Debian, $(/usr/bin/python3 -c 'import platform; print(platform.python_version())'))" \
+program py "python3 (Debian, $(/usr/bin/python3 -c 'import platform; print(platform.python_version())'))" \
 	/usr/bin/python3 "$PYSCRIPT" "$PYN"
-progs="deb"
+progs="py"
 if [ -n "$pyfull" ]; then
-	program full "python3 (full symtab, $("$pyfull" -c 'import platform; print(platform.python_version())'))" \
+	program pyfull "python3 (full symtab, $("$pyfull" -c 'import platform; print(platform.python_version())'))" \
 		"$pyfull" "$PYSCRIPT" "$PYN"
-	progs="$progs full"
+	progs="$progs pyfull"
 else
 	echo "python3 with its full symbol table: none on this machine (no pyenv build with a .symtab;"
 	echo "  HS_BENCH_PYTHON_FULL=PATH names one)"
 fi
-program sql "sqlite3 (Debian, $(/usr/bin/sqlite3 --version | cut -d' ' -f1))" /usr/bin/sqlite3 :memory: ".read $SQL"
-progs="$progs sql"
+sh tests/bench/real/workload-sql.sh >"$tmp/w.sql" || die "cannot write $tmp/w.sql"
+program sqlite "sqlite3 (Debian, $(/usr/bin/sqlite3 --version | cut -d' ' -f1)), after sh tests/bench/real/workload-sql.sh >/tmp/w.sql" \
+	/usr/bin/sqlite3 :memory: ".read $tmp/w.sql"
+progs="$progs sqlite"
 
 echo
 off=""; [ -n "$budget_at" ] && off="off"
@@ -242,9 +243,9 @@ for p in $progs; do
 	for l in 2 4; do
 		eval "c=\$rc_${p}_$l$off n=\$rn_${p}_$l$off b=\$c_$p"
 		awk -v p="$p" -v l="$l" -v c="$c" -v n="$n" -v b="$b" -v f="$floor" 'BEGIN {
-			if (n < 100000) { printf "  %-5s level %d: %d timed calls, too few for a per-call figure\n", p, l, n; exit }
+			if (n < 100000) { printf "  %-7s level %d: %d timed calls, too few for a per-call figure\n", p, l, n; exit }
 			a = (c - b) / n
-			printf "  %-5s level %d: %6.1f ns over %d calls = %5.2fx the floor: %s\n", p, l, a, n, a / f,
+			printf "  %-7s level %d: %6.1f ns over %d calls = %5.2fx the floor: %s\n", p, l, a, n, a / f,
 			    a <= 1.3 * f ? "met" : "NOT met"
 		}'
 	done
@@ -255,7 +256,7 @@ if [ -n "$budget_at" ]; then
 		for l in 2 4; do
 			eval "c=\$rc_${p}_$l b=\$c_$p"
 			awk -v p="$p" -v l="$l" -v c="$c" -v b="$b" 'BEGIN {
-				printf "  %-5s level %d: %5.2fx: %s\n", p, l, c / b, c <= 1.1 * b ? "met" : "NOT met" }'
+				printf "  %-7s level %d: %5.2fx: %s\n", p, l, c / b, c <= 1.1 * b ? "met" : "NOT met" }'
 		done
 	done
 else
