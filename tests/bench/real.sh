@@ -44,6 +44,7 @@ command -v jq >/dev/null 2>&1 || die "jq is not installed (mk/deps.sh): apt-get 
 [ -x /usr/bin/python3 ] || die "/usr/bin/python3 is missing: apt-get install python3"
 [ -x /usr/bin/sqlite3 ] || die "/usr/bin/sqlite3 is missing: apt-get install sqlite3"
 HSD=$(cd "$O" && pwd)/hookscoped
+HSC=$(cd "$O" && pwd)/hookscope
 TIMED=$(cd "$B" && pwd)/timed-run
 here=$(pwd)
 PYSCRIPT=$here/tests/bench/real/calls.py
@@ -127,7 +128,7 @@ hs_once() {
 	done
 	[ "$(field status "$out")" = 0 ] || die "target failed ($(cat "$out")): $(cat "$tmp/d.log")"
 	pid=$(field pid "$out")
-	cli="$O/hookscope -t 10 ws://127.0.0.1:$P"
+	cli="$HSC -t 10 ws://127.0.0.1:$P"
 	# The agent's last report arrives as it exits: wait until the daemon says so.
 	i=0
 	until $cli --json 2>/dev/null |
@@ -188,7 +189,7 @@ row() {
 	else
 		pre=$(hs_pre "$bud")
 		echo "    reproduce: $HSD --socket /tmp/b.sock ${pre:+$pre }run $(hs_args "$lvl" "$bud") -- $TIMED /tmp/t.out $cmd"
-		echo "      then: $O/hookscope --dump - --format json --target PID | jq '.sessions[0].functions.calls_total'"
+		echo "      then: $HSC --dump - --format json --target PID | jq '.sessions[0].functions.calls_total'"
 	fi
 	eval "rc_$rkey=$cpu rn_$rkey=${calls:-0}"
 }
