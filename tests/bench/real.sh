@@ -48,8 +48,7 @@ HSC=$(cd "$O" && pwd)/hookscope
 TIMED=$(cd "$B" && pwd)/timed-run
 here=$(pwd)
 PYSCRIPT=$here/tests/bench/real/calls.py
-nport=0
-port() { nport=$((nport + 1)); }   # a new port per daemon: no wait for the last one's
+nport=0   # a new port per daemon: no waiting for the last one's to be free
 
 # The floor: one timed call's least cost (run.sh's floor row).
 floor=${HS_BENCH_FLOOR_NS:-}
@@ -114,7 +113,7 @@ plain_once() {
 # run's report figures are appended to OUT as "calls= sites= ovh=".
 hs_once() {
 	out=$1 lvl=$2 bud=$3; shift 3
-	port; P=$(( 20000 + $$ % 20000 + 40 + nport % 50 ))
+	nport=$((nport + 1)); P=$(( 20000 + $$ % 20000 + 40 + nport % 50 ))
 	rm -f "$out" "$tmp/a.sock"
 	set -- $(hs_args "$lvl" "$bud") -- "$TIMED" "$out" "$@"
 	"$HSD" --port "$P" --socket "$tmp/a.sock" --report-dir "$tmp" $(hs_pre "$bud") \
