@@ -81,7 +81,9 @@ if [ -z "$pyfull" ]; then
 		done
 	done
 fi
-[ "$pyfull" = none ] && pyfull=""
+pyfull_why="none on this machine (no pyenv build of python $(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') with a .symtab;
+  HS_BENCH_PYTHON_FULL=PATH names one)"
+[ "$pyfull" = none ] && pyfull="" pyfull_why="skipped (HS_BENCH_PYTHON_FULL=none)"
 [ -z "$pyfull" ] || [ -x "$pyfull" ] || die "HS_BENCH_PYTHON_FULL=$pyfull is not an executable"
 
 # Where the budget option goes, if this build has one.
@@ -227,8 +229,7 @@ if [ -n "$pyfull" ]; then
 		"$pyfull" "$PYSCRIPT" "$PYN"
 	progs="$progs pyfull"
 else
-	echo "python3 with its full symbol table: none on this machine (no pyenv build with a .symtab;"
-	echo "  HS_BENCH_PYTHON_FULL=PATH names one)"
+	echo "python3 with its full symbol table: $pyfull_why"
 fi
 sh tests/bench/real/workload-sql.sh >"$tmp/w.sql" || die "cannot write $tmp/w.sql"
 program sqlite "sqlite3 (Debian, $(/usr/bin/sqlite3 --version | cut -d' ' -f1)), after sh tests/bench/real/workload-sql.sh >/tmp/w.sql" \
