@@ -43,6 +43,8 @@ esac
 args="--tasks 5 --pool 3 --pool-tasks 60 --detached 2 --c11 $c11 --leak --idle 2"
 start_daemon run -- "$O/apps/threads" $args --wait-file "$HS_TMP/go"
 wait_for 20 grep -q "threads: ready" "$HS_TMP/daemon.log"
+# The program can say it is ready before its agent's hello reaches the daemon.
+wait_for 20 jq_once '[.targets[] | select(.name == "threads")] | length == 1'
 pid=$(once_json | jq -e '[.targets[] | select(.name == "threads")][0].pid') || fail "no threads target"
 wait_for 10 jq_once ".threading.created == $((13 + c11)) and .threading.exited == $((11 + c11))" --target "$pid"
 live=$(thr "$pid" "live + .threading.agent_live + .threading.other_live")
