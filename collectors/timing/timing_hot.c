@@ -242,7 +242,7 @@ static inline __attribute__((always_inline)) HOT void tm_pop(struct tm_block *b,
 		 * figures before active (release): a reporter that sees the
 		 * activation gone sees its call counted (timing.h). */
 		STORE(&e->calls, e->calls + 1);
-		if (a == 0)
+		if (LIKELY(a == 0))   /* not recursive: the common case */
 			STORE(&e->total, e->total + incl);
 		__atomic_store_n(&e->self, e->self + self, __ATOMIC_RELEASE);
 		if (incl > LOAD(&e->max))
@@ -315,7 +315,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	 * signal handler calling this same function in between costs that
 	 * call's figures only. */
 	if (LIKELY(e != NULL)) {
-		if (a == 0)
+		if (LIKELY(a == 0))
 			STORE(&e->start, now);
 		__atomic_store_n(&e->active, a + 1, __ATOMIC_RELEASE);
 	}
