@@ -6,12 +6,14 @@
  * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
  * site's out-of-line block in a trampoline region mapped within +/-2 GB:
  *
- *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
+ *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data,
+ *                                        then the site's function
  *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
  *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
  *   blk+17  call blk+32                  the relocated prologue, as a call
  *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
- *   blk+28  .long index                  the site's index (data)
+ *   blk+28  .long index                  the site's index (data; the timed path
+ *                                        finds the site through the switch)
  *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
  *
