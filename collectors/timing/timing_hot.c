@@ -261,6 +261,7 @@ static inline __attribute__((always_inline)) HOT void tm_pop(struct tm_block *b,
 	}
 }
 
+/* tm_pop where several frames may close (kept out of the fast paths). */
 static HOT __attribute__((noinline)) void tm_pop_out(struct tm_block *b, uint64_t now)
 {
 	tm_pop(b, now);
