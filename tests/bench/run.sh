@@ -21,7 +21,9 @@
 # asserted.  Then the hooks called directly (timing-overhead.c).
 #   HS_BENCH_CALLS (default 10000000), HS_BENCH_UFTRACE_CALLS (default 2000000:
 #   uftrace writes every call to disk).
+#   HS_BENCH_ONLY=real runs the real-program section alone (tests/bench/real.sh).
 O=${O:-build}
+[ "${HS_BENCH_ONLY:-}" = real ] && exec env O="$O" sh tests/bench/real.sh
 N=${HS_BENCH_CALLS:-10000000}
 UN=${HS_BENCH_UFTRACE_CALLS:-2000000}
 RUNS=5
@@ -139,3 +141,6 @@ printf "  no agent:              "; "$B/power-write"
 printf "  agent, no power table: "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=/dev/null LD_PRELOAD="$agent" "$B/power-write"
 printf "  agent, shipped table:  "; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_POWER_TABLE=$(pwd)/collectors/power-apis.table LD_PRELOAD="$agent" "$B/power-write"
 sh tests/bench/daemon.sh
+# Real programs (python3, sqlite3), their added cost per timed call against
+# the floor measured above.
+HS_BENCH_FLOOR_NS=$v_floor_1 sh tests/bench/real.sh

@@ -52,6 +52,7 @@ N=300 SIZE=3000
 
 # 1. stream client and server, both under the agent and strace.
 spawn under_agent_strace "$HS_TMP/srv" "$O/apps/ipcpeer" server "$S"
+srv_strace=$SPAWNED
 wait_for 10 test -S "$S"
 spawn under_agent_strace "$HS_TMP/cli" "$O/apps/ipcpeer" client "$S" $N $SIZE --wait-file "$HS_TMP/go1"
 cli_strace=$SPAWNED
@@ -63,6 +64,9 @@ touch "$HS_TMP/go1"
 wait "$cli_strace"
 wait_for 20 jq_once ".targets[] | select(.pid == $srv) | .state == \"exited\""
 wait_for 20 jq_once ".targets[] | select(.pid == $cli) | .state == \"exited\""
+# The server's trace is whole only once strace itself has ended: the agent's
+# goodbye can reach the daemon before strace has written its last lines.
+wait "$srv_strace"
 hs=$(hs_ep "$cli" "$S")
 st=$(strace_fd "$HS_TMP/cli" "^connect\\(.*sun_path=\"$S\".* = 0$" arg)
 echo "stream client: hookscope sends recvs bytes_out bytes_in = $hs; strace on its socket = $st"
