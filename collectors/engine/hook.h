@@ -89,7 +89,7 @@ struct hook_region {
 /* Map a region for nblk blocks whose every byte is within rel32 reach of
  * [lo, hi).  0, or -1 when nothing is free near enough. */
 int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
-/* Block i's code and switch. */
+/* Block i's code and switch (followed by its function's address). */
 uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);
 uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);
 /* Write block i for the site with this index: head + the plan's bytes; the
@@ -102,9 +102,10 @@ int  hook_tramp_seal(const struct hook_region *r);
 void hook_enter_common(void);
 void hook_exit_common(void);
 /* Called by the stubs (hook_hot.c): open a frame for the call whose return
- * address is in *slot (false: not timed, go on untouched); close it and
+ * address is in *slot, entered through the block that hook_enter_common
+ * returns to at entered (false: not timed, go on untouched); close it and
  * return the real return address. */
-bool      hook_site_enter(uint32_t index, uintptr_t *slot);
+bool      hook_site_enter(const uint8_t *entered, uintptr_t *slot);
 uintptr_t hook_site_exit(uintptr_t *slot);
 
 

@@ -11,13 +11,14 @@
 #include "timing.h"
 
 /* Called by hook_enter_common for an enabled site: open the call's timing
- * frame; false when the call is not timed.  The table does not move once
- * a site can be enabled (it grows only while patching). */
-bool hook_site_enter(uint32_t index, uintptr_t *slot)
+ * frame; false when the call is not timed.  The function is the word after
+ * the block's switch (hook_layout.h), written before the block could be
+ * entered and never changed. */
+bool hook_site_enter(const uint8_t *entered, uintptr_t *slot)
 {
-	struct hook_site *s = __atomic_load_n(&hook_g.sites, __ATOMIC_ACQUIRE)[index];
+	const uint8_t *blk = entered - HOOK_BLK_ENTERED;
 
-	return tm_site_enter(s->fn, slot, (uintptr_t)s->blk + HOOK_BLK_RET);
+	return tm_site_enter(hook_blk_switch(blk)[HOOK_SW_FN], slot, (uintptr_t)blk + HOOK_BLK_RET);
 }
 
 /* Called by hook_exit_common: the real return address of the call whose

@@ -37,7 +37,7 @@ struct hook_engine {
 	uint64_t          stop_ns;        /* the stopped part */
 };
 
-/* The engine (hook_site.c); hook_hot.c reads its sites table. */
+/* The engine (hook_site.c). */
 extern struct hook_engine hook_g;
 
 /* Seal region r, whose blocks belong to sites first.. (what: for the
@@ -63,7 +63,7 @@ void hook_engine_grow(struct hook_engine *g, size_t n);
 
 
 /* hook_cal.c: calibrate the site path's cost (timing.c) through the real
- * stubs; only before the first site exists (it borrows g->sites). */
+ * stubs; only before the first site exists. */
 void hook_cal_run(struct hook_engine *g);
 
 /* hook_patch.c: find, plan and patch every candidate (once). */

@@ -46,10 +46,9 @@ static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlop
 static pthread_t hook_owner;
 static bool hook_owned;
 
-/* See hook_int.h.  Threads may be reading the table (hook_site_enter)
- * while a dlopen adds sites: the old table is kept (retired), the new one
- * published with a release store once filled; capacity doubles, so few are
- * ever retired. */
+/* See hook_int.h.  A dlopen may add sites while another thread holds the
+ * table: the old table is kept (retired), the new one published with a
+ * release store once filled; capacity doubles, so few are ever retired. */
 void hook_engine_grow(struct hook_engine *g, size_t n)
 {
 	struct hook_site **p;

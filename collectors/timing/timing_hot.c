@@ -217,8 +217,10 @@ static inline HOT bool tm_fn_off(struct tm_entry *e, uintptr_t fn)
 }
 
 /* Close the top frame at time now: charge its self time, its inclusive time
- * if it is the outermost activation of its function, and tell the parent. */
-static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
+ * if it is the outermost activation of its function, and tell the parent.
+ * Inlined into the engine's exit fast path (tm_site_exit), out of line
+ * (tm_pop_out) in the loops that close several frames. */
+static inline __attribute__((always_inline)) HOT void tm_pop(struct tm_block *b, uint64_t now)
 {
 	uint32_t d = b->depth - 1;
 	struct tm_frame *f = &b->stack[d];
@@ -228,8 +230,8 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 	bool site = f->slot != NULL;
 	uint64_t in = LOAD(site ? &tm_params.o_in_site : &tm_params.o_in);
 	uint64_t out = LOAD(site ? &tm_params.o_out_site : &tm_params.o_out);
-	uint64_t cost = in + f->child_out;
-	uint64_t self = raw > f->child_raw + cost ? raw - f->child_raw - cost : 0;
+	uint64_t cost = in + f->child_cost;
+	uint64_t self = raw > cost ? raw - cost : 0;
 	uint64_t incl = self + f->child_corr;
 
 	if (LIKELY(e != NULL)) {
@@ -240,7 +242,7 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 		 * figures before active (release): a reporter that sees the
 		 * activation gone sees its call counted (timing.h). */
 		STORE(&e->calls, e->calls + 1);
-		if (a == 0)
+		if (LIKELY(a == 0))   /* not recursive: the common case */
 			STORE(&e->total, e->total + incl);
 		__atomic_store_n(&e->self, e->self + self, __ATOMIC_RELEASE);
 		if (incl > LOAD(&e->max))
@@ -254,10 +256,15 @@ static inline HOT void tm_pop(struct tm_block *b, uint64_t now)
 	if (d > 0) {
 		struct tm_frame *p = &b->stack[d - 1];
 
-		p->child_raw += raw;
+		p->child_cost += raw + out;
 		p->child_corr += incl;
-		p->child_out += out;
 	}
+}
+
+/* tm_pop where several frames may close (kept out of the fast paths). */
+static HOT __attribute__((noinline)) void tm_pop_out(struct tm_block *b, uint64_t now)
+{
+	tm_pop(b, now);
 }
 
 /* An exit that does not match the top frame: a longjmp skipped some exits.
@@ -270,7 +277,7 @@ static HOT bool tm_unwind(struct tm_block *b, uintptr_t fn, uint64_t now)
 	for (uint32_t i = d - 1; i-- > lim;) {
 		if (b->stack[i].fn == fn) {
 			while (b->depth > i + 1)
-				tm_pop(b, now);
+				tm_pop_out(b, now);
 			return true;
 		}
 	}
@@ -298,9 +305,8 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	f = &b->stack[d];
 	f->e = e;
 	f->fn = fn;
-	f->child_raw = 0;
+	f->child_cost = 0;
 	f->child_corr = 0;
-	f->child_out = 0;
 	f->slot = slot;
 	f->ret = ret;
 	f->tramp = tramp;
@@ -310,7 +316,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	 * signal handler calling this same function in between costs that
 	 * call's figures only. */
 	if (LIKELY(e != NULL)) {
-		if (a == 0)
+		if (LIKELY(a == 0))
 			STORE(&e->start, now);
 		__atomic_store_n(&e->active, a + 1, __ATOMIC_RELEASE);
 	}
@@ -400,14 +406,15 @@ static HOT uint32_t tm_site_prune(struct tm_block *b, uintptr_t *slot)
 
 		if (!(s & TM_DETACHED) || (s & ~TM_DETACHED) > (uintptr_t)slot)
 			break;
-		tm_pop(b, now);
+		tm_pop_out(b, now);
 	}
 	return b->depth;
 }
 
-/* See timing.h.  A call not timed keeps its return address: no frame, no
- * exit.  The frame is complete before the stub replaces the address. */
-HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
+/* tm_site_enter's every case: a thread's first call, frames to prune, a
+ * full stack, a function not yet in the table or behind a collision. */
+static HOT __attribute__((noinline)) bool tm_site_enter_slow(uintptr_t fn, uintptr_t *slot,
+    uintptr_t tramp)
 {
 	struct tm_block *b = tm_enter_block();
 	uint32_t d;
@@ -426,6 +433,30 @@ HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
 	return true;
 }
 
+/* See timing.h.  A call not timed keeps its return address: no frame, no
+ * exit.  The frame is complete before the stub replaces the address.  The
+ * common case (a live block, a free frame above a frame not detached, fn
+ * in its home slot) calls nothing, so it needs no callee-saved register;
+ * the rest is tm_site_enter_slow, which decides it all again. */
+HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
+{
+	struct tm_block *b = tm_tls;
+	struct tm_entry *e;
+	uint32_t d;
+
+	if (UNLIKELY(!LOAD(&tm_params.enabled) || !TM_REAL(b)))
+		return tm_site_enter_slow(fn, slot, tramp);
+	d = b->depth;
+	if (UNLIKELY(d >= TM_STACK || (d > 0 && ((uintptr_t)b->stack[d - 1].slot & TM_DETACHED))))
+		return tm_site_enter_slow(fn, slot, tramp);
+	e = &b->table[tm_hash(fn)];
+	if (UNLIKELY(e->fn != fn))
+		return tm_site_enter_slow(fn, slot, tramp);
+	tm_push(b, d, fn, e, slot, *slot, tramp);
+	SIGNAL_FENCE();
+	return true;
+}
+
 /* A site return with no frame for its slot: the real return address is
  * unknown, so the thread cannot go on.  Never expected (see timing.h). */
 static HOT __attribute__((noreturn, cold)) void tm_site_lost(uintptr_t *slot)
@@ -438,14 +469,14 @@ static HOT __attribute__((noreturn, cold)) void tm_site_lost(uintptr_t *slot)
 	abort();
 }
 
-/* See timing.h.  The frame is found by its slot from the top: frames above
- * it belong to calls a longjmp skipped (closed now, like tm_unwind); a tail
- * call's frame shares its caller's slot and is the upper one, so it is
- * closed first and its "return address" is the trampoline again. */
-HOT uintptr_t tm_site_exit(uintptr_t *slot)
+/* tm_site_exit when the top frame is not the call's.  The frame is found by
+ * its slot from the top: frames above it belong to calls a longjmp skipped
+ * (closed now, like tm_unwind); a tail call's frame shares its caller's
+ * slot and is the upper one, so it is closed first and its "return
+ * address" is the trampoline again. */
+static HOT __attribute__((noinline)) uintptr_t tm_site_exit_slow(struct tm_block *b,
+    uintptr_t *slot, uint64_t now)
 {
-	struct tm_block *b = tm_tls;
-	uint64_t now = tm_ticks();
 	uintptr_t ret;
 	uint32_t i;
 
@@ -457,9 +488,26 @@ HOT uintptr_t tm_site_exit(uintptr_t *slot)
 		tm_site_lost(slot);
 	ret = b->stack[i - 1].ret;
 	while (b->depth > i)
-		tm_pop(b, now);
-	tm_pop(b, now);
+		tm_pop_out(b, now);
+	tm_pop_out(b, now);
 	return ret;
+}
+
+/* See timing.h.  The common case: the top frame is the call's (its address
+ * is read before tm_pop releases the frame). */
+HOT uintptr_t tm_site_exit(uintptr_t *slot)
+{
+	struct tm_block *b = tm_tls;
+	uint64_t now = tm_ticks();
+	uint32_t d;
+
+	if (LIKELY(TM_REAL(b)) && (d = b->depth) > 0 && b->stack[d - 1].slot == slot) {
+		uintptr_t ret = b->stack[d - 1].ret;
+
+		tm_pop(b, now);
+		return ret;
+	}
+	return tm_site_exit_slow(b, slot, now);
 }
 
 /* See timing.h.  Top down, so of two frames sharing a slot (a tail call)

@@ -46,14 +46,15 @@ struct tm_entry {
 	uint64_t  start;          /* ticks at the outermost activation's start */
 };
 
-/* One activation on the shadow stack (owner only). */
+/* One activation on the shadow stack (owner only): one cache line. */
 struct tm_frame {
 	struct tm_entry *e;       /* NULL when the table was full (call dropped) */
 	uintptr_t fn;
 	uint64_t  start;          /* ticks at the end of the enter hook */
-	uint64_t  child_raw;      /* sum of the children's raw intervals */
+	uint64_t  child_cost;     /* sum of the children's raw intervals and of
+	                           * their hook ticks outside them (the parent's
+	                           * self time subtracts both, so one sum) */
 	uint64_t  child_corr;     /* sum of the children's corrected inclusive time */
-	uint64_t  child_out;      /* hook ticks of the children outside their intervals */
 	/* Hook-engine sites only (NULL/0 for -finstrument-functions frames):
 	 * where the call's return address lives, what it was (so the exit
 	 * stub can close this frame and return there) and what the stub put
@@ -61,7 +62,8 @@ struct tm_frame {
 	uintptr_t *slot;
 	uintptr_t ret;
 	uintptr_t tramp;
-};
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct tm_frame) == 64, "a shadow-stack frame is one cache line");
 
 enum { TM_LIVE = 0, TM_DEAD = 1 };
 
@@ -75,7 +77,7 @@ struct tm_block {
 	uint32_t  pad_;
 	uint64_t  dropped;        /* calls not recorded (table or stack full) */
 	uint16_t  order[TM_SLOTS];            /* used slot + 1 in insertion order; 0: being written */
-	struct tm_frame stack[TM_STACK];
+	struct tm_frame stack[TM_STACK] __attribute__((aligned(64)));
 	/* Here, in the padding before the aligned table, so the hot fields
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */

@@ -9,8 +9,7 @@
  * hook_enter_common, pop the slot, call the "relocated prologue", jmp to
  * hook_exit_common, the index) whose relocated prologue is hook_cal_body, a
  * bare ret; the call returns through hook_exit_common like any timed site.  It
- * runs once, before the first patching, while the engine has no site yet,
- * so the sites table can be borrowed for the calibration site (index 0).
+ * runs once, before the first patching, while the engine has no site yet.
  */
 #include <stdint.h>
 
@@ -21,9 +20,10 @@
 void hook_cal_stub(void);
 void hook_cal_body(void);
 
-/* The switch the stub jumps through, as a block's (always "on"), and the
- * region data's addresses of the common stubs. */
-__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_sw;
+/* The switch the stub jumps through and the function after it, as a
+ * block's (always "on"), and the region data's addresses of the common
+ * stubs. */
+__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_sw[2];
 __attribute__((used, visibility("hidden"))) uintptr_t hook_cal_common[2];
 
 __asm__(
@@ -59,20 +59,11 @@ static uintptr_t hook_cal_on_addr(void)
 /* See hook_int.h. */
 void hook_cal_run(struct hook_engine *g)
 {
-	struct hook_site site = {
-		.fn = (uintptr_t)hook_cal_body,
-		.reloc = (uintptr_t)hook_cal_body,
-		.blk = (uint8_t *)hook_cal_stub,
-		.name = "hookscope-calibration",
-	};
-	struct hook_site *one[1] = { &site }, **saved = g->sites;
-
 	if (g->nsites != 0)
 		return;                 /* too late: sites may be running */
-	hook_cal_sw = hook_cal_on_addr();
+	hook_cal_sw[0] = hook_cal_on_addr();
+	hook_cal_sw[HOOK_SW_FN] = (uintptr_t)hook_cal_body;
 	hook_cal_common[0] = (uintptr_t)hook_enter_common;
 	hook_cal_common[1] = (uintptr_t)hook_exit_common;
-	__atomic_store_n(&g->sites, one, __ATOMIC_RELEASE);   /* as hook_engine_grow */
-	tm_calibrate_site(hook_cal_stub, hook_cal_body, site.fn);
-	__atomic_store_n(&g->sites, saved, __ATOMIC_RELEASE);
+	tm_calibrate_site(hook_cal_stub, hook_cal_body, (uintptr_t)hook_cal_body);
 }

@@ -6,18 +6,23 @@
  * threads stopped) writes a 5-byte jmp rel32 at the function's start to the
  * site's out-of-line block in a trampoline region mapped within +/-2 GB:
  *
- *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data
+ *   blk+0   jmp *switch(%rip)            8-byte switch in the region's data,
+ *                                        then the site's function
  *   blk+6   call *enter(%rip)            enabled: to hook_enter_common
  *   blk+12  leaq 8(%rsp), %rsp           drop the caller's return address
  *   blk+17  call blk+32                  the relocated prologue, as a call
  *   blk+22  jmp *exit(%rip)              returned: to hook_exit_common
- *   blk+28  .long index                  the site's index (data)
+ *   blk+28  .long index                  the site's index (data; the timed path
+ *                                        finds the site through the switch)
  *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
  *
  * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
  * is one relaxed 8-byte store per site and a disabled site costs one
- * predicted indirect jump; no register is touched on either path.
+ * predicted indirect jump; no register is touched on either path.  The
+ * word after the switch holds the site's function (HOOK_SW_FN), so the
+ * enabled path finds it from the block alone: the jmp's rel32, then that
+ * word (two dependent loads, no table).
  *
  * Enabled, hook_enter_common (hook_tramp.c) calls hook_site_enter, which
  * opens a timing frame holding the caller's return address.  The block then
@@ -37,6 +42,9 @@
 #ifndef HOOKSCOPE_HOOK_LAYOUT_H
 #define HOOKSCOPE_HOOK_LAYOUT_H
 
+#include <stdint.h>
+#include <string.h>
+
 #define HOOK_PATCH_LEN  5           /* jmp rel32 */
 #define HOOK_BLK_SIZE   64          /* out-of-line block per site */
 #define HOOK_BLK_ON     6           /* the enabled path (see above) */
@@ -44,5 +52,16 @@
 #define HOOK_BLK_RET    22          /* the function's return address */
 #define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
 #define HOOK_BLK_HEAD   32          /* the relocated prologue */
+#define HOOK_BLK_SWREL  2           /* the jmp's rel32 to the switch, from blk+6 */
+#define HOOK_SW_FN      1           /* switch[1]: the site's function */
+
+/* The switch of the block at blk (the target of its first jmp). */
+static inline uintptr_t *hook_blk_switch(const uint8_t *blk)
+{
+	int32_t rel;
+
+	memcpy(&rel, blk + HOOK_BLK_SWREL, sizeof rel);
+	return (uintptr_t *)(blk + HOOK_BLK_ON + rel);
+}
 
 #endif

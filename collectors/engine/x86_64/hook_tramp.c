@@ -92,7 +92,6 @@ __asm__(
 	"	leaq -8(%rsp), %rsp\n"
 	HOOK_VEC_SAVE
 	"	movq " HOOK_VEC "+80(%rsp), %rdi\n"            /* blk + 12 */
-	"	movl 16(%rdi), %edi\n"                          /* blk + 28: the index */
 	"	leaq " HOOK_VEC "+88(%rsp), %rsi\n"            /* the slot */
 	"	call hook_site_enter\n"
 	"	testb %al, %al\n"
@@ -152,7 +151,7 @@ static bool hook_tramp_try(uintptr_t hint, size_t len, uint8_t **out)
 int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
 {
 	size_t code = hook_tramp_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_tramp_pages((nblk + 2) * sizeof(uintptr_t));
+	size_t len = code + hook_tramp_pages((nblk + 1) * 2 * sizeof(uintptr_t));
 	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
 
 	memset(r, 0, sizeof *r);
@@ -185,11 +184,11 @@ uint8_t *hook_tramp_blk(const struct hook_region *r, size_t i)
 }
 
 /* See hook.h.  The data part starts with the addresses of the two common
- * stubs (for the blocks' indirect call and jmp), then one switch per
- * block. */
+ * stubs (for the blocks' indirect call and jmp), then two words per block:
+ * its switch and its function (HOOK_SW_FN). */
 uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i)
 {
-	return (uintptr_t *)(r->base + r->code_len) + 2 + i;
+	return (uintptr_t *)(r->base + r->code_len) + 2 + 2 * i;
 }
 
 /* Emit op *target(%rip) at p (6 bytes: ff 15 call, ff 25 jmp). */
@@ -223,6 +222,7 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
 	s->blk = b;
 	s->sw = hook_tramp_switch(r, i);
+	s->sw[HOOK_SW_FN] = s->fn;
 	s->on_addr = (uintptr_t)(b + HOOK_BLK_ON);
 	s->reloc = (uintptr_t)(b + HOOK_BLK_HEAD);
 	__atomic_store_n(s->sw, s->reloc, __ATOMIC_RELAXED);
