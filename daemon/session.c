@@ -106,6 +106,7 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 	 * the first record is the rate baseline, not a burst of calls. */
 	s->baseline = true;
 	s->last_report_ns = now_ns;
+	s->gen++;
 }
 
 /* Names for addresses (C++ names demangled, the module kept as its
@@ -221,6 +222,7 @@ session_funcs_tick(struct daemon_session *s, uint64_t now_ns)
 	/* No report for a while: nothing was called since the last one. */
 	s->ref_ns = now_ns;
 	session_sample(s, now_ns);
+	s->gen++;                 /* the rates decay */
 }
 
 /* Zero every figure and restart the rates from zero at now. */
@@ -254,6 +256,7 @@ static void
 session_funcs_free(struct daemon_session *s)
 {
 	daemon_functab_free(&s->funcs);
+	daemon_rank_views_free(s);
 }
 
 static const struct daemon_threshold session_funcs_thresholds[] = {
@@ -261,8 +264,8 @@ static const struct daemon_threshold session_funcs_thresholds[] = {
 	  .help = "calls longer than it count as slow" },
 };
 
-/* The timing collector's row; the frame's rows are ranked per client
- * view (frame.c), so it fills no part of its own. */
+/* The timing collector's row; the frame's rows are ranked per view
+ * (frame.c, rank_view.c), so it fills no part of its own. */
 const struct daemon_collector daemon_collector_funcs = {
 	.name = "funcs",
 	.records = { PROTO_AG_SYMS, PROTO_AG_FUNCS },
