@@ -19,7 +19,9 @@ int proto_doc_parse(struct proto_doc *doc, const void *buf, size_t len,
 	memset(doc, 0, sizeof *doc);
 	if (proto_check(buf, len, cap, err, errlen) < 0)
 		return -1;
-	msgpack_zone_init(&doc->zone, 2048);
+	/* The tree takes a few times the bytes it comes from: a chunk that
+	 * size, not thousands of small mallocs for a large record. */
+	msgpack_zone_init(&doc->zone, len < 512 ? 2048 : len * 4);
 	doc->zone_live = true;
 	if (msgpack_unpack(buf, len, &off, &doc->zone, &doc->root) != MSGPACK_UNPACK_SUCCESS ||
 	    off != len) {
