@@ -99,6 +99,25 @@ int proto_get_u32(const msgpack_object *map, const char *key, bool required, uin
 /* An optional process or thread id: 0 .. INT32_MAX. */
 int proto_get_pid(const msgpack_object *map, const char *key, int32_t *out, char *err,
     size_t errlen);
+/* The same lookup for a struct's keys in turn: kv *hint is tried first (a
+ * map packed from a field table comes in its order), then every key; a
+ * found key moves *hint past it.  Start with *hint = 0. */
+const msgpack_object *proto_map_get_next(const msgpack_object *map, const char *key,
+    uint32_t *hint);
+/* The getters' conversions of a value already looked up (key names it in
+ * err): 0, or -1 for a wrong type or range. */
+int proto_val_u64(const msgpack_object *o, const char *key, uint64_t *out, char *err,
+    size_t errlen);
+int proto_val_u32(const msgpack_object *o, const char *key, uint32_t *out, char *err,
+    size_t errlen);
+int proto_val_i64(const msgpack_object *o, const char *key, int64_t *out, char *err,
+    size_t errlen);
+int proto_val_f64(const msgpack_object *o, const char *key, double *out, char *err,
+    size_t errlen);
+int proto_val_bool(const msgpack_object *o, const char *key, bool *out, char *err,
+    size_t errlen);
+int proto_val_str(const msgpack_object *o, const char *key, char **out, char *err,
+    size_t errlen);
 /* *out points at the array inside the doc (not copied). */
 int proto_get_array(const msgpack_object *map, const char *key, bool required,
     const msgpack_object_array **out, char *err, size_t errlen);
