@@ -346,6 +346,20 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 	}
 }
 
+/* Does a struct of d own heap memory (so each one must be released)? */
+static bool field_owns(const struct proto_struct *d)
+{
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct proto_field *f = &d->fields[i];
+
+		if (f->type == PF_STR || f->type == PF_STRS || f->type == PF_U32S ||
+		    f->type == PF_OBJS || f->type == PF_CUSTOM ||
+		    (f->type == PF_OBJ && field_owns(f->sub)))
+			return true;
+	}
+	return false;
+}
+
 /* See field.h. */
 void proto_struct_release(const struct proto_struct *d, void *obj)
 {
@@ -368,8 +382,10 @@ void proto_struct_release(const struct proto_struct *d, void *obj)
 		case PF_OBJS: {
 			char *v = field_elems(f, obj);
 
-			for (size_t k = 0; k < n && v != NULL; k++)
-				proto_struct_release(f->sub, v + k * f->sub->size);
+			/* thousands of flat figures: nothing to walk */
+			if (v != NULL && field_owns(f->sub))
+				for (size_t k = 0; k < n; k++)
+					proto_struct_release(f->sub, v + k * f->sub->size);
 			if (!(f->flags & PF_INLINE))
 				free(v);
 			break;
