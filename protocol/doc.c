@@ -92,7 +92,9 @@ const msgpack_object *proto_map_get_next(const msgpack_object *map, const char *
 
 		if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == klen &&
 		    memcmp(kv->key.via.str.ptr, key, klen) == 0) {
-			*hint = i + 1;
+			/* Out of order: a key skipped here may come again later,
+			 * and only a scan finds its first occurrence. */
+			*hint = UINT32_MAX;
 			return &kv->val;
 		}
 	}

@@ -99,9 +99,10 @@ int proto_get_u32(const msgpack_object *map, const char *key, bool required, uin
 /* An optional process or thread id: 0 .. INT32_MAX. */
 int proto_get_pid(const msgpack_object *map, const char *key, int32_t *out, char *err,
     size_t errlen);
-/* The same lookup for a struct's keys in turn: kv *hint is tried first (a
- * map packed from a field table comes in its order), then every key; a
- * found key moves *hint past it.  Start with *hint = 0. */
+/* proto_map_get for a struct's keys in turn, each key once: while the map
+ * holds them in the table's order (as a map packed from the table does),
+ * each is the kv at *hint and *hint moves past it; otherwise every kv is
+ * scanned.  Start with *hint = 0. */
 const msgpack_object *proto_map_get_next(const msgpack_object *map, const char *key,
     uint32_t *hint);
 /* The getters' conversions of a value already looked up (key names it in
