@@ -28,6 +28,7 @@
 #define PROTO_MAX_MSG       (1u << 20)  /* cap for a client or agent message */
 #define PROTO_MAX_FRAME     (8u << 20)  /* cap for a daemon -> client message */
 #define PROTO_MAX_DEPTH     8           /* nesting cap of any message */
+#define PROTO_CHECK_MAX_OBJECTS (256u * 1024u)  /* objects in a message: bounds msgpack-c's zone use */
 #define PROTO_AGENT_HDR     4           /* length prefix of an agent record */
 #define PROTO_ERR_LEN       256         /* size of error-string buffers */
 #define PROTO_MAX_ARGS      16          /* arguments of one command */
