@@ -151,9 +151,11 @@ static const struct daemon_threshold block_thresholds[] = {
 	  .help = "stack sampling interval during a block" },
 };
 
+extern const struct report_section report_section_blocks;   /* report_blocks.c */
+
 const struct daemon_collector daemon_collector_blocks = {
 	.name = "blocks",
-	.records = { PROTO_AG_BLOCKS },
+	.part = &proto_part_blocks,
 	.on_record = daemon_session_blocks,
 	.reset = block_reset,
 	.free = block_free,

@@ -22,11 +22,14 @@ const size_t daemon_ncollectors = sizeof daemon_collectors / sizeof daemon_colle
 const struct daemon_collector *
 daemon_collector_of(enum proto_agent_type type)
 {
-	for (size_t i = 0; i < daemon_ncollectors; i++)
+	for (size_t i = 0; i < daemon_ncollectors; i++) {
+		if (daemon_collectors[i]->part != NULL && daemon_collectors[i]->part->ag_type == type)
+			return daemon_collectors[i];
 		for (size_t k = 0; k < DAEMON_COLLECTOR_RECORDS &&
 		    daemon_collectors[i]->records[k] != 0; k++)
 			if (daemon_collectors[i]->records[k] == type)
 				return daemon_collectors[i];
+	}
 	return NULL;
 }
 

@@ -35,7 +35,9 @@ struct daemon_threshold {
 
 struct daemon_collector {
 	const char *name;
-	/* agent record types it consumes, 0-terminated */
+	/* its wire part (parts.h): it consumes that part's agent record; NULL: none */
+	const struct proto_part *part;
+	/* other agent record types it consumes, 0-terminated */
 	enum proto_agent_type records[DAEMON_COLLECTOR_RECORDS];
 	void (*on_record)(struct daemon_session *s, const struct proto_agent_rec *r,
 	    uint64_t now_ns);

@@ -212,9 +212,11 @@ static const struct daemon_threshold fps_thresholds[] = {
 	  .help = "frames longer are level frozen" },
 };
 
+extern const struct report_section report_section_fps;   /* report_fps.c */
+
 const struct daemon_collector daemon_collector_fps = {
 	.name = "fps",
-	.records = { PROTO_AG_FPS },
+	.part = &proto_part_fps,
 	.on_record = daemon_session_fps,
 	.reset = fps_reset,
 	.free = fps_free,

@@ -220,9 +220,11 @@ static const struct daemon_threshold ipc_thresholds[] = {
 	  .help = "IPC calls longer are slow (stack kept)" },
 };
 
+extern const struct report_section report_section_ipc;   /* report_ipc.c */
+
 const struct daemon_collector daemon_collector_ipc = {
 	.name = "ipc",
-	.records = { PROTO_AG_IPC },
+	.part = &proto_part_ipc,
 	.on_record = daemon_session_ipc,
 	.reset = ipc_reset,
 	.free = ipc_free,

@@ -274,9 +274,11 @@ static const struct daemon_threshold pwr_thresholds[] = {
 	  .help = "power resources held longer are leaks" },
 };
 
+extern const struct report_section report_section_power;   /* report_power.c */
+
 const struct daemon_collector daemon_collector_power = {
 	.name = "power",
-	.records = { PROTO_AG_POWER },
+	.part = &proto_part_power,
 	.on_record = daemon_session_power,
 	.tick = daemon_session_power_tick,
 	.reset = pwr_reset,

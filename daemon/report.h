@@ -115,12 +115,6 @@ struct report_section {
 	size_t nmetrics;
 };
 
-extern const struct report_section report_section_funcs;
-extern const struct report_section report_section_fps;
-extern const struct report_section report_section_threads;
-extern const struct report_section report_section_blocks;
-extern const struct report_section report_section_ipc;
-extern const struct report_section report_section_power;
 
 /* The section of the i-th collector (daemon_collector.h), NULL if it has none
  * or i is past the table: report order. */

@@ -264,6 +264,8 @@ static const struct daemon_threshold session_funcs_thresholds[] = {
 	  .help = "calls longer than it count as slow" },
 };
 
+extern const struct report_section report_section_funcs;   /* report_funcs.c */
+
 /* The timing collector's row; the frame's rows are ranked per view
  * (frame.c, rank_view.c), so it fills no part of its own. */
 const struct daemon_collector daemon_collector_funcs = {

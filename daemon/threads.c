@@ -189,9 +189,11 @@ thr_frame(struct daemon_session *s, struct proto_frame *f)
 	f->thr = s->thr;
 }
 
+extern const struct report_section report_section_threads;   /* report_threads.c */
+
 const struct daemon_collector daemon_collector_threads = {
 	.name = "threads",
-	.records = { PROTO_AG_THREADS },
+	.part = &proto_part_threads,
 	.on_record = daemon_session_threads,
 	.reset = thr_reset,
 	.free = thr_free,

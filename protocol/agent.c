@@ -113,7 +113,10 @@ static const struct proto_struct agent_empty_desc = { .name = "a record", .size 
 #undef R
 
 /* Each record type: its wire name and, unless a collector part (parts.h) or
- * "sites" carries it, the fields of its map besides v and t. */
+ * "sites" carries it, the fields of its map besides v and t.  A part's
+ * record is named after the part; two types of one value do not compile
+ * (-Woverride-init). */
+#define AGENT_PART_TYPE(nm, NM, wire, T, mem) [PROTO_AG_##NM] = { #nm, NULL },
 static const struct {
 	const char *name;
 	const struct proto_struct *desc;
@@ -126,13 +129,9 @@ static const struct {
 	[PROTO_AG_LEVEL]     = { "level", &agent_level_desc },
 	[PROTO_AG_RESET]     = { "reset", &agent_empty_desc },
 	[PROTO_AG_THRESHOLD] = { "threshold", &agent_threshold_desc },
-	[PROTO_AG_FPS]       = { "fps", NULL },
 	[PROTO_AG_DETACH]    = { "detach", &agent_empty_desc },
-	[PROTO_AG_THREADS]   = { "threads", NULL },
-	[PROTO_AG_BLOCKS]    = { "blocks", NULL },
 	[PROTO_AG_UI_THREAD] = { "ui_thread", &agent_ui_thread_desc },
-	[PROTO_AG_IPC]       = { "ipc", NULL },
-	[PROTO_AG_POWER]     = { "power", NULL },
+	PROTO_PARTS(AGENT_PART_TYPE)
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])
 
@@ -162,7 +161,7 @@ static void agent_pack_body(msgpack_packer *pk, const struct proto_agent_rec *r)
 		agent_pack_head(pk, 1 + part->ag_time, r->type);
 		if (part->ag_time)
 			proto_pack_kv_u64(pk, "time_ns", r->time_ns);
-		part->pack(pk, (const char *)r + part->rec_off);
+		proto_part_pack(part, pk, proto_part_in_rec_c(part, r));
 	} else if (r->type == PROTO_AG_SITES) {
 		agent_pack_head(pk, 1, r->type);
 		proto_pack_sites(pk, r->sites, r->nsites);
@@ -180,7 +179,8 @@ void proto_agent_encode(msgpack_sbuffer *sb, const struct proto_agent_rec *r)
 	size_t start;
 	uint32_t n;
 
-	assert((size_t)r->type > 0 && (size_t)r->type < AGENT_NTYPES);
+	assert((size_t)r->type > 0 && (size_t)r->type < AGENT_NTYPES &&
+	    agent_types[r->type].name != NULL);
 	msgpack_sbuffer_write(sb, zero, sizeof zero);
 	start = sb->size;
 	msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
@@ -208,7 +208,7 @@ static int agent_decode_body(const msgpack_object *root, struct proto_agent_rec 
 	if (part != NULL)
 		return (part->ag_time &&
 		    proto_get_u64(root, "time_ns", false, &r->time_ns, err, errlen) < 0) ||
-		    part->decode(root, proto_part_in_rec(part, r), err, errlen) < 0 ? -1 : 0;
+		    proto_part_decode(part, root, proto_part_in_rec(part, r), err, errlen) < 0 ? -1 : 0;
 	if (r->type == PROTO_AG_SITES)
 		return proto_decode_sites(root, &r->sites, &r->nsites, err, errlen);
 	/* The description covers the whole record: keep the type it decodes over. */
@@ -237,7 +237,7 @@ int proto_agent_decode(const void *buf, size_t len, struct proto_agent_rec *r,
 	if (proto_get_str(&doc.root, "t", true, &t, err, errlen) < 0)
 		goto out;
 	for (size_t i = 1; i < AGENT_NTYPES; i++)
-		if (strcmp(t, agent_types[i].name) == 0)
+		if (agent_types[i].name != NULL && strcmp(t, agent_types[i].name) == 0)
 			r->type = (enum proto_agent_type)i;
 	if (r->type == 0) {
 		snprintf(err, errlen, "unknown record type \"%s\"", t);
@@ -262,6 +262,6 @@ void proto_agent_rec_free(struct proto_agent_rec *r)
 	proto_struct_release(&agent_threshold_desc, r);
 	proto_sites_free(r->sites, r->nsites);
 	for (size_t i = 0; i < proto_nparts; i++)
-		proto_parts[i].free(proto_part_in_rec(&proto_parts[i], r));
+		proto_part_free(proto_parts[i], proto_part_in_rec(proto_parts[i], r));
 	memset(r, 0, sizeof *r);
 }

@@ -58,68 +58,25 @@ static const struct proto_field blocks_fields[] = {
 const struct proto_struct proto_blocks_desc =
 	PF_STRUCT("field \"blocks\"", struct proto_blocks, blocks_fields);
 
-/* See protocol.h. */
-void proto_block_stack_pack(msgpack_packer *pk, const struct proto_block_stack *s)
-{
-	proto_struct_pack(pk, &proto_block_stack_desc, s);
-}
-
-/* See protocol.h. */
-void proto_pack_blocks(msgpack_packer *pk, const struct proto_blocks *b)
-{
-	proto_pack_str(pk, "blocks");
-	proto_struct_pack(pk, &proto_blocks_desc, b);
-}
-
-/* See protocol.h. */
-int proto_block_stack_decode(const msgpack_object *o, struct proto_block_stack *s,
-    char *err, size_t errlen)
-{
-	return proto_struct_decode(o, &proto_block_stack_desc, s, err, errlen);
-}
-
-/* See protocol.h. */
-int proto_decode_blocks(const msgpack_object *root, struct proto_blocks *b,
-    char *err, size_t errlen)
-{
-	const msgpack_object *m = proto_map_get(root, "blocks");
-
-	proto_struct_init(&proto_blocks_desc, b);
-	return m == NULL ? 0 : proto_struct_decode(m, &proto_blocks_desc, b, err, errlen);
-}
-
-/* See protocol.h. */
+/* See block_wire.h. */
 void proto_block_copy(struct proto_block *dst, const struct proto_block *src)
 {
 	proto_struct_copy(&proto_block_desc, dst, src);
 }
 
-/* See protocol.h. */
-void proto_block_stack_copy(struct proto_block_stack *d, const struct proto_block_stack *s)
-{
-	proto_struct_copy(&proto_block_stack_desc, d, s);
-}
-
-/* See protocol.h. */
-void proto_block_stack_free(struct proto_block_stack *s)
-{
-	proto_struct_free(&proto_block_stack_desc, s);
-}
-
-/* See protocol.h. */
+/* See block_wire.h. */
 void proto_block_free(struct proto_block *b)
 {
 	proto_struct_free(&proto_block_desc, b);
 }
 
-/* See protocol.h. */
+/* See block_wire.h. */
 void proto_blocks_free(struct proto_blocks *b)
 {
 	proto_struct_free(&proto_blocks_desc, b);
 }
 
-/* See parts.h. */
-void proto_blocks_json(struct proto_json *j, const struct proto_blocks *b)
-{
-	proto_struct_json(j, "blocks", &proto_blocks_desc, b);
-}
+/* Its row in the parts table (parts.h). */
+const struct proto_part proto_part_blocks = {
+	PROTO_PART_PLACE(blocks), .key = "blocks", .ag_time = true, .desc = &proto_blocks_desc,
+};

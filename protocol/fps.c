@@ -153,37 +153,19 @@ static const struct proto_field fps_fields[] = {
 #undef F
 const struct proto_struct proto_fps_desc = PF_STRUCT("field \"fps\"", struct proto_fps, fps_fields);
 
-/* See protocol.h. */
-void proto_pack_fps(msgpack_packer *pk, const struct proto_fps *f)
-{
-	proto_pack_str(pk, "fps");
-	proto_struct_pack(pk, &proto_fps_desc, f);
-}
-
-/* See protocol.h. */
-int proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
-    char *err, size_t errlen)
-{
-	const msgpack_object *m = proto_map_get(root, "fps");
-
-	proto_struct_init(&proto_fps_desc, f);
-	return m == NULL ? 0 : proto_struct_decode(m, &proto_fps_desc, f, err, errlen);
-}
-
-/* See protocol.h. */
+/* See fps_wire.h. */
 void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src)
 {
 	proto_struct_copy(&proto_fps_desc, dst, src);
 }
 
-/* See protocol.h. */
+/* See fps_wire.h. */
 void proto_fps_free(struct proto_fps *f)
 {
 	proto_struct_free(&proto_fps_desc, f);
 }
 
-/* See parts.h. */
-void proto_fps_json(struct proto_json *j, const struct proto_fps *f)
-{
-	proto_struct_json(j, "fps", &proto_fps_desc, f);
-}
+/* Its row in the parts table (parts.h). */
+const struct proto_part proto_part_fps = {
+	PROTO_PART_PLACE(fps), .key = "fps", .ag_time = true, .desc = &proto_fps_desc,
+};

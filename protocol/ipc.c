@@ -74,54 +74,37 @@ static const struct proto_field ipc_fields[] = {
 #undef P
 const struct proto_struct proto_ipc_desc = PF_STRUCT("field \"ipc\"", struct proto_ipc, ipc_fields);
 
-/* See protocol.h. */
-void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p)
-{
-	proto_pack_str(pk, "ipc");
-	proto_struct_pack(pk, &proto_ipc_desc, p);
-}
-
-/* See protocol.h. */
-int proto_decode_ipc(const msgpack_object *root, struct proto_ipc *p, char *err, size_t errlen)
-{
-	const msgpack_object *m = proto_map_get(root, "ipc");
-
-	proto_struct_init(&proto_ipc_desc, p);
-	return m == NULL ? 0 : proto_struct_decode(m, &proto_ipc_desc, p, err, errlen);
-}
-
-/* See protocol.h. */
+/* See ipc_wire.h. */
 void proto_ipc_ep_copy(struct proto_ipc_ep *d, const struct proto_ipc_ep *s)
 {
 	proto_struct_copy(&proto_ipc_ep_desc, d, s);
 }
 
-/* See protocol.h. */
+/* See ipc_wire.h. */
 void proto_ipc_ep_free(struct proto_ipc_ep *e)
 {
 	proto_struct_free(&proto_ipc_ep_desc, e);
 }
 
-/* See protocol.h. */
+/* See ipc_wire.h. */
 void proto_ipc_slow_copy(struct proto_ipc_slow *d, const struct proto_ipc_slow *s)
 {
 	proto_struct_copy(&proto_ipc_slow_desc, d, s);
 }
 
-/* See protocol.h. */
+/* See ipc_wire.h. */
 void proto_ipc_slow_free(struct proto_ipc_slow *s)
 {
 	proto_struct_free(&proto_ipc_slow_desc, s);
 }
 
-/* See protocol.h. */
+/* See ipc_wire.h. */
 void proto_ipc_free(struct proto_ipc *p)
 {
 	proto_struct_free(&proto_ipc_desc, p);
 }
 
-/* See parts.h. */
-void proto_ipc_json(struct proto_json *j, const struct proto_ipc *p)
-{
-	proto_struct_json(j, "ipc", &proto_ipc_desc, p);
-}
+/* Its row in the parts table (parts.h). */
+const struct proto_part proto_part_ipc = {
+	PROTO_PART_PLACE(ipc), .key = "ipc", .ag_time = true, .desc = &proto_ipc_desc,
+};

@@ -1,41 +1,73 @@
 /*
- * parts.h - one row per collector's wire part: the key its map has in a
- * frame and in its agent record, where it lives in struct proto_frame and
- * struct proto_agent_rec, and its codec.  The daemon's and the TUI's
- * collector tables refer to a row (proto_part_find("power")) instead of
- * naming the codec functions themselves.
+ * parts.h - the collectors' wire parts: one line each in PROTO_PARTS, from
+ * which protocol.h derives the agent record type, the member of struct
+ * proto_frame and of struct proto_agent_rec, and the table proto_parts[].
+ * Each part's wire structs live in its own header, NAME_wire.h (included here), and its
+ * row (name, key, field table) in its own .c file.
+ *
+ * A part's codecs are its field table's (field.h): a part is the map under
+ * its key, in a frame and in its agent record alike.  The daemon's and the
+ * TUI's collector tables refer to a row (proto_part_find("power")).
  */
 #ifndef HOOKSCOPE_PROTOCOL_PARTS_H
 #define HOOKSCOPE_PROTOCOL_PARTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include "protocol.h"
+#include <stdint.h>
+#include <msgpack.h>
+
 #include "field.h"
 #include "json.h"
 
+#include "fps_wire.h"
+#include "threads_wire.h"
+#include "block_wire.h"
+#include "ipc_wire.h"
+#include "power_wire.h"
+
+/*
+ * X(name, NAME, wire, type, member), in frame order: the collector's name
+ * (its row is proto_part_NAME, in its own file), PROTO_AG_NAME and the
+ * wire value of its agent record (never reuse or change one), the struct
+ * its map decodes into, and that struct's member in frames and records.
+ */
+#define PROTO_PARTS(X) \
+	X(fps,     FPS,     9,  struct proto_fps,     fps) \
+	X(threads, THREADS, 11, struct proto_threads, thr) \
+	X(blocks,  BLOCKS,  12, struct proto_blocks,  blocks) \
+	X(ipc,     IPC,     14, struct proto_ipc,     ipc) \
+	X(power,   POWER,   15, struct proto_power,   power)
+
+struct proto_frame;
+struct proto_agent_rec;
+
 struct proto_part {
-	const char *name;                 /* collector: "fps", "threads", "blocks", "ipc", "power" */
+	const char *name;                 /* collector, and its agent record's "t" */
 	const char *key;                  /* its map's key in a frame and in its agent record */
-	enum proto_agent_type ag_type;    /* the agent record that carries it */
+	uint8_t     ag_type;              /* enum proto_agent_type: the record that carries it */
 	bool        ag_time;              /* that record carries time_ns beside the map */
 	size_t      frame_off;            /* its member of struct proto_frame */
 	size_t      rec_off;              /* its member of struct proto_agent_rec */
 	const struct proto_struct *desc;  /* its field table (the map under key) */
-	/* Each takes a pointer to the member (frame_off or rec_off). */
-	void (*pack)(msgpack_packer *pk, const void *part);              /* key and map */
-	int  (*decode)(const msgpack_object *root, void *part, char *err, size_t errlen);
-	void (*copy)(void *dst, const void *src);                        /* deep; dst not freed */
-	void (*free)(void *part);
-	void (*json)(struct proto_json *j, const void *part);            /* key and object */
 };
 
+/* The start of a part's row in its own file: what its PROTO_PARTS line says. */
+#define PROTO_PART_PLACE(nm) \
+	.name = #nm, .ag_type = PROTO_PART_AG_##nm, \
+	.frame_off = PROTO_PART_FRAME_##nm, .rec_off = PROTO_PART_REC_##nm
+
+#define PROTO_PART_DECL(nm, NM, wire, T, mem) extern const struct proto_part proto_part_##nm;
+PROTO_PARTS(PROTO_PART_DECL)
+#undef PROTO_PART_DECL
+
 /* The rows, in frame order. */
-extern const struct proto_part proto_parts[];
+extern const struct proto_part *const proto_parts[];
 extern const size_t proto_nparts;
 
 /* The row of collector name or of agent record type; NULL when none. */
 const struct proto_part *proto_part_find(const char *name);
-const struct proto_part *proto_part_of_record(enum proto_agent_type type);
+const struct proto_part *proto_part_of_record(int type);
 
 /* The part's member inside a frame or an agent record. */
 static inline void *proto_part_in_frame(const struct proto_part *p, struct proto_frame *f)
@@ -50,23 +82,24 @@ static inline void *proto_part_in_rec(const struct proto_part *p, struct proto_a
 {
 	return (char *)r + p->rec_off;
 }
+static inline const void *proto_part_in_rec_c(const struct proto_part *p,
+    const struct proto_agent_rec *r)
+{
+	return (const char *)r + p->rec_off;
+}
 
-/* JSON of a part under its key (fps.c, threads.c, block.c, ipc.c, power.c). */
-void proto_fps_json(struct proto_json *j, const struct proto_fps *f);
-void proto_threads_json(struct proto_json *j, const struct proto_threads *t);
-void proto_blocks_json(struct proto_json *j, const struct proto_blocks *b);
-void proto_ipc_json(struct proto_json *j, const struct proto_ipc *p);
-void proto_power_json(struct proto_json *j, const struct proto_power *p);
-
-/* The field tables of the described wire structs. */
-extern const struct proto_struct proto_power_desc, proto_pwr_res_desc, proto_pwr_cat_desc;
-extern const struct proto_struct proto_fps_desc, proto_fps_stream_desc, proto_fps_worst_desc;
-extern const struct proto_struct proto_threads_desc, proto_thr_thread_desc, proto_thr_site_desc,
-    proto_thr_pool_desc, proto_thr_frame_desc;
-extern const struct proto_struct proto_blocks_desc, proto_block_desc, proto_block_stack_desc,
-    proto_block_frame_desc;
-extern const struct proto_struct proto_ipc_desc, proto_ipc_ep_desc, proto_ipc_slow_desc;
-extern const struct proto_struct proto_frame_desc, proto_func_desc, proto_target_desc;
-extern const struct proto_struct proto_ag_sym_desc, proto_ag_func_desc;
+/* Its codecs; part points at the member (proto_part_in_frame/_in_rec). */
+/* Pack the key and the map. */
+void proto_part_pack(const struct proto_part *p, msgpack_packer *pk, const void *part);
+/* Decode the optional map under the key of root into part (initialised
+ * first; left empty when absent).  0, or -1 with err; on error part holds
+ * what was decoded so far (free it). */
+int  proto_part_decode(const struct proto_part *p, const msgpack_object *root, void *part,
+    char *err, size_t errlen);
+/* Deep copy (dst's old contents are not freed). */
+void proto_part_copy(const struct proto_part *p, void *dst, const void *src);
+void proto_part_free(const struct proto_part *p, void *part);
+/* JSON: the key and the object. */
+void proto_part_json(const struct proto_part *p, struct proto_json *j, const void *part);
 
 #endif

@@ -72,38 +72,19 @@ static const struct proto_field power_fields[] = {
 const struct proto_struct proto_power_desc =
 	PF_STRUCT("field \"power\"", struct proto_power, power_fields);
 
-/* See protocol.h. */
-void proto_pack_power(msgpack_packer *pk, const struct proto_power *p)
-{
-	proto_pack_str(pk, "power");
-	proto_struct_pack(pk, &proto_power_desc, p);
-}
-
-/* See protocol.h. */
-int proto_decode_power(const msgpack_object *root, struct proto_power *p, char *err, size_t errlen)
-{
-	const msgpack_object *o = proto_map_get(root, "power");
-
-	proto_struct_init(&proto_power_desc, p);
-	if (o == NULL)
-		return 0;
-	return proto_struct_decode(o, &proto_power_desc, p, err, errlen);
-}
-
-/* See protocol.h. */
+/* See power_wire.h. */
 void proto_power_copy(struct proto_power *dst, const struct proto_power *src)
 {
 	proto_struct_copy(&proto_power_desc, dst, src);
 }
 
-/* See protocol.h. */
+/* See power_wire.h. */
 void proto_power_free(struct proto_power *p)
 {
 	proto_struct_free(&proto_power_desc, p);
 }
 
-/* See parts.h. */
-void proto_power_json(struct proto_json *j, const struct proto_power *p)
-{
-	proto_struct_json(j, "power", &proto_power_desc, p);
-}
+/* Its row in the parts table (parts.h). */
+const struct proto_part proto_part_power = {
+	PROTO_PART_PLACE(power), .key = "power", .ag_time = false, .desc = &proto_power_desc,
+};

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <msgpack.h>
 
+#include "parts.h"                  /* the collectors' parts: fps_wire.h, ... */
+
 #define PROTO_VERSION       1           /* "v" in every message */
 #define PROTO_MAX_MSG       (1u << 20)  /* cap for a client or agent message */
 #define PROTO_MAX_FRAME     (8u << 20)  /* cap for a daemon -> client message */
@@ -174,326 +176,6 @@ int  proto_decode_sites(const msgpack_object *root, struct proto_sites **out, si
 struct proto_sites *proto_sites_dup(const struct proto_sites *s, size_t n);
 void proto_sites_free(struct proto_sites *s, size_t n);
 
-/* ---- frame rate (fps.c) ---- */
-
-#define PROTO_FPS_BIN_NS    100000000ull  /* one history bin: 100 ms */
-#define PROTO_FPS_BINS      600           /* bins sent: the last 60 s */
-#define PROTO_FPS_WORST     5             /* worst frames kept per stream */
-#define PROTO_MAX_STREAMS   16            /* frame streams in one message */
-#define PROTO_FPS_RECENT    512           /* recent frames of a stream in one record */
-
-/* Histogram levels of frame times (doc/protocol.md): normal <= budget <
- * middle <= high_ns < high <= frozen_ns < frozen. */
-enum proto_fps_level {
-	PROTO_FPS_NORMAL, PROTO_FPS_MIDDLE, PROTO_FPS_HIGH, PROTO_FPS_FROZEN,
-	PROTO_FPS_LEVELS
-};
-
-/* One of the longest frames: its time and when it was presented. */
-struct proto_fps_worst {
-	uint64_t ns;                      /* frame time */
-	uint64_t at_ns;                   /* presentation, agent monotonic clock */
-	uint64_t time_ms;                 /* the same as wall clock (frames only) */
-};
-
-/* The frames one thread presents on one surface (or one hookscope_frame name). */
-struct proto_fps_stream {
-	uint32_t id;                      /* agent-assigned, stable for the process */
-	int32_t  tid;                     /* presenting thread */
-	char    *api;                     /* "glx", "egl", "vulkan", "sdl", "app" */
-	char    *name;                    /* surface handle (hex) or the app's name */
-	uint64_t frames;                  /* presentations since start or reset */
-	uint64_t jank;                    /* frame times over the budget */
-	uint64_t dropped;                 /* estimate: sum of floor((t - budget) / budget) */
-	uint64_t lost;                    /* frames counted whose time is unknown */
-	uint64_t levels[PROTO_FPS_LEVELS];
-	double   fps;                     /* frames in the last complete second */
-	uint64_t p50_ns, p90_ns, p99_ns, max_ns;  /* over the sliding window */
-	uint64_t window;                  /* frame times in that window */
-	size_t   nworst;
-	struct proto_fps_worst worst[PROTO_FPS_WORST];  /* longest first */
-	uint64_t bins_end_ns;             /* end of the newest bin (agent clock) */
-	size_t   nbins;                   /* frames per 100 ms bin, oldest first */
-	uint32_t *bins;
-	/* agent -> daemon only: frames presented since the last record, oldest
-	 * first, at most PROTO_FPS_RECENT (the daemon keeps a ring of them for
-	 * the trace report; frames to clients never carry them) */
-	size_t   nrecent;
-	uint64_t *recent_end_ns;          /* presentation, agent monotonic clock */
-	uint64_t *recent_ns;              /* frame time */
-};
-
-/* Frame-rate state of a target: thresholds in force and its streams. */
-struct proto_fps {
-	uint64_t budget_ns;               /* frame budget: longer frames are jank */
-	uint64_t high_ns;                 /* middle/high level boundary */
-	uint64_t frozen_ns;               /* high/frozen level boundary */
-	size_t   nstreams;
-	struct proto_fps_stream *streams;
-};
-
-/* Pack key "fps" and its map. */
-void proto_pack_fps(msgpack_packer *pk, const struct proto_fps *f);
-/* Decode the optional "fps" map of root into f (zeroed first; left empty
- * when absent).  On error f holds what was decoded so far (free it). */
-int  proto_decode_fps(const msgpack_object *root, struct proto_fps *f,
-    char *err, size_t errlen);
-/* Deep copy of src into dst (dst's old contents are not freed). */
-void proto_fps_copy(struct proto_fps *dst, const struct proto_fps *src);
-void proto_fps_free(struct proto_fps *f);
-
-/* ---- threads and thread pools (threads.c) ---- */
-
-#define PROTO_MAX_THREADS   512         /* thread entries in one map */
-#define PROTO_MAX_TSITES    128         /* creation sites in one map */
-#define PROTO_MAX_POOLS     32          /* pools in one map */
-#define PROTO_MAX_STACK     16          /* frames of a creation stack */
-#define PROTO_THR_HISTORY   60          /* live-thread samples, one per second */
-
-/* A code address with its name: "name+off (module)". */
-struct proto_thr_frame {
-	uint64_t addr;
-	char    *name;                    /* function, "" when unknown */
-	char    *module;                  /* basename, "" when unknown */
-	uint64_t off;                     /* addr - the function's first byte */
-};
-
-/* One thread of the target (not the agent's). */
-struct proto_thr_thread {
-	uint32_t id;                      /* agent record index; 0 = main */
-	int32_t  tid;                     /* 0 until it ran */
-	int32_t  creator;                 /* tid of the creating thread */
-	uint32_t site;                    /* creation site id, 0 = none (main) */
-	uint32_t pool;                    /* id of the pool whose tasks it ran, 0 */
-	char    *name;                    /* comm */
-	char    *state;                   /* running, detached, exited, joined, leaked */
-	uint64_t start_ns, end_ns;        /* agent monotonic; end 0 while alive */
-	uint64_t cpu_ns;                  /* user+sys */
-	double   cpu_pct;                 /* over the agent's last interval */
-};
-
-/* Threads created by one start routine from one call site. */
-struct proto_thr_site {
-	uint32_t id;
-	struct proto_thr_frame start;     /* start routine */
-	uint64_t created, live;
-	size_t   nstack;                  /* creation stack, caller first */
-	struct proto_thr_frame *stack;
-};
-
-/* A thread pool: "gthreadpool", "libuv". */
-struct proto_thr_pool {
-	uint32_t id;
-	char    *kind;
-	struct proto_thr_frame func;      /* the task function (GLib), addr 0 */
-	int64_t  size;                    /* max threads, -1 unlimited */
-	uint64_t workers;                 /* live threads that ran its tasks */
-	uint64_t pushed, done;            /* tasks queued, tasks finished */
-	uint64_t wait_ns, wait_max_ns;    /* queue wait: sum, longest */
-	uint64_t run_ns, run_max_ns;      /* run time: sum, longest */
-	bool     freed;                   /* g_thread_pool_free was called */
-};
-
-struct proto_threads {
-	uint64_t time_ns;                 /* agent monotonic clock of the figures */
-	uint64_t created, exited, live;   /* target threads; live includes main */
-	uint64_t other_live;              /* live tasks of unknown origin */
-	uint64_t agent_created, agent_live, agent_cpu_ns;  /* the agent's own */
-	uint64_t dropped;                 /* threads past the agent's record cap */
-	double   created_per_s;           /* daemon: over the last second */
-	size_t   nhistory;                /* daemon: live per second, oldest first */
-	uint32_t *history;
-	size_t   nthreads;
-	struct proto_thr_thread *threads;
-	size_t   nsites;
-	struct proto_thr_site *sites;
-	size_t   npools;
-	struct proto_thr_pool *pools;
-};
-
-/* Pack key "threading" and its map. */
-void proto_pack_threads(msgpack_packer *pk, const struct proto_threads *t);
-/* Decode the optional "threading" map of root into t (zeroed first). */
-int  proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
-    char *err, size_t errlen);
-void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src);
-void proto_threads_free(struct proto_threads *t);
-/* ---- power: held resources and charge (power.c) ---- */
-
-#define PROTO_MAX_PWR_RES   256           /* resources in one map */
-#define PROTO_MAX_PWR_CATS  32            /* categories in one map */
-
-struct proto_pwr_res {
-	char    *category;                /* wakelock, sensor, location, bluetooth-scan, alarm, ... */
-	char    *name;                    /* the resource's tag */
-	char    *api;                     /* the acquiring symbol */
-	char    *item;                    /* power_profile item of its row, "-" none */
-	double   ma;                      /* agent: the resource's own current (power=), -1 none */
-	bool     refcount, held, leaked;  /* leaked: held at exit or past the hold threshold */
-	int64_t  refs;
-	uint64_t held_ns;                 /* the current hold so far, 0 when not held */
-	uint64_t total_ns;                /* every hold, the current one included */
-	uint64_t longest_ns;
-	uint64_t acquires, releases, timeouts, unmatched, oneshots;
-	int32_t  holder_tid, releaser_tid;
-	size_t   nholder, nreleaser;      /* symbolized stacks, "func+0xoff (module)" */
-	char   **holder, **releaser;
-	double   mah;                     /* daemon: estimated charge, -1 not priced */
-	double   price_ma;                /* daemon: the current used */
-	char    *price_from;              /* daemon: "cpu.idle", "sensor power", "" */
-};
-
-/* Charge per category (daemon). */
-struct proto_pwr_cat {
-	char    *category;
-	double   mah;
-	uint64_t total_ns;
-	uint32_t held;                    /* resources held now */
-	uint32_t leaks;
-};
-
-struct proto_power {
-	uint64_t time_ns;                 /* agent monotonic clock of the figures */
-	uint64_t hold_ns;                 /* leak threshold */
-	bool     exited;                  /* the final report: held now = leaked */
-	char    *table;                   /* the API table loaded */
-	uint64_t rows, errors, lost;      /* table rows, malformed rows, resources not kept */
-	size_t   nres;
-	struct proto_pwr_res *res;
-	char    *profile;                 /* daemon: power_profile path, "" none */
-	char    *warning;                 /* daemon: e.g. the AOSP dummy profile, "" */
-	double   cpu_ma;                  /* daemon: CPU active current (estimate basis), -1 */
-	size_t   ncats;
-	struct proto_pwr_cat *cats;
-};
-
-/* Pack key "power" and its map. */
-void proto_pack_power(msgpack_packer *pk, const struct proto_power *p);
-/* Decode the optional "power" map of root into p (zeroed first). */
-int  proto_decode_power(const msgpack_object *root, struct proto_power *p,
-    char *err, size_t errlen);
-void proto_power_copy(struct proto_power *dst, const struct proto_power *src);
-void proto_power_free(struct proto_power *p);
-/* ---- UI-thread blocks (block.c) ---- */
-
-#define PROTO_MAX_BLOCKS    16            /* blocks in one message: the most recent */
-#define PROTO_BLOCK_STACKS  8             /* distinct stacks of one block, at most */
-#define PROTO_BLOCK_FRAMES  32            /* frames of one stack, at most */
-
-/* One frame of a symbolized stack. */
-struct proto_block_frame {
-	uint64_t addr;                    /* interrupted pc (first frame), else return address */
-	char    *func;                    /* function name, "" when unknown */
-	uint64_t off;                     /* addr - the function's first byte */
-	char    *module;                  /* basename of the module, "" when none */
-	char    *file;                    /* source file (debug info), "" when unknown */
-	uint32_t line;                    /* source line, 0 when unknown */
-};
-
-/* One distinct stack of a block (same functions, innermost first). */
-struct proto_block_stack {
-	uint64_t samples;                 /* samples that had this stack */
-	size_t   nframes;
-	struct proto_block_frame *frames;
-};
-
-/* One message of the UI thread that ran longer than the threshold. */
-struct proto_block {
-	uint32_t id;                      /* agent-assigned, increasing */
-	int32_t  tid;                     /* the UI thread */
-	uint64_t start_ns;                /* message start, agent monotonic clock */
-	uint64_t time_ms;                 /* the same as wall clock (frames only) */
-	uint64_t dur_ns;                  /* the message's length (so far, while running) */
-	bool     ended;                   /* false while the message still runs */
-	uint64_t samples;                 /* stacks sampled */
-	uint64_t lost;                    /* samples that could not be taken or kept */
-	size_t   nstacks;                 /* most samples first */
-	struct proto_block_stack *stacks;
-};
-
-/* Block detection state of a target and its most recent blocks. */
-struct proto_blocks {
-	uint64_t threshold_ns;            /* a message longer than this is a block */
-	uint64_t sample_ns;               /* stack sampling interval during a block */
-	int32_t  ui_tid;                  /* the UI thread now, 0 = not found */
-	char    *ui;                      /* the selection: "main", a tid or a thread name */
-	uint64_t count;                   /* blocks since start or reset */
-	size_t   nblocks;                 /* newest first */
-	struct proto_block *blocks;
-};
-
-/* Pack key "blocks" and its map. */
-void proto_pack_blocks(msgpack_packer *pk, const struct proto_blocks *b);
-/* Decode the optional "blocks" map of root into b (zeroed first; left empty
- * when absent).  On error b holds what was decoded so far (free it). */
-int  proto_decode_blocks(const msgpack_object *root, struct proto_blocks *b,
-    char *err, size_t errlen);
-/* Deep copy of one block into dst (dst's old contents are not freed). */
-void proto_block_copy(struct proto_block *dst, const struct proto_block *src);
-void proto_block_free(struct proto_block *b);
-void proto_blocks_free(struct proto_blocks *b);
-/* One stack {samples, frames} (also the stack of a slow IPC call). */
-void proto_block_stack_pack(msgpack_packer *pk, const struct proto_block_stack *s);
-int  proto_block_stack_decode(const msgpack_object *o, struct proto_block_stack *s,
-    char *err, size_t errlen);
-void proto_block_stack_copy(struct proto_block_stack *dst, const struct proto_block_stack *src);
-void proto_block_stack_free(struct proto_block_stack *s);
-
-/* ---- IPC: calls to other processes (ipc.c) ---- */
-
-#define PROTO_MAX_IPC_EPS   256           /* endpoints of a target */
-#define PROTO_MAX_IPC_SLOW  32            /* slow calls in one map: the most recent */
-
-/* What calls talk to: a peer (and method) of one kind. */
-struct proto_ipc_ep {
-	uint32_t id;                      /* agent-assigned, stable */
-	char    *kind;                    /* "unix", "unix-dgram", "pipe", "fifo", "mq", "dbus", "sd-bus", "binder" */
-	char    *name;                    /* peer path, "@abstract", "<- local path", "pipe:[ino]", queue, destination */
-	char    *method;                  /* "interface.member" (D-Bus), "" */
-	int32_t  peer_pid;                /* 0 when unknown */
-	char    *peer_comm;               /* "" when unknown */
-	uint64_t sends, recvs, calls, connects;   /* operations by direction */
-	uint64_t bytes_out, bytes_in;
-	uint64_t total_ns, max_ns;        /* time blocked in those calls */
-	uint64_t ui_calls, ui_ns;         /* of which on the UI thread */
-	uint64_t slow;                    /* operations longer than the threshold */
-	double   ops_per_s;               /* frames only: over the last second */
-};
-
-/* One operation longer than the threshold, with the calling stack. */
-struct proto_ipc_slow {
-	uint32_t id;                      /* agent-assigned, increasing */
-	uint32_t ep;                      /* endpoint id */
-	char    *op;                      /* "recv", "sd_bus_call", ... */
-	int32_t  tid;
-	bool     ui;                      /* on the UI thread */
-	uint64_t start_ns;                /* agent monotonic clock */
-	uint64_t time_ms;                 /* wall clock (frames only) */
-	uint64_t dur_ns;
-	struct proto_block_stack stack;   /* innermost first; samples = 1 */
-};
-
-/* The "ipc" map: threshold, endpoints, recent slow calls (newest first). */
-struct proto_ipc {
-	uint64_t threshold_ns;
-	uint64_t slow_count;              /* slow calls since start or reset */
-	size_t   neps;
-	struct proto_ipc_ep *eps;
-	size_t   nslow;
-	struct proto_ipc_slow *slow;
-};
-
-/* Pack key "ipc" and its map. */
-void proto_pack_ipc(msgpack_packer *pk, const struct proto_ipc *p);
-/* Decode the optional "ipc" map of root into p (zeroed first).  On error p
- * holds what was decoded so far (free it). */
-int  proto_decode_ipc(const msgpack_object *root, struct proto_ipc *p, char *err, size_t errlen);
-void proto_ipc_ep_copy(struct proto_ipc_ep *dst, const struct proto_ipc_ep *src);
-void proto_ipc_ep_free(struct proto_ipc_ep *e);
-void proto_ipc_slow_copy(struct proto_ipc_slow *dst, const struct proto_ipc_slow *src);
-void proto_ipc_slow_free(struct proto_ipc_slow *s);
-void proto_ipc_free(struct proto_ipc *p);
-
 /* ---- daemon <-> client (client.c, frame.c) ---- */
 
 /* client -> daemon: {v, t:"cmd", id, cmd, args:[str...]} */
@@ -540,6 +222,9 @@ struct proto_func {
 	uint64_t running_ns;              /* time so far in calls not yet returned */
 };
 
+/* A collector's part as a member of struct proto_frame and proto_agent_rec. */
+#define PROTO_PART_MEMBER(nm, NM, wire, T, mem) T mem;
+
 /* daemon -> client: periodic snapshot of one target session. */
 struct proto_frame {
 	uint64_t seq;                     /* per client, +1 per frame */
@@ -559,11 +244,7 @@ struct proto_frame {
 	struct proto_func *funcs;
 	size_t   nsites;                  /* hook back-ends of the target */
 	struct proto_sites *sites;
-	struct proto_fps fps;             /* frame rate of the target */
-	struct proto_threads thr;         /* threads and pools ("threading") */
-	struct proto_blocks blocks;       /* UI-thread blocks of the target */
-	struct proto_ipc ipc;             /* IPC endpoints and slow calls ("ipc") */
-	struct proto_power power;         /* power resources and charge ("power") */
+	PROTO_PARTS(PROTO_PART_MEMBER)    /* one per collector (parts.h) */
 };
 
 /* daemon -> client: answer to a proto_cmd (same id). */
@@ -609,26 +290,30 @@ void proto_server_msg_free(struct proto_server_msg *m);
 
 const char *proto_target_state_name(int state);   /* "live", ... */
 
+/* The field tables of the frame and its rows (frame.c), of agent records' rows (agent.c). */
+struct proto_struct;
+extern const struct proto_struct proto_frame_desc, proto_func_desc, proto_target_desc;
+extern const struct proto_struct proto_ag_sym_desc, proto_ag_func_desc;
+
 /* ---- agent <-> daemon (agent.c) ---- */
 
+/* The wire value of every record type: never change or reuse one. */
+#define PROTO_PART_AG_TYPE(nm, NM, wire, T, mem) PROTO_AG_##NM = (wire),
 enum proto_agent_type {
 	/* agent -> daemon */
 	PROTO_AG_HELLO = 1,   /* who I am */
-	PROTO_AG_SYMS,        /* names for addresses seen for the first time */
-	PROTO_AG_FUNCS,       /* cumulative figures of functions that changed */
-	PROTO_AG_BYE,         /* the target is exiting; figures are final */
-	PROTO_AG_SITES,       /* hook-site statistics per back-end */
+	PROTO_AG_SYMS = 2,    /* names for addresses seen for the first time */
+	PROTO_AG_FUNCS = 3,   /* cumulative figures of functions that changed */
+	PROTO_AG_BYE = 4,     /* the target is exiting; figures are final */
+	PROTO_AG_SITES = 5,   /* hook-site statistics per back-end */
 	/* daemon -> agent */
-	PROTO_AG_LEVEL,       /* set the monitoring level */
-	PROTO_AG_RESET,       /* zero all figures */
-	PROTO_AG_THRESHOLD,   /* set a named threshold */
-	PROTO_AG_FPS,         /* agent -> daemon: frame-rate streams */
-	PROTO_AG_DETACH,      /* remove every hook and unload (attached agents) */
-	PROTO_AG_THREADS,     /* agent -> daemon: threads and pools */
-	PROTO_AG_BLOCKS,      /* agent -> daemon: UI-thread blocks that changed */
-	PROTO_AG_UI_THREAD,   /* daemon -> agent: select the UI thread (name) */
-	PROTO_AG_IPC,         /* agent -> daemon: IPC endpoints and new slow calls */
-	PROTO_AG_POWER,       /* agent -> daemon: power resources (the ledger) */
+	PROTO_AG_LEVEL = 6,   /* set the monitoring level */
+	PROTO_AG_RESET = 7,   /* zero all figures */
+	PROTO_AG_THRESHOLD = 8,   /* set a named threshold */
+	PROTO_AG_DETACH = 10, /* remove every hook and unload (attached agents) */
+	PROTO_AG_UI_THREAD = 13,  /* select the UI thread (name) */
+	/* agent -> daemon: each collector's part (parts.h) */
+	PROTO_PARTS(PROTO_PART_AG_TYPE)
 };
 
 struct proto_ag_hello {
@@ -674,12 +359,16 @@ struct proto_agent_rec {
 	uint8_t level;                    /* LEVEL */
 	char   *name;                     /* THRESHOLD, UI_THREAD */
 	int64_t value;                    /* THRESHOLD */
-	struct proto_fps fps;             /* FPS (time_ns set too) */
-	struct proto_threads thr;         /* THREADS */
-	struct proto_blocks blocks;       /* BLOCKS (time_ns set too) */
-	struct proto_ipc ipc;             /* IPC (time_ns set too) */
-	struct proto_power power;         /* POWER */
+	PROTO_PARTS(PROTO_PART_MEMBER)    /* a collector's record: its part (time_ns set too
+	                                     when the part's ag_time says so) */
 };
+
+/* What a part's row takes from its PROTO_PARTS line (PROTO_PART_PLACE). */
+#define PROTO_PART_PLACES(nm, NM, wire, T, mem) \
+	PROTO_PART_AG_##nm = (wire), \
+	PROTO_PART_FRAME_##nm = offsetof(struct proto_frame, mem), \
+	PROTO_PART_REC_##nm = offsetof(struct proto_agent_rec, mem),
+enum proto_part_place { PROTO_PARTS(PROTO_PART_PLACES) };
 
 /* Each encoder appends one whole record, length prefix included. */
 void proto_agent_encode(msgpack_sbuffer *sb, const struct proto_agent_rec *r);

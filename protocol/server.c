@@ -300,7 +300,7 @@ void proto_encode_frame(msgpack_sbuffer *sb, const struct proto_frame *f)
 	server_pack_head(&pk, 2 + proto_struct_npack(&proto_frame_desc, f) + proto_nparts, "frame");
 	proto_struct_pack_fields(&pk, &proto_frame_desc, f);
 	for (size_t i = 0; i < proto_nparts; i++)
-		proto_parts[i].pack(&pk, proto_part_in_frame_c(&proto_parts[i], f));
+		proto_part_pack(proto_parts[i], &pk, proto_part_in_frame_c(proto_parts[i], f));
 }
 
 /* See protocol.h. */
@@ -330,7 +330,8 @@ static int server_decode_frame(const msgpack_object *root, struct proto_frame *f
 	if (proto_struct_decode(root, &proto_frame_desc, f, err, errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < proto_nparts; i++)
-		if (proto_parts[i].decode(root, proto_part_in_frame(&proto_parts[i], f), err, errlen) < 0)
+		if (proto_part_decode(proto_parts[i], root, proto_part_in_frame(proto_parts[i], f),
+		    err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -384,7 +385,7 @@ void proto_server_msg_free(struct proto_server_msg *m)
 	proto_struct_free(&hello_desc, &h);
 	/* The parts first: re-initialising the frame zeroes all of it. */
 	for (size_t i = 0; i < proto_nparts; i++)
-		proto_parts[i].free(proto_part_in_frame(&proto_parts[i], &m->frame));
+		proto_part_free(proto_parts[i], proto_part_in_frame(proto_parts[i], &m->frame));
 	proto_struct_free(&proto_frame_desc, &m->frame);
 	proto_struct_free(&reply_desc, &m->reply);
 	free(m->error);

@@ -103,37 +103,19 @@ static const struct proto_field threads_fields[] = {
 const struct proto_struct proto_threads_desc =
 	PF_STRUCT_CHECK("field \"threading\"", struct proto_threads, threads_fields, threads_check);
 
-/* See protocol.h. */
-void proto_pack_threads(msgpack_packer *pk, const struct proto_threads *t)
-{
-	proto_pack_str(pk, "threading");
-	proto_struct_pack(pk, &proto_threads_desc, t);
-}
-
-/* See protocol.h. */
-int proto_decode_threads(const msgpack_object *root, struct proto_threads *t,
-    char *err, size_t errlen)
-{
-	const msgpack_object *m = proto_map_get(root, "threading");
-
-	proto_struct_init(&proto_threads_desc, t);
-	return m == NULL ? 0 : proto_struct_decode(m, &proto_threads_desc, t, err, errlen);
-}
-
-/* See protocol.h. */
+/* See threads_wire.h. */
 void proto_threads_copy(struct proto_threads *dst, const struct proto_threads *src)
 {
 	proto_struct_copy(&proto_threads_desc, dst, src);
 }
 
-/* See protocol.h. */
+/* See threads_wire.h. */
 void proto_threads_free(struct proto_threads *t)
 {
 	proto_struct_free(&proto_threads_desc, t);
 }
 
-/* See parts.h. */
-void proto_threads_json(struct proto_json *j, const struct proto_threads *t)
-{
-	proto_struct_json(j, "threading", &proto_threads_desc, t);
-}
+/* Its row in the parts table (parts.h). */
+const struct proto_part proto_part_threads = {
+	PROTO_PART_PLACE(threads), .key = "threading", .ag_time = false, .desc = &proto_threads_desc,
+};

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tui.h"
+#include "panel-funcs.h"
 
 #include <curses.h>
 

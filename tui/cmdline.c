@@ -235,8 +235,8 @@ static void cl_candidates(struct tui_app *a, const char *cmd)
 		for (int i = 0; i < nt2; i++)
 			cl_words[n++] = cl_word_buf[i];
 	} else if (strcmp(cmd, "view") == 0) {
-		for (int v = 0; v < TUI_VIEW_COUNT; v++)
-			cl_words[n++] = tui_views[v].name;
+		for (int v = 0; v < tui_nviews; v++)
+			cl_words[n++] = tui_views[v]->name;
 	} else if (strcmp(cmd, "pause") == 0) {
 		cl_words[n++] = "on";
 		cl_words[n++] = "off";

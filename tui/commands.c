@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "tui.h"
+#include "panel-blocks.h"
 
 static int cmd_plain(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_level(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
@@ -388,7 +389,7 @@ static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t 
 		char *names = tui_view_names();
 
 		snprintf(err, errlen, "view: unknown view '%s' (%s, or %c-%c)", argv[1], names,
-		    tui_views[0].key, tui_views[TUI_VIEW_COUNT - 1].key);
+		    tui_views[0]->key, tui_views[tui_nviews - 1]->key);
 		free(names);
 		return -1;
 	}
@@ -479,8 +480,8 @@ char *tui_commands_help(void)
 		    tui_commands[i].args[0] ? " " : "", tui_commands[i].args);
 		if (views != NULL)            /* the names from the table of views */
 			len += (size_t)snprintf(s + len, cap - len, "  %-22s %s %s (%c-%c)\n", usage,
-			    tui_commands[i].help, views, tui_views[0].key,
-			    tui_views[TUI_VIEW_COUNT - 1].key);
+			    tui_commands[i].help, views, tui_views[0]->key,
+			    tui_views[tui_nviews - 1]->key);
 		else
 			len += (size_t)snprintf(s + len, cap - len, "  %-22s %s\n", usage,
 			    tui_commands[i].help);

@@ -153,8 +153,14 @@ int tui_fmt_width(const char *s, bool utf8)
 
 	while (*p) {
 		size_t n;
-		int w = fmt_unit(p, utf8, &n);
+		int w;
 
+		if (*p < 0x80) {        /* ASCII, printable or shown as one '?': one column */
+			total++;
+			p++;
+			continue;
+		}
+		w = fmt_unit(p, utf8, &n);
 		total += w < 0 ? 1 : w;
 		p += n;
 	}

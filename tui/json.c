@@ -19,7 +19,7 @@ char *tui_json_frame(const struct proto_frame *f, size_t *len)
 	proto_json_str(&j, "t", "frame");
 	proto_struct_json_fields(&j, &proto_frame_desc, f);
 	for (size_t i = 0; i < proto_nparts; i++)
-		proto_parts[i].json(&j, proto_part_in_frame_c(&proto_parts[i], f));
+		proto_part_json(proto_parts[i], &j, proto_part_in_frame_c(proto_parts[i], f));
 	proto_json_end_obj(&j);
 	if (len != NULL)
 		*len = b.len;

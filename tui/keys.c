@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tui.h"
+#include "panel-blocks.h"
 
 #include <curses.h>
 
@@ -42,8 +43,8 @@ static void key_refresh(struct tui_app *a, int key)   { tui_app_refresh_step(a, 
 /* A view's key or F-key (tui_views): that view; false if key is neither. */
 static bool key_view(struct tui_app *a, int key)
 {
-	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		if (tui_views[v].key == key || (tui_views[v].fkey != 0 && tui_views[v].fkey == key)) {
+	for (int v = 0; v < tui_nviews; v++)
+		if (tui_views[v]->key == key || (tui_views[v]->fkey != 0 && tui_views[v]->fkey == key)) {
 			tui_view_set(a, v);
 			return true;
 		}
@@ -53,15 +54,15 @@ static bool key_view(struct tui_app *a, int key)
 /* Tab / Shift-Tab: the next or previous view. */
 static void key_tab(struct tui_app *a, int key)
 {
-	tui_view_set(a, (a->view + (key == KEY_BTAB ? TUI_VIEW_COUNT - 1 : 1)) % TUI_VIEW_COUNT);
+	tui_view_set(a, (a->view + (key == KEY_BTAB ? tui_nviews - 1 : 1)) % tui_nviews);
 }
 
 /* Esc: back to the overview from a view; on the overview, clear the message. */
 static void key_back(struct tui_app *a, int key)
 {
 	(void)key;
-	if (a->view != TUI_VIEW_OVERVIEW)
-		tui_view_set(a, TUI_VIEW_OVERVIEW);
+	if (a->view != 0)                 /* the overview */
+		tui_view_set(a, 0);
 	else
 		a->msg[0] = '\0';
 }
@@ -69,8 +70,10 @@ static void key_back(struct tui_app *a, int key)
 /* H: the threads view, and back to the functions. */
 static void key_threads(struct tui_app *a, int key)
 {
+	int threads = tui_view_find("threads");
+
 	(void)key;
-	tui_view_set(a, a->view == TUI_VIEW_THREADS ? TUI_VIEW_FUNCS : TUI_VIEW_THREADS);
+	tui_view_set(a, a->view == threads ? tui_view_find("functions") : threads);
 }
 
 /* m: the module column comes and goes. */
@@ -164,8 +167,7 @@ static void key_target(struct tui_app *a, int key)
 static void key_details(struct tui_app *a, int key)
 {
 	(void)key;
-	if (tui_views[a->view].enter != NULL)
-		tui_views[a->view].enter(a);
+	tui_view_enter(a);
 }
 
 /* A mouse event: a click on a title, a tab or a row (views.c). */
@@ -273,21 +275,21 @@ char *tui_keys_help(void)
 		if (label == NULL)
 			continue;
 		if (key_table[i].fn == NULL) {     /* the views' row: their key range */
-			snprintf(range, sizeof range, "%c-%c", tui_views[0].key,
-			    tui_views[TUI_VIEW_COUNT - 1].key);
+			snprintf(range, sizeof range, "%c-%c", tui_views[0]->key,
+			    tui_views[tui_nviews - 1]->key);
 			label = range;
 		}
 		fprintf(m, "  %-22s %s\n", label, key_table[i].help);
 	}
 	fprintf(m, "\nViews (key, Tab, a click on a panel title or a tab, or :view NAME)\n");
-	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
+	for (int v = 0; v < tui_nviews; v++) {
 		char k[16];
 
-		if (tui_views[v].fkey != 0)
-			snprintf(k, sizeof k, "%c, F%d", tui_views[v].key, tui_views[v].fkey - KEY_F0);
+		if (tui_views[v]->fkey != 0)
+			snprintf(k, sizeof k, "%c, F%d", tui_views[v]->key, tui_views[v]->fkey - KEY_F0);
 		else
-			snprintf(k, sizeof k, "%c", tui_views[v].key);
-		fprintf(m, "  %-22s %-10s %s\n", k, tui_views[v].name, tui_views[v].help);
+			snprintf(k, sizeof k, "%c", tui_views[v]->key);
+		fprintf(m, "  %-22s %-10s %s\n", k, tui_views[v]->name, tui_views[v]->help);
 	}
 	fclose(m);
 	return out;

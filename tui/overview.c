@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tui.h"
+#include "panel-funcs.h"
 
 #include <curses.h>
 
@@ -26,10 +27,10 @@
 #define OV_FUNCS_MIN  4       /* title, header and two rows */
 #define OV_PAIR_MIN_W 60      /* IPC and power side by side from this width */
 /* The two boxes that sit side by side when the column is wide enough. */
-#define OV_IPC        TUI_VIEW_IPC
-#define OV_POWER      TUI_VIEW_POWER
+#define OV_IPC        tui_view_find("ipc")
+#define OV_POWER      tui_view_find("power")
 
-/* A box per view with one (tui_views[].box_draw), indexed by view. */
+/* A box per view with one (tui_views[]->box_draw), indexed by view. */
 struct ov_box {
 	int min, want;                    /* rows */
 	int y, h;                         /* placed; h 0 = dropped */
@@ -45,7 +46,7 @@ void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view
 	if (w <= 0)
 		return;
 	tui_screen_fill(win, y, x, w, a->attr[TUI_EL_TITLE]);
-	snprintf(key, sizeof key, "[%c]", tui_views[view].key);
+	snprintf(key, sizeof key, "[%c]", tui_views[view]->key);
 	kw = (int)strlen(key);
 	if (w >= kw + 12) {               /* the key stays; the text is cut */
 		tui_screen_put(win, y, x + w - kw - 1, kw, a->attr[TUI_EL_TITLE], key);
@@ -59,7 +60,7 @@ void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view
 void tui_panel_empty(struct tui_app *a, void *win, int y, int x, int w, int view,
     const char *why)
 {
-	tui_panel_title(a, win, y, x, w, view, tui_views[view].title);
+	tui_panel_title(a, win, y, x, w, view, tui_views[view]->title);
 	tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], why);
 }
 
@@ -67,7 +68,7 @@ void tui_panel_empty(struct tui_app *a, void *win, int y, int x, int w, int view
 void tui_panel_box_empty(struct tui_app *a, void *win, int y, int x, int h, int w, int view,
     const char *why)
 {
-	tui_panel_title(a, win, y, x, w, view, tui_views[view].title);
+	tui_panel_title(a, win, y, x, w, view, tui_views[view]->title);
 	if (h > 1)
 		tui_screen_put(win, y + 1, x + 1, w - 1, a->attr[TUI_EL_ROW_IDLE],
 		    a->frame == NULL ? "waiting for the first frame" : why);
@@ -78,8 +79,8 @@ static int ov_order(int *order)
 {
 	int n = 0;
 
-	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		if (tui_views[v].box_draw != NULL)
+	for (int v = 0; v < tui_nviews; v++)
+		if (tui_views[v]->box_draw != NULL)
 			order[n++] = v;
 	return n;
 }
@@ -89,7 +90,7 @@ static void ov_by_grow(const int *order, int n, int *by)
 {
 	memcpy(by, order, (size_t)n * sizeof *by);
 	for (int i = 1; i < n; i++)
-		for (int k = i; k > 0 && tui_views[by[k]].box_grow < tui_views[by[k - 1]].box_grow; k--) {
+		for (int k = i; k > 0 && tui_views[by[k]]->box_grow < tui_views[by[k - 1]]->box_grow; k--) {
 			int t = by[k];
 
 			by[k] = by[k - 1];
@@ -100,11 +101,11 @@ static void ov_by_grow(const int *order, int n, int *by)
 /* Rows each box needs and would like. */
 static void ov_sizes(struct tui_app *a, struct ov_box *b, bool wide, int avail)
 {
-	for (int v = 0; v < TUI_VIEW_COUNT; v++) {
+	for (int v = 0; v < tui_nviews; v++) {
 		b[v] = (struct ov_box){ 0, 0, 0, 0 };
-		if (tui_views[v].box_draw == NULL)
+		if (tui_views[v]->box_draw == NULL)
 			continue;
-		tui_views[v].box_rows(a, wide, avail, &b[v].min, &b[v].want);
+		tui_views[v]->box_rows(a, wide, avail, &b[v].min, &b[v].want);
 		if (b[v].want < b[v].min)
 			b[v].want = b[v].min;
 	}
@@ -126,7 +127,7 @@ static int ov_rows(const struct ov_box *b, int k, bool pair, bool want)
  * their minimum; pair: IPC and power share their rows. */
 static void ov_place(struct ov_box *b, int y, int h, int reserve, int grow_reserve, bool pair)
 {
-	int order[TUI_VIEW_COUNT], by_want[TUI_VIEW_COUNT];
+	int order[TUI_VIEW_MAX], by_want[TUI_VIEW_MAX];
 	int nbox = ov_order(order), used = 0, n = nbox;
 
 	ov_by_grow(order, nbox, by_want);
@@ -172,7 +173,7 @@ static void ov_box_draw(struct tui_app *a, WINDOW *win, int view, const struct o
     int x, int w)
 {
 	if (b->h > 0 && w > 0)
-		tui_views[view].box_draw(a, win, b->y, x, b->h, w);
+		tui_views[view]->box_draw(a, win, b->y, x, b->h, w);
 }
 
 /* The functions box: title with the sort and counts, the table below. */
@@ -188,16 +189,15 @@ static void ov_funcs(struct tui_app *a, WINDOW *win, int y, int x, int h, int w)
 		snprintf(title, sizeof title, " hot functions: %llu seen, %s calls, by %s",
 		    (unsigned long long)f->nfuncs_seen, calls, f->sort);
 	} else {
-		snprintf(title, sizeof title, "%s", tui_views[TUI_VIEW_FUNCS].title);
+		snprintf(title, sizeof title, "%s", tui_view_funcs.title);
 	}
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_FUNCS, title);
+	tui_panel_title(a, win, y, x, w, tui_view_index(&tui_view_funcs), title);
 	tui_panel_funcs_draw(a, win, y + 1, x, h - 1, w);
 }
 
-/* See tui.h. */
-void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
-	struct ov_box b[TUI_VIEW_COUNT];
+	struct ov_box b[TUI_VIEW_MAX];
 	bool wide = w >= OV_WIDE;
 	int rw = wide ? w / 2 : w, lw = wide ? w - rw - 1 : w, rx = wide ? x + lw + 1 : x;
 	bool pair = rw >= (wide ? 2 * OV_PAIR_MIN_W - 20 : OV_PAIR_MIN_W);
@@ -208,10 +208,10 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 	ov_sizes(a, b, wide, h);
 	ov_place(b, y, h, wide ? 0 : OV_FUNCS_MIN, wide ? 0 : h / 2 > OV_FUNCS_MIN ? h / 2 :
 	    OV_FUNCS_MIN, pair);
-	for (int i = 0; i < TUI_VIEW_COUNT; i++) {
+	for (int i = 0; i < tui_nviews; i++) {
 		int bx = rx, bw = rw;
 
-		if (tui_views[i].box_draw == NULL)
+		if (tui_views[i]->box_draw == NULL)
 			continue;
 		if (pair && b[OV_POWER].h > 0 && (i == OV_IPC || i == OV_POWER)) {
 			bw = (rw - 1) / 2;
@@ -230,8 +230,15 @@ void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 		return;
 	}
 	top = y;
-	for (int i = 0; i < TUI_VIEW_COUNT; i++)
+	for (int i = 0; i < tui_nviews; i++)
 		if (b[i].h > 0 && b[i].y + b[i].h > top)
 			top = b[i].y + b[i].h;
 	ov_funcs(a, (WINDOW *)win, top, x, y + h - top, w);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_overview = {
+	.name = "overview", .tab = "all", .key = '0',
+	.title = " overview", .help = "everything at once (the start screen)",
+	.draw = tui_overview_draw, .list_of = &tui_view_funcs,
+};

@@ -16,6 +16,10 @@
 #include <time.h>
 
 #include "tui.h"
+#include "panel-blocks.h"
+
+extern const struct tui_view tui_view_blocks;
+#define BLOCKS_VIEW tui_view_index(&tui_view_blocks)   /* its index: its list, its clicks */
 
 #define BLOCKS_FLAG_MS    10000   /* the status bar flags a block this long */
 
@@ -26,8 +30,7 @@ static bool blocks_system(const char *module)
 	    strncmp(module, "ld-linux", 8) == 0 || strncmp(module, "libpthread", 10) == 0;
 }
 
-/* See tui.h. */
-const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b)
+static const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b)
 {
 	const struct proto_block_stack *s = b->nstacks > 0 ? &b->stacks[0] : NULL;
 
@@ -66,8 +69,8 @@ static void blocks_clock(uint64_t ms, char *buf, size_t len)
 	snprintf(buf + strlen(buf), len - strlen(buf), ".%03u", (unsigned)(ms % 1000));
 }
 
-/* See tui.h: one row of a block (also the plain --once output). */
-void tui_block_row(const struct proto_block *b, char *buf, size_t len)
+/* One row of a block. */
+static void tui_block_row(const struct proto_block *b, char *buf, size_t len)
 {
 	char clk[32], dur[16], top[256];
 	const struct proto_block_frame *f = tui_block_top_frame(b);
@@ -108,18 +111,17 @@ static void blocks_rows(struct tui_app *a, void *win, int y, int x, int h, int w
 	}
 }
 
-/* See tui.h. */
-void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	char line[512];
 
 	blocks_title(a, line, sizeof line);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_BLOCKS, line);
+	tui_panel_title(a, win, y, x, w, BLOCKS_VIEW, line);
 	blocks_rows(a, win, y + 1, x, h - 1, w);
 }
 
-/* See tui.h: the text of the detail view (heap). */
-char *tui_blocks_text(const struct proto_blocks *l)
+/* The text of the detail view (heap). */
+static char *tui_blocks_text(const struct proto_blocks *l)
 {
 	char *out = NULL, row[512], fr[512];
 	size_t len = 0;
@@ -148,7 +150,7 @@ char *tui_blocks_text(const struct proto_blocks *l)
 	return out;
 }
 
-/* See tui.h: the detail view as an overlay. */
+/* See panel-blocks.h: the detail view as an overlay. */
 void tui_blocks_show(struct tui_app *a)
 {
 	char *text;
@@ -162,7 +164,7 @@ void tui_blocks_show(struct tui_app *a)
 	free(text);
 }
 
-/* See tui.h: " BLOCK 312 ms " while a block runs or for a while after. */
+/* See panel-blocks.h: " BLOCK 312 ms " while a block runs or for a while after. */
 bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len)
 {
 	const struct proto_blocks *l = a->frame ? &a->frame->frame.blocks : NULL;
@@ -178,29 +180,29 @@ bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len)
 	return true;
 }
 
-/* See tui.h: view 3: the blocks panel with every block the frame has. */
-void tui_panel_blocks_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* View 3: the blocks panel with every block the frame has. */
+static void tui_panel_blocks_view(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	if (a->frame == NULL || a->frame->frame.blocks.nblocks == 0) {
-		tui_panel_empty(a, win, y, x, w, TUI_VIEW_BLOCKS,
+		tui_panel_empty(a, win, y, x, w, BLOCKS_VIEW,
 		    "no block yet: the UI thread answered its event loop in time");
 		return;
 	}
 	tui_panel_blocks_draw(a, win, y, x, h, w);
 }
 
-/* See tui.h: the overview's box, the panel while there are blocks. */
-void tui_panel_blocks_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* The overview's box, the panel while there are blocks. */
+static void tui_panel_blocks_box(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	if (a->frame == NULL || a->frame->frame.blocks.nblocks == 0) {
-		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_BLOCKS, "none: the UI thread kept up");
+		tui_panel_box_empty(a, win, y, x, h, w, BLOCKS_VIEW, "none: the UI thread kept up");
 		return;
 	}
 	tui_panel_blocks_draw(a, win, y, x, h, w);
 }
 
-/* See tui.h: a title and up to four blocks. */
-void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+/* A title and up to four blocks. */
+static void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
 {
 	size_t n = a->frame ? a->frame->frame.blocks.nblocks : 0;
 
@@ -209,3 +211,12 @@ void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, in
 	*min = 2;
 	*want = 1 + (int)(n > 4 ? 4 : n > 1 ? n : 1);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_blocks = {
+	.name = "blocks", .tab = "blocks", .key = '3',
+	.title = " UI-thread blocks", .help = "UI-thread blocks (Enter: their stacks)",
+	.part = "blocks", .draw = tui_panel_blocks_view,
+	.box_draw = tui_panel_blocks_box, .box_rows = tui_panel_blocks_box_rows, .box_grow = 1,
+	.enter = tui_blocks_show,
+};

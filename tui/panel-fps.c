@@ -20,6 +20,9 @@
 
 #include <curses.h>
 
+extern const struct tui_view tui_view_fps;
+#define FPS_VIEW tui_view_index(&tui_view_fps)   /* its index: its list, its clicks */
+
 #define FPS_PANEL_ROWS    4
 #define FPS_SPARK_SECONDS 60
 #define FPS_DIGIT_ROWS    3
@@ -45,8 +48,7 @@ static const char *const fps_big_ascii[11][FPS_DIGIT_ROWS] = {
 	{ " _ ", "|_|", " _|" }, { "   ", "   ", "   " },
 };
 
-/* See tui.h. */
-size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n)
+static size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n)
 {
 	size_t per = 1000000000ull / PROTO_FPS_BIN_NS, have = s->nbins / per;
 
@@ -197,28 +199,27 @@ static void fps_body(struct tui_app *a, void *win, int y, int x, int h, int w)
 	fps_percentiles(a, win, y + 2, x + dx, x + w, f, s);
 }
 
-/* See tui.h. */
-void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	char title[512];
 
 	if (h < FPS_PANEL_ROWS)
 		return;
 	fps_title(a, title, sizeof title);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_FPS, title);
+	tui_panel_title(a, win, y, x, w, FPS_VIEW, title);
 	fps_body(a, win, y + 1, x, h - 1, w);
 }
 
-/* See tui.h: view 2: the FPS panel, then every stream in a table, then the worst
+/* View 2: the FPS panel, then every stream in a table, then the worst
  * frames of the busiest one. */
-void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_fps *f = a->frame ? &a->frame->frame.fps : NULL;
 	char line[512], c[8][16];
 	int r;
 
 	if (f == NULL || f->nstreams == 0) {
-		tui_panel_empty(a, win, y, x, w, TUI_VIEW_FPS, "no frames presented yet "
+		tui_panel_empty(a, win, y, x, w, FPS_VIEW, "no frames presented yet "
 		    "(the target draws through GL/EGL/Vulkan or calls hookscope_frame)");
 		return;
 	}
@@ -257,20 +258,28 @@ void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w
 	}
 }
 
-/* See tui.h: the overview's box, the panel while frames are presented. */
-void tui_panel_fps_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* The overview's box, the panel while frames are presented. */
+static void tui_panel_fps_box(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	if (a->frame == NULL || a->frame->frame.fps.nstreams == 0) {
-		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_FPS, "no frames presented");
+		tui_panel_box_empty(a, win, y, x, h, w, FPS_VIEW, "no frames presented");
 		return;
 	}
 	tui_panel_fps_draw(a, win, y, x, h, w);
 }
 
-/* See tui.h: the panel's four rows once there is a stream, else two. */
-void tui_panel_fps_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+/* The panel's four rows once there is a stream, else two. */
+static void tui_panel_fps_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
 {
 	(void)wide;
 	(void)avail;
 	*min = *want = a->frame != NULL && a->frame->frame.fps.nstreams > 0 ? FPS_PANEL_ROWS : 2;
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_fps = {
+	.name = "fps", .tab = "fps", .key = '2',
+	.title = " FPS", .help = "frame rate, jank and percentiles of every stream", .part = "fps",
+	.draw = tui_panel_fps_view,
+	.box_draw = tui_panel_fps_box, .box_rows = tui_panel_fps_box_rows, .box_grow = 5,
+};

@@ -8,8 +8,12 @@
 #include <string.h>
 
 #include "tui.h"
+#include "panel-funcs.h"
 
 #include <curses.h>
+
+extern const struct tui_view tui_view_funcs;
+#define FUNCS_VIEW tui_view_index(&tui_view_funcs)   /* its index: its list, its clicks */
 
 #define PANEL_NAME_MIN 16
 #define PANEL_BAR_MAX  20
@@ -66,10 +70,14 @@ static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 		l->barw = 0;
 	else
 		avail -= l->barw + 1;
+	/* No wider than the widest name: padding every row to the terminal's
+	 * edge would only cost drawing. */
+	if (avail > need)
+		avail = need;
 	l->width[TUI_COL_NAME] = avail > 1 ? avail : 1;
 }
 
-/* See tui.h. */
+/* See panel-funcs.h. */
 int tui_panel_funcs_name_width(const struct tui_app *a, int w)
 {
 	struct panel_layout l;
@@ -179,12 +187,12 @@ static const char *panel_empty(const struct tui_app *a)
 	return "no function timed yet";
 }
 
-/* See tui.h: header at row y, rows below, h rows in all. */
+/* See panel-funcs.h: header at row y, rows below, h rows in all. */
 void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
 	struct panel_layout l;
-	struct tui_list *sel = &a->list[TUI_LIST_FUNCS];
+	struct tui_list *sel = &a->list[FUNCS_VIEW];
 
 	if (h < 1 || w < 1)
 		return;
@@ -199,7 +207,7 @@ void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int
 			tui_screen_put(win, y + 2, x + 2, w - 2, a->attr[TUI_EL_ROW_IDLE], panel_empty(a));
 		return;
 	}
-	tui_view_region(TUI_VIEW_FUNCS, y + 1, x, h - 1, w, sel->top);
+	tui_view_region(FUNCS_VIEW, y + 1, x, h - 1, w, sel->top);
 	for (int i = 0; i < h - 1; i++) {
 		size_t row = (size_t)(sel->top + i);
 
@@ -215,11 +223,11 @@ static int panel_n(const struct tui_app *a)
 	return a->frame ? (int)a->frame->frame.nfuncs : 0;
 }
 
-/* See tui.h: after a new frame, a move or a resize: keep the selection
+/* See panel-funcs.h: after a new frame, a move or a resize: keep the selection
  * on its function and in view. */
 void tui_panel_funcs_follow(struct tui_app *a)
 {
-	struct tui_list *l = &a->list[TUI_LIST_FUNCS];
+	struct tui_list *l = &a->list[FUNCS_VIEW];
 	int n = panel_n(a);
 
 	if (a->sel_name != NULL && a->frame != NULL) {
@@ -233,11 +241,11 @@ void tui_panel_funcs_follow(struct tui_app *a)
 	tui_list_layout(l, n, l->rows > 1 ? l->rows : tui_screen_panel_rows(a));
 }
 
-/* See tui.h: the selection moved: remember its function by name, so it
+/* The selection moved: remember its function by name, so it
  * stays on it when the rows re-sort; on the first row, stay on the row. */
-void tui_panel_funcs_moved(struct tui_app *a)
+static void tui_panel_funcs_moved(struct tui_app *a)
 {
-	const struct tui_list *l = &a->list[TUI_LIST_FUNCS];
+	const struct tui_list *l = &a->list[FUNCS_VIEW];
 
 	free(a->sel_name);
 	a->sel_name = NULL;
@@ -246,20 +254,19 @@ void tui_panel_funcs_moved(struct tui_app *a)
 	tui_panel_funcs_follow(a);
 }
 
-/* See tui.h. */
-const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a)
+static const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a)
 {
-	int sel = a->list[TUI_LIST_FUNCS].sel;
+	int sel = a->list[FUNCS_VIEW].sel;
 
 	if (sel < 0 || sel >= panel_n(a))
 		return NULL;
 	return &a->frame->frame.funcs[sel];
 }
 
-/* See tui.h: Enter on the functions: everything about the selected one on the
+/* Enter on the functions: everything about the selected one on the
  * message line; the time so far of calls in flight is apart from the
  * returned calls' total. */
-void tui_panel_funcs_details(struct tui_app *a)
+static void tui_panel_funcs_details(struct tui_app *a)
 {
 	const struct proto_func *f = tui_panel_funcs_selected(a);
 	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
@@ -283,3 +290,11 @@ void tui_panel_funcs_details(struct tui_app *a)
 	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
 	    (unsigned long long)f->slow);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_funcs = {
+	.name = "functions", .tab = "funcs", .key = '1',
+	.title = " hot functions", .help = "hot functions, all columns", .part = "funcs",
+	.draw = tui_panel_funcs_draw,
+	.list = true, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details,
+};

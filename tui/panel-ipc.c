@@ -13,6 +13,9 @@
 
 #include "tui.h"
 
+extern const struct tui_view tui_view_ipc;
+#define IPC_VIEW tui_view_index(&tui_view_ipc)   /* its index: its list, its clicks */
+
 
 /* All operations of an endpoint. */
 static uint64_t ipc_ops(const struct proto_ipc_ep *e)
@@ -20,8 +23,8 @@ static uint64_t ipc_ops(const struct proto_ipc_ep *e)
 	return e->sends + e->recvs + e->calls + e->connects;
 }
 
-/* See tui.h: the summary, the header and a few endpoints in a shared screen. */
-int tui_panel_ipc_height(const struct tui_app *a, int avail)
+/* The summary, the header and a few endpoints in a shared screen. */
+static int tui_panel_ipc_height(const struct tui_app *a, int avail)
 {
 	size_t n = a->frame != NULL ? a->frame->frame.ipc.neps : 0;
 	int want = (int)(n > 8 ? 8 : n) + 2;
@@ -48,11 +51,10 @@ static void ipc_row_text(const struct proto_ipc_ep *e, char *out, size_t len)
 	    (unsigned long long)e->slow, peer);
 }
 
-/* See tui.h. */
-void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_ipc *p;
-	struct tui_list *l = &a->list[TUI_LIST_IPC];
+	struct tui_list *l = &a->list[IPC_VIEW];
 	char line[512];
 	uint64_t ops = 0, ui = 0;
 
@@ -91,9 +93,9 @@ void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w
 	}
 }
 
-/* See tui.h: the slow calls of the selected endpoint (all when it has
+/* The slow calls of the selected endpoint (all when it has
  * none), newest first, each with its stack. */
-void tui_panel_ipc_details(struct tui_app *a)
+static void tui_panel_ipc_details(struct tui_app *a)
 {
 	const struct proto_ipc *p;
 	const struct proto_ipc_ep *sel = NULL;
@@ -104,8 +106,8 @@ void tui_panel_ipc_details(struct tui_app *a)
 	if (a->frame == NULL)
 		return;
 	p = &a->frame->frame.ipc;
-	if (a->list[TUI_LIST_IPC].sel < (int)p->neps)
-		sel = &p->eps[a->list[TUI_LIST_IPC].sel];
+	if (a->list[IPC_VIEW].sel < (int)p->neps)
+		sel = &p->eps[a->list[IPC_VIEW].sel];
 	if (sel != NULL && sel->slow == 0)
 		sel = NULL;
 	if ((m = open_memstream(&text, &len)) == NULL)
@@ -146,17 +148,26 @@ void tui_panel_ipc_details(struct tui_app *a)
 	free(text);
 }
 
-/* See tui.h: view 5: its title row, then the panel. */
-void tui_panel_ipc_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* View 5: its title row, then the panel. */
+static void tui_panel_ipc_view(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_IPC, tui_views[TUI_VIEW_IPC].title);
+	tui_panel_title(a, win, y, x, w, IPC_VIEW, tui_view_ipc.title);
 	tui_panel_ipc_draw(a, win, y + 1, x, h - 1, w);
 }
 
-/* See tui.h: the title row and the panel's summary, header and rows. */
-void tui_panel_ipc_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+/* The title row and the panel's summary, header and rows. */
+static void tui_panel_ipc_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
 {
 	(void)wide;
 	*min = 2;
 	*want = 1 + tui_panel_ipc_height(a, avail);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_ipc = {
+	.name = "ipc", .tab = "ipc", .key = '5',
+	.title = " IPC", .help = "IPC calls (Enter: slow calls)", .part = "ipc",
+	.draw = tui_panel_ipc_view,
+	.box_draw = tui_panel_ipc_view, .box_rows = tui_panel_ipc_box_rows, .box_grow = 2,
+	.list = true, .enter = tui_panel_ipc_details,
+};

@@ -17,6 +17,9 @@
 
 #include <curses.h>
 
+extern const struct tui_view tui_view_power;
+#define POWER_VIEW tui_view_index(&tui_view_power)   /* its index: its list, its clicks */
+
 static size_t pwr_order[PROTO_MAX_PWR_RES];
 static size_t pwr_n;
 
@@ -68,19 +71,17 @@ static void pwr_holder(const struct proto_pwr_res *r, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(sp != NULL ? sp - f : (long)strlen(f)), f);
 }
 
-/* See tui.h. */
-int tui_panel_power_height(const struct tui_app *a, int avail)
+static int tui_panel_power_height(const struct tui_app *a, int avail)
 {
 	size_t n = a->frame != NULL ? a->frame->frame.power.nres : 0;
 
 	return n == 0 ? 0 : (int)(n + 2 < (size_t)avail ? n + 2 : (size_t)avail);
 }
 
-/* See tui.h. */
-void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_power *p;
-	struct tui_list *l = &a->list[TUI_LIST_POWER];
+	struct tui_list *l = &a->list[POWER_VIEW];
 	char line[768], cats[384] = "", held[16], total[16], holder[48], mah[24];
 	unsigned nheld = 0, nleak = 0;
 
@@ -143,11 +144,11 @@ void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int
 	}
 }
 
-/* See tui.h: the selected resource's stacks and figures in an overlay. */
-void tui_panel_power_details(struct tui_app *a)
+/* The selected resource's stacks and figures in an overlay. */
+static void tui_panel_power_details(struct tui_app *a)
 {
 	const struct proto_pwr_res *r;
-	int sel = a->list[TUI_LIST_POWER].sel;
+	int sel = a->list[POWER_VIEW].sel;
 	char title[128], *text = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -177,17 +178,26 @@ void tui_panel_power_details(struct tui_app *a)
 	free(text);
 }
 
-/* See tui.h: view 6: its title row, then the panel. */
-void tui_panel_power_view(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* View 6: its title row, then the panel. */
+static void tui_panel_power_view(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_POWER, tui_views[TUI_VIEW_POWER].title);
+	tui_panel_title(a, win, y, x, w, POWER_VIEW, tui_view_power.title);
 	tui_panel_power_draw(a, win, y + 1, x, h - 1, w);
 }
 
-/* See tui.h: the title row and the panel's summary, header and rows. */
-void tui_panel_power_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+/* The title row and the panel's summary, header and rows. */
+static void tui_panel_power_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
 {
 	(void)wide;
 	*min = 2;
 	*want = 1 + tui_panel_power_height(a, avail);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_power = {
+	.name = "power", .tab = "power", .key = '6',
+	.title = " power", .help = "wakelocks, sensors and other power resources",
+	.part = "power", .draw = tui_panel_power_view,
+	.box_draw = tui_panel_power_view, .box_rows = tui_panel_power_box_rows, .box_grow = 3,
+	.list = true, .enter = tui_panel_power_details,
+};

@@ -8,6 +8,11 @@
 
 #include "tui.h"
 
+#include <curses.h>
+
+extern const struct tui_view tui_view_targets;
+#define TARGETS_VIEW tui_view_index(&tui_view_targets)   /* its index: its list, its clicks */
+
 /* Local time "HH:MM:SS" of a wall-clock ms, "-" for 0. */
 static void targets_clock(uint64_t ms, char *buf, size_t len)
 {
@@ -18,18 +23,18 @@ static void targets_clock(uint64_t ms, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* See tui.h: every target the daemon knows, the one shown marked. */
-void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+/* Every target the daemon knows, the one shown marked. */
+static void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	size_t n = 0;
 	const struct proto_target *ts = tui_app_targets(a, &n);
-	struct tui_list *l = &a->list[TUI_LIST_TARGETS];
+	struct tui_list *l = &a->list[TARGETS_VIEW];
 	int32_t shown = a->frame ? a->frame->frame.pid : 0;
 	char line[768], start[16], end[16];
 
 	snprintf(line, sizeof line, " targets: %zu  (Enter shows the selected one; exited ones stay "
 	    "until :forget PID)", n);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_TARGETS, line);
+	tui_panel_title(a, win, y, x, w, TARGETS_VIEW, line);
 	if (h < 2)
 		return;
 	snprintf(line, sizeof line, "   %7s %-16s %-9s %5s %8s %8s  %s", "PID", "NAME", "STATE",
@@ -42,7 +47,7 @@ void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, i
 		return;
 	}
 	tui_list_layout(l, (int)n, h - 2);
-	tui_view_region(TUI_VIEW_TARGETS, y + 2, x, h - 2, w, l->top);
+	tui_view_region(TARGETS_VIEW, y + 2, x, h - 2, w, l->top);
 	for (int i = 0; i < h - 2 && l->top + i < (int)n; i++) {
 		const struct proto_target *t = &ts[l->top + i];
 		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
@@ -58,12 +63,12 @@ void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, i
 	}
 }
 
-/* See tui.h: Enter: show the selected target (as :target PID). */
-void tui_panel_targets_details(struct tui_app *a)
+/* Enter: show the selected target (as :target PID). */
+static void tui_panel_targets_details(struct tui_app *a)
 {
 	size_t n = 0;
 	const struct proto_target *ts = tui_app_targets(a, &n);
-	int sel = a->list[TUI_LIST_TARGETS].sel;
+	int sel = a->list[TARGETS_VIEW].sel;
 	char line[32];
 
 	if (sel < 0 || (size_t)sel >= n)
@@ -71,3 +76,11 @@ void tui_panel_targets_details(struct tui_app *a)
 	snprintf(line, sizeof line, "target %d", (int)ts[sel].pid);
 	tui_commands_run(a, line);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_targets = {
+	.name = "targets", .tab = "targets", .key = '7', .fkey = KEY_F(2),
+	.title = " targets", .help = "every target: pid, name, state, level (Enter: show it)",
+	.part = "targets", .draw = tui_panel_targets_draw,
+	.list = true, .enter = tui_panel_targets_details,
+};

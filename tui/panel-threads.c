@@ -15,6 +15,9 @@
 
 #include <curses.h>
 
+extern const struct tui_view tui_view_threads;
+#define THREADS_VIEW tui_view_index(&tui_view_threads)   /* its index: its list, its clicks */
+
 #define THR_ROWS_MAX (PROTO_MAX_THREADS + PROTO_MAX_TSITES + PROTO_MAX_POOLS + 8)
 
 enum thr_row_kind { THR_ROW_POOL, THR_ROW_GROUP, THR_ROW_THREAD };
@@ -141,11 +144,10 @@ static void thr_row_text(const struct proto_threads *t, const struct thr_row *r,
 	}
 }
 
-/* See tui.h. */
-void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_threads *t;
-	struct tui_list *l = &a->list[TUI_LIST_THREADS];
+	struct tui_list *l = &a->list[THREADS_VIEW];
 	char line[512], spark[PROTO_THR_HISTORY * 4 + 1], cpu[16];
 	unsigned hist[PROTO_THR_HISTORY];
 
@@ -178,13 +180,13 @@ void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, i
 	}
 }
 
-/* See tui.h: the selected thread's creation stack in an overlay. */
-void tui_panel_threads_details(struct tui_app *a)
+/* The selected thread's creation stack in an overlay. */
+static void tui_panel_threads_details(struct tui_app *a)
 {
 	const struct proto_threads *t;
 	const struct thr_row *r;
 	const struct proto_thr_site *s;
-	int sel = a->list[TUI_LIST_THREADS].sel;
+	int sel = a->list[THREADS_VIEW].sel;
 	char title[96], *text = NULL;
 	size_t len = 0;
 	FILE *m;
@@ -220,9 +222,9 @@ void tui_panel_threads_details(struct tui_app *a)
 	free(text);
 }
 
-/* See tui.h: the overview's box: its own summary as the title row (with
+/* The overview's box: its own summary as the title row (with
  * the last 30 s of the live count), the tree below when there is room. */
-void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, int w)
+static void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, int w)
 {
 	const struct proto_threads *t;
 	unsigned hist[PROTO_THR_HISTORY];
@@ -230,7 +232,7 @@ void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, in
 	size_t n;
 
 	if (a->frame == NULL) {
-		tui_panel_box_empty(a, win, y, x, h, w, TUI_VIEW_THREADS, "");
+		tui_panel_box_empty(a, win, y, x, h, w, THREADS_VIEW, "");
 		return;
 	}
 	t = &a->frame->frame.thr;
@@ -242,12 +244,12 @@ void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, in
 	tui_fps_sparkline(hist, n, a->utf8, spark, sizeof spark);
 	snprintf(line, sizeof line, " threads: %llu live, %llu created, %.1f/s %s",
 	    (unsigned long long)t->live, (unsigned long long)t->created, t->created_per_s, spark);
-	tui_panel_title(a, win, y, x, w, TUI_VIEW_THREADS, line);
+	tui_panel_title(a, win, y, x, w, THREADS_VIEW, line);
 }
 
-/* See tui.h: the title row alone, or (wide) a row per thread, pool and
+/* The title row alone, or (wide) a row per thread, pool and
  * inferred pool. */
-void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
+static void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want)
 {
 	const struct proto_threads *t = a->frame ? &a->frame->frame.thr : NULL;
 
@@ -255,3 +257,12 @@ void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, i
 	*min = 1;
 	*want = !wide || t == NULL ? 1 : 2 + (int)(t->nthreads + t->npools + t->nsites);
 }
+
+/* Its row of the views table (views.c). */
+const struct tui_view tui_view_threads = {
+	.name = "threads", .tab = "threads", .key = '4',
+	.title = " threads", .help = "threads and pools (Enter: creation stack)",
+	.part = "threading", .draw = tui_panel_threads_draw,
+	.box_draw = tui_panel_threads_box, .box_rows = tui_panel_threads_box_rows, .box_grow = 4,
+	.list = true, .enter = tui_panel_threads_details,
+};

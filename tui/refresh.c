@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tui.h"
+#include "panel-funcs.h"
 
 static const unsigned refresh_steps[] = { 100, 250, 500, 1000, 2000, 5000 };
 #define REFRESH_NSTEPS (sizeof refresh_steps / sizeof refresh_steps[0])

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "tui.h"
+#include "panel-blocks.h"
+#include "panel-funcs.h"
 
 /* After tui.h: term.h defines macros such as "lines" and "hangup". */
 #include <curses.h>
@@ -183,7 +185,7 @@ void *tui_screen_rawpad(void) { return scr_raw; }
 /* See tui.h: the rows of the functions' list at the last draw. */
 int tui_screen_panel_rows(const struct tui_app *a)
 {
-	int n = a->list[TUI_LIST_FUNCS].rows;
+	int n = a->list[tui_view_index(&tui_view_funcs)].rows;
 
 	return n > 1 ? n : LINES - 5 > 1 ? LINES - 5 : 1;
 }
@@ -338,9 +340,9 @@ static void screen_info(struct tui_app *a, int cols)
 	}
 	screen_seg(&s, at, " sort %s", f->sort);
 	if (f->nfuncs > 0)
-		screen_seg(&s, at, "%srows %d-%d of %zu", sep, a->list[TUI_LIST_FUNCS].top + 1,
-		    (int)f->nfuncs < a->list[TUI_LIST_FUNCS].top + tui_screen_panel_rows(a) ?
-		    (int)f->nfuncs : a->list[TUI_LIST_FUNCS].top + tui_screen_panel_rows(a), f->nfuncs);
+		screen_seg(&s, at, "%srows %d-%d of %zu", sep, a->list[tui_view_index(&tui_view_funcs)].top + 1,
+		    (int)f->nfuncs < a->list[tui_view_index(&tui_view_funcs)].top + tui_screen_panel_rows(a) ?
+		    (int)f->nfuncs : a->list[tui_view_index(&tui_view_funcs)].top + tui_screen_panel_rows(a), f->nfuncs);
 	if (a->want_top > 0)
 		screen_seg(&s, at, "%stop %ld", sep, a->want_top);
 	if (a->want_filter != NULL)
@@ -442,7 +444,7 @@ void tui_screen_draw(struct tui_app *a)
 	} else {
 		screen_status(a, cols);
 		screen_info(a, cols);
-		tui_views[a->view].draw(a, scr_main, 2, 0, rows - 3, cols);
+		tui_views[a->view]->draw(a, scr_main, 2, 0, rows - 3, cols);
 		screen_message(a, rows - 1, cols);
 		if (a->overlay.active)
 			screen_overlay(a, 2, rows - 3, cols);

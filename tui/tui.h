@@ -259,13 +259,7 @@ struct tui_list {
 	int top;                          /* item on the first row */
 };
 
-/* The lists of the panels; views showing the same list share it (the
- * overview and the functions view: the same selection). */
-enum tui_list_id {
-	TUI_LIST_NONE,                    /* a view without a selection */
-	TUI_LIST_FUNCS, TUI_LIST_THREADS, TUI_LIST_IPC, TUI_LIST_POWER, TUI_LIST_TARGETS,
-	TUI_LIST_COUNT
-};
+#define TUI_VIEW_MAX 16                  /* views in the table (views.c), at most */
 
 /* Before drawing: n items in rows rows now; the selection stays on an
  * item and in view. */
@@ -308,7 +302,7 @@ struct tui_app {
 
 	/* View state. */
 	enum tui_mode     mode;
-	struct tui_list   list[TUI_LIST_COUNT];   /* the panels' selections */
+	struct tui_list   list[TUI_VIEW_MAX];     /* the views' selections, by view (tui_view_list) */
 	char             *sel_name;       /* the functions' selection follows this name */
 	bool              show_module;
 	struct tui_overlay overlay;
@@ -365,74 +359,18 @@ int  tui_screen_put(void *win, int y, int x, int width, unsigned long attr, cons
 void tui_screen_fill(void *win, int y, int x, int width, unsigned long attr);
 
 /*
- * The panels, one file each.  A collector's panel provides what its row
- * of tui_views names: the full-screen view, the overview box and its rows,
- * Enter; it keeps its selection in a->list[its list].  Box rows:
- * (a, wide, avail, &min, &want).
+ * The panels, one file each.  A panel file defines its view's row
+ * (const struct tui_view tui_view_NAME, listed in views.c) and keeps its
+ * entry points static: the row carries them.  What other files call of a
+ * panel is in its header (panel-funcs.h, panel-blocks.h).
  */
 
-/* panel-funcs.c: the hot functions (views 0 and 1) */
-void tui_panel_funcs_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_funcs_moved(struct tui_app *a);
-void tui_panel_funcs_follow(struct tui_app *a);
-void tui_panel_funcs_details(struct tui_app *a);
-/* Columns of the NAME column in a w-column panel (the frame's names decide). */
-int  tui_panel_funcs_name_width(const struct tui_app *a, int w);
-const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a);
-
-/* panel-fps.c: the FPS panel (view 2, the overview's FPS box) */
-void tui_panel_fps_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_fps_view(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_fps_box(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_fps_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want);
-/* The last n seconds of a stream's history, oldest first (frames per
- * whole second, from the 100 ms bins); returns how many were filled. */
-size_t tui_fps_seconds(const struct proto_fps_stream *s, unsigned *out, size_t n);
 /* A sparkline of v[0..n) scaled to its maximum: one cell per value,
- * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step. */
+ * block characters or, without UTF-8, an ASCII ramp; 0 is the lowest step
+ * (panel-fps.c). */
 void tui_fps_sparkline(const unsigned *v, size_t n, bool utf8, char *out, size_t len);
 
-/* panel-blocks.c: the UI-thread blocks (view 3, the overview's blocks box),
- * their detail overlay, the status-bar flag */
-void tui_panel_blocks_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_blocks_view(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_blocks_box(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_blocks_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
-    int *want);
-const struct proto_block_frame *tui_block_top_frame(const struct proto_block *b);
-void tui_block_row(const struct proto_block *b, char *buf, size_t len);
-char *tui_blocks_text(const struct proto_blocks *l);
-void tui_blocks_show(struct tui_app *a);
-bool tui_blocks_flag(const struct tui_app *a, char *buf, size_t len);
-
-/* panel-threads.c: the threads tree (view 4, the overview's threads box) */
-void tui_panel_threads_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_threads_box(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_threads_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
-    int *want);
-void tui_panel_threads_details(struct tui_app *a);   /* Enter: creation stack */
-
-/* panel-ipc.c: the IPC endpoints (view 5, the overview's IPC box) */
-int  tui_panel_ipc_height(const struct tui_app *a, int avail);   /* rows wanted in a shared screen */
-void tui_panel_ipc_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_ipc_view(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_ipc_box_rows(const struct tui_app *a, bool wide, int avail, int *min, int *want);
-void tui_panel_ipc_details(struct tui_app *a);                   /* Enter: slow calls */
-
-/* panel-power.c: the power resources (view 6, the overview's power box) */
-int  tui_panel_power_height(const struct tui_app *a, int avail);
-void tui_panel_power_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_power_view(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_power_box_rows(const struct tui_app *a, bool wide, int avail, int *min,
-    int *want);
-void tui_panel_power_details(struct tui_app *a);                 /* Enter: the stacks */
-
-/* panel-targets.c: the targets (view 7) */
-void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
-void tui_panel_targets_details(struct tui_app *a);               /* Enter: show it */
-
-/* overview.c: the start screen, every panel at once, and what panels share */
-void tui_overview_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+/* overview.c: the start screen (its row), and what panels share */
 /* A panel title row: text left, "[key]" right; registers a click region. */
 void tui_panel_title(struct tui_app *a, void *win, int y, int x, int w, int view,
     const char *text);
@@ -477,20 +415,14 @@ char *tui_commands_help(void);
 void tui_keys_handle(struct tui_app *a, int key);
 char *tui_keys_help(void);
 
-/* views.c: the table of views (0 overview, 1-6 collectors, 7 targets) */
-enum tui_view_id {
-	TUI_VIEW_OVERVIEW, TUI_VIEW_FUNCS, TUI_VIEW_FPS, TUI_VIEW_BLOCKS, TUI_VIEW_THREADS,
-	TUI_VIEW_IPC, TUI_VIEW_POWER, TUI_VIEW_TARGETS,
-	TUI_VIEW_COUNT
-};
-
+/* views.c: the table of views, in key order (0 overview, then the collectors, the targets) */
 typedef void (*tui_draw_fn)(struct tui_app *a, void *win, int y, int x, int h, int w);
 
 struct tui_view {
 	const char *name;                 /* "functions": :view NAME, help, tab from 90 columns */
 	const char *tab;                  /* the tab's name below 90 columns */
 	const char *title;                /* its title row when it has nothing to show */
-	int         key;                  /* '0'-'7' */
+	int         key;                  /* '0'-'9', in table order */
 	int         fkey;                 /* KEY_F(n) or 0 */
 	const char *help;
 	const char *part;                 /* its key in the frame (and --json); NULL: none */
@@ -499,12 +431,19 @@ struct tui_view {
 	/* Rows the box needs and would like (wide: the two-column layout). */
 	void      (*box_rows)(const struct tui_app *a, bool wide, int avail, int *min, int *want);
 	int         box_grow;             /* rows left over go to the boxes by this rank, 1 first */
-	enum tui_list_id list;            /* what Up/Down/PgUp/... move; TUI_LIST_NONE */
+	bool        list;                 /* it has a selection Up/Down/PgUp/... move */
+	const struct tui_view *list_of;   /* it shows that view's list (and its moved and
+	                                     Enter) instead; NULL: its own */
 	void      (*moved)(struct tui_app *a);   /* after its list moved; NULL: nothing */
 	void      (*enter)(struct tui_app *a);   /* Enter; NULL: nothing */
 };
-extern const struct tui_view tui_views[TUI_VIEW_COUNT];
-int  tui_view_find(const char *name);    /* -1 if unknown; also "0"-"7" */
+extern const struct tui_view *const tui_views[];
+extern const int tui_nviews;
+int  tui_view_find(const char *name);    /* -1 if unknown; also a view's key ("3") */
+/* The index of a row of tui_views (asserted to be one). */
+int  tui_view_index(const struct tui_view *v);
+/* Enter on the view shown. */
+void tui_view_enter(struct tui_app *a);
 void tui_view_set(struct tui_app *a, int view);
 /* The list of a view, NULL when it has none. */
 struct tui_list *tui_view_list(struct tui_app *a, int view);

@@ -1,76 +1,58 @@
 /*
- * views.c - the table of views (0 overview, 1-6 one collector each, 7 the
- * targets), switching between them, moving their lists, and mouse clicks.
+ * views.c - the table of views (0 overview, then one per collector, then
+ * the targets), switching between them, moving their lists, mouse clicks.
  *
- * Every view is a row of tui_views: its name, key and tab, what it draws
- * full screen, its box in the overview, its part of the frame, the list
- * Up/Down move and what Enter opens.  The keys, the tabs, the help, the
- * overview's boxes, `:view` and its completion all come from this table;
- * a collector's panel file provides the functions its row names.
+ * Every view is a row of tui_views, defined in its panel file: its name,
+ * key and tab, what it draws full screen, its box in the overview, its part
+ * of the frame, the list Up/Down move and what Enter opens.  The keys, the
+ * tabs, the help, the overview's boxes, `:view` and its completion all come
+ * from this table.  A view's selection is a->list[its index].
  *
  * Clicks: while drawing, panels register the regions they drew (a title row
  * opens its view, a table row selects that row); a click is looked up in
  * the regions of the last draw, so it always matches what is on the screen.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tui.h"
-
-#include <curses.h>
+#include "panel-funcs.h"
 
 #define VIEW_MAX_REGIONS 32
 
-const struct tui_view tui_views[TUI_VIEW_COUNT] = {
-	[TUI_VIEW_OVERVIEW] = { .name = "overview", .tab = "all", .key = '0',
-	    .title = " overview", .help = "everything at once (the start screen)",
-	    .draw = tui_overview_draw,
-	    .list = TUI_LIST_FUNCS, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details },
-	[TUI_VIEW_FUNCS] = { .name = "functions", .tab = "funcs", .key = '1',
-	    .title = " hot functions", .help = "hot functions, all columns", .part = "funcs",
-	    .draw = tui_panel_funcs_draw,
-	    .list = TUI_LIST_FUNCS, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details },
-	[TUI_VIEW_FPS] = { .name = "fps", .tab = "fps", .key = '2',
-	    .title = " FPS", .help = "frame rate, jank and percentiles of every stream", .part = "fps",
-	    .draw = tui_panel_fps_view,
-	    .box_draw = tui_panel_fps_box, .box_rows = tui_panel_fps_box_rows, .box_grow = 5 },
-	[TUI_VIEW_BLOCKS] = { .name = "blocks", .tab = "blocks", .key = '3',
-	    .title = " UI-thread blocks", .help = "UI-thread blocks (Enter: their stacks)",
-	    .part = "blocks", .draw = tui_panel_blocks_view,
-	    .box_draw = tui_panel_blocks_box, .box_rows = tui_panel_blocks_box_rows, .box_grow = 1,
-	    .enter = tui_blocks_show },
-	[TUI_VIEW_THREADS] = { .name = "threads", .tab = "threads", .key = '4',
-	    .title = " threads", .help = "threads and pools (Enter: creation stack)",
-	    .part = "threading", .draw = tui_panel_threads_draw,
-	    .box_draw = tui_panel_threads_box, .box_rows = tui_panel_threads_box_rows, .box_grow = 4,
-	    .list = TUI_LIST_THREADS, .enter = tui_panel_threads_details },
-	[TUI_VIEW_IPC] = { .name = "ipc", .tab = "ipc", .key = '5',
-	    .title = " IPC", .help = "IPC calls (Enter: slow calls)", .part = "ipc",
-	    .draw = tui_panel_ipc_view,
-	    .box_draw = tui_panel_ipc_view, .box_rows = tui_panel_ipc_box_rows, .box_grow = 2,
-	    .list = TUI_LIST_IPC, .enter = tui_panel_ipc_details },
-	[TUI_VIEW_POWER] = { .name = "power", .tab = "power", .key = '6',
-	    .title = " power", .help = "wakelocks, sensors and other power resources",
-	    .part = "power", .draw = tui_panel_power_view,
-	    .box_draw = tui_panel_power_view, .box_rows = tui_panel_power_box_rows, .box_grow = 3,
-	    .list = TUI_LIST_POWER, .enter = tui_panel_power_details },
-	[TUI_VIEW_TARGETS] = { .name = "targets", .tab = "targets", .key = '7', .fkey = KEY_F(2),
-	    .title = " targets", .help = "every target: pid, name, state, level (Enter: show it)",
-	    .part = "targets", .draw = tui_panel_targets_draw,
-	    .list = TUI_LIST_TARGETS, .enter = tui_panel_targets_details },
-};
+/* Every view, in key order: a new one adds its name here (its row is
+ * tui_view_NAME, in its panel file). */
+#define VIEWS(X) X(overview) X(funcs) X(fps) X(blocks) X(threads) X(ipc) X(power) X(targets)
+
+#define VIEW_DECL(n) extern const struct tui_view tui_view_##n;
+#define VIEW_ROW(n) &tui_view_##n,
+VIEWS(VIEW_DECL)
+const struct tui_view *const tui_views[] = { VIEWS(VIEW_ROW) };
+const int tui_nviews = sizeof tui_views / sizeof tui_views[0];
+_Static_assert(sizeof tui_views / sizeof tui_views[0] <= TUI_VIEW_MAX, "raise TUI_VIEW_MAX");
+
+/* See tui.h. */
+int tui_view_index(const struct tui_view *v)
+{
+	for (int i = 0; i < tui_nviews; i++)
+		if (tui_views[i] == v)
+			return i;
+	assert(!"a view row missing from VIEWS");
+	return 0;
+}
 
 /* See tui.h. */
 int tui_view_find(const char *name)
 {
 	size_t len = strlen(name);
 
-	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		if ((len == 1 && name[0] == tui_views[v].key) || strcmp(name, tui_views[v].name) == 0)
+	for (int v = 0; v < tui_nviews; v++)
+		if ((len == 1 && name[0] == tui_views[v]->key) || strcmp(name, tui_views[v]->name) == 0)
 			return v;
-	for (int v = 0; v < TUI_VIEW_COUNT && len > 0; v++)
-		if (strncmp(name, tui_views[v].name, len) == 0)
+	for (int v = 0; v < tui_nviews && len > 0; v++)
+		if (strncmp(name, tui_views[v]->name, len) == 0)
 			return v;
 	return -1;
 }
@@ -78,18 +60,29 @@ int tui_view_find(const char *name)
 /* See tui.h. */
 void tui_view_set(struct tui_app *a, int view)
 {
-	if (view < 0 || view >= TUI_VIEW_COUNT)
+	if (view < 0 || view >= tui_nviews)
 		return;
 	a->view = view;
 	tui_panel_funcs_follow(a);
 }
 
+/* The row whose list, moved and Enter view shows. */
+static const struct tui_view *view_owner(int view)
+{
+	const struct tui_view *v = tui_views[view];
+
+	return v->list_of != NULL ? v->list_of : v;
+}
+
 /* See tui.h. */
 struct tui_list *tui_view_list(struct tui_app *a, int view)
 {
-	if (view < 0 || view >= TUI_VIEW_COUNT || tui_views[view].list == TUI_LIST_NONE)
+	const struct tui_view *o;
+
+	if (view < 0 || view >= tui_nviews)
 		return NULL;
-	return &a->list[tui_views[view].list];
+	o = view_owner(view);
+	return o->list ? &a->list[tui_view_index(o)] : NULL;
 }
 
 /* See tui.h. */
@@ -100,8 +93,17 @@ void tui_view_move(struct tui_app *a, int delta)
 	if (l == NULL)
 		return;
 	tui_list_move(l, delta);
-	if (tui_views[a->view].moved != NULL)
-		tui_views[a->view].moved(a);
+	if (view_owner(a->view)->moved != NULL)
+		view_owner(a->view)->moved(a);
+}
+
+/* See tui.h. */
+void tui_view_enter(struct tui_app *a)
+{
+	const struct tui_view *o = view_owner(a->view);
+
+	if (o->enter != NULL)
+		o->enter(a);
 }
 
 /* See tui.h. */
@@ -121,8 +123,8 @@ char *tui_view_names(void)
 
 	if (m == NULL)
 		return xstrdup("out of memory");
-	for (int v = 0; v < TUI_VIEW_COUNT; v++)
-		fprintf(m, "%s%s", v ? ", " : "", tui_views[v].name);
+	for (int v = 0; v < tui_nviews; v++)
+		fprintf(m, "%s%s", v ? ", " : "", tui_views[v]->name);
 	fclose(m);
 	return out;
 }
@@ -168,10 +170,10 @@ void tui_view_click(struct tui_app *a, int y, int x, bool dbl)
 		if ((l = tui_view_list(a, r->view)) == NULL)
 			return;
 		tui_list_select(l, item);
-		if (tui_views[r->view].moved != NULL)
-			tui_views[r->view].moved(a);
-		if (dbl && tui_views[r->view].enter != NULL)
-			tui_views[r->view].enter(a);
+		if (view_owner(r->view)->moved != NULL)
+			view_owner(r->view)->moved(a);
+		if (dbl && view_owner(r->view)->enter != NULL)
+			view_owner(r->view)->enter(a);
 		return;
 	}
 }
@@ -187,12 +189,12 @@ void tui_view_tabs_draw(struct tui_app *a, void *win, int screen_y, int cols)
 	x += tui_screen_put(win, 0, x, cols - x, hint, cols >= 128 ?
 	    " q quit  ? help  : command  / filter  s sort  p pause " : " q quit ? help ");
 	x += tui_screen_put(win, 0, x, cols - x, hint, a->utf8 ? "\u2502" : "|");
-	for (int v = 0; v < TUI_VIEW_COUNT && x < cols; v++) {
+	for (int v = 0; v < tui_nviews && x < cols; v++) {
 		char tab[32];
 		int tw;
 
-		snprintf(tab, sizeof tab, " %c %s", tui_views[v].key,
-		    cols >= 90 ? tui_views[v].name : tui_views[v].tab);
+		snprintf(tab, sizeof tab, " %c %s", tui_views[v]->key,
+		    cols >= 90 ? tui_views[v]->name : tui_views[v]->tab);
 		tw = tui_screen_put(win, 0, x, cols - x,
 		    a->attr[v == a->view ? TUI_EL_SELECTED : TUI_EL_HINT], tab);
 		tui_view_region(v, screen_y, x, 1, tw, -1);

@@ -195,12 +195,17 @@ test_table(void **state)
 		assert_non_null(daemon_collector_of(sent[i]));
 	assert_null(daemon_collector_of(PROTO_AG_HELLO));
 	assert_null(daemon_collector_of(PROTO_AG_BYE));
+	/* Every wire part has a daemon row. */
+	for (size_t i = 0; i < proto_nparts; i++)
+		assert_ptr_equal(daemon_collector_of(proto_parts[i]->ag_type)->part, proto_parts[i]);
 	for (size_t i = 0; i < daemon_ncollectors; i++) {
 		const struct daemon_collector *c = daemon_collectors[i];
 
 		assert_non_null(c->on_record);
 		for (size_t k = 0; k < DAEMON_COLLECTOR_RECORDS && c->records[k] != 0; k++)
 			assert_ptr_equal(daemon_collector_of(c->records[k]), c);
+		if (c->part != NULL)
+			assert_ptr_equal(daemon_collector_of(c->part->ag_type), c);
 		for (size_t k = 0; k < c->nthresholds; k++, nthr++)
 			assert_ptr_equal(daemon_threshold_find(c->thresholds[k].name),
 			    &c->thresholds[k]);
