@@ -176,6 +176,15 @@ static bool raw_able(const struct proto_struct *d)
 	return true;
 }
 
+/* Is the key s[0..n) the string key?  key is read no further than its NUL. */
+static inline bool raw_key_is(const char *key, const char *s, uint32_t n)
+{
+	for (uint32_t j = 0; j < n; j++)
+		if (key[j] == '\0' || key[j] != s[j])
+			return false;
+	return key[n] == '\0';
+}
+
 /* The field of d named by the key s[0..n), looked up first at *hint. */
 static const struct proto_field *raw_field(const struct proto_struct *d, const char *s,
     uint32_t n, size_t *hint)
@@ -184,7 +193,7 @@ static const struct proto_field *raw_field(const struct proto_struct *d, const c
 		size_t i = (*hint + k) % d->nfields;
 		const struct proto_field *f = &d->fields[i];
 
-		if (!(f->flags & PF_NOPACK) && strlen(f->key) == n && memcmp(f->key, s, n) == 0) {
+		if (!(f->flags & PF_NOPACK) && raw_key_is(f->key, s, n)) {
 			*hint = i + 1;
 			return f;
 		}
