@@ -7,12 +7,13 @@
  *
  * It is not a second codec.  It takes a message only when the tree
  * decoder (proto_doc_parse + proto_struct_decode) would take it with the
- * same result: unsigned fields and arrays of structs of them, each key
- * once, everything else well-formed within the same limits.  Anything
+ * same result: unsigned, boolean and double fields and arrays of structs
+ * of them, each key once, everything else well-formed within the same limits.  Anything
  * else (another field type, another encoding, a duplicated key, a bad
  * byte) is refused without a message, and the caller runs the tree
  * decoder, which decodes it or names the error.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,7 +157,8 @@ static bool raw_skip(struct raw *r, int depth)
 	return true;
 }
 
-/* Can d be decoded here?  Unsigned fields and arrays of such structs. */
+/* Can d be decoded here?  Unsigned, boolean and double fields and arrays
+ * of such structs. */
 static bool raw_able(const struct proto_struct *d)
 {
 	if (d->nfields > RAW_MAX_FIELDS)
@@ -169,7 +171,8 @@ static bool raw_able(const struct proto_struct *d)
 		if (f->type == PF_OBJS) {
 			if ((f->flags & PF_INLINE) || !raw_able(f->sub))
 				return false;
-		} else if (f->type != PF_U64 && f->type != PF_U32 && f->type != PF_U8) {
+		} else if (f->type != PF_U64 && f->type != PF_U32 && f->type != PF_U8 &&
+		    f->type != PF_BOOL && f->type != PF_F64) {
 			return false;
 		}
 	}
@@ -230,6 +233,24 @@ static bool raw_value(struct raw *r, const struct proto_field *f, void *obj, int
 
 	if (f->type == PF_OBJS)
 		return raw_objs(r, f, obj, depth);
+	if (f->type == PF_BOOL || f->type == PF_F64) {
+		uint8_t b;
+
+		if (!raw_head(r, &b))
+			return false;
+		if (f->type == PF_BOOL) {
+			*(bool *)m = b == 0xc3;
+			return b == 0xc2 || b == 0xc3;
+		}
+		if (b == 0xcb && raw_be(r, 8, &u)) {    /* a double; floats, ints: the tree's */
+			double d;
+
+			memcpy(&d, &u, sizeof d);
+			memcpy(m, &d, sizeof d);
+			return isfinite(d);
+		}
+		return false;
+	}
 	if (!raw_uint(r, &u))
 		return false;
 	switch (f->type) {

@@ -225,6 +225,86 @@ test_raw_key_shapes(void **state)
 	msgpack_sbuffer_destroy(&sb);
 }
 
+/* A struct of the other types the fast path takes. */
+struct mixed {
+	uint8_t  u8;
+	bool     b;
+	double   d;
+	uint32_t u32;
+};
+#define M struct mixed
+static const struct proto_field mixed_fields[] = {
+	PF_ROW("u8", PF_U8, M, u8, PF_REQUIRED),
+	PF_ROW("b", PF_BOOL, M, b, 0),
+	PF_F64_ROW("d", M, d, 2.5),
+	PF_ROW("u32", PF_U32, M, u32, 0),
+};
+#undef M
+static const struct proto_struct mixed_desc = PF_STRUCT("a mixed map", struct mixed, mixed_fields);
+
+/* Booleans, doubles and ranged unsigned fields: every byte mutation of a
+ * message of them, fast path against tree. */
+static void
+test_raw_other_types(void **state)
+{
+	static const uint8_t subst[] = { 0x00, 0x7f, 0xc2, 0xc3, 0xca, 0xcb, 0xcc, 0xcd, 0xce,
+		0xcf, 0xd0, 0x7f, 0xf0, 0xff };
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+	size_t taken = 0;
+
+	(void)state;
+	for (int shape = 0; shape < 3; shape++) {
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_map(&pk, shape == 2 ? 3 : 6);
+		proto_pack_kv_u64(&pk, "v", PROTO_VERSION);
+		proto_pack_kv_str(&pk, "t", "mixed");
+		proto_pack_kv_u64(&pk, "u8", 200);
+		if (shape != 2) {
+			proto_pack_kv_bool(&pk, "b", shape == 0);
+			proto_pack_kv_f64(&pk, "d", shape == 0 ? -1.25e300 : 0.0);
+			proto_pack_kv_u64(&pk, "u32", shape == 0 ? UINT32_MAX : 7);
+		}
+		for (size_t i = 0; i <= sb.size; i++) {
+			for (size_t j = 0; j <= sizeof subst; j++) {
+				unsigned char *buf = malloc(sb.size);
+				size_t len = j == sizeof subst ? i : sb.size;   /* last: truncated at i */
+				struct mixed a, b;
+				struct proto_doc doc;
+				char err[PROTO_ERR_LEN];
+
+				memcpy(buf, sb.data, sb.size);
+				if (j < sizeof subst && i < sb.size)
+					buf[i] = subst[j];
+				if (proto_raw_decode(buf, len, PROTO_MAX_MSG, "mixed", &mixed_desc, &a) == 0) {
+					const msgpack_object *t;
+
+					taken++;
+					assert_int_equal(proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err,
+					    sizeof err), 0);
+					t = proto_map_get(&doc.root, "t");
+					assert_non_null(t);
+					assert_int_equal(t->via.str.size, 5);
+					assert_memory_equal(t->via.str.ptr, "mixed", 5);
+					assert_int_equal(proto_struct_decode(&doc.root, &mixed_desc, &b, err,
+					    sizeof err), 0);
+					proto_doc_free(&doc);
+					assert_int_equal(a.u8, b.u8);
+					assert_int_equal(a.b, b.b);
+					assert_memory_equal(&a.d, &b.d, sizeof a.d);
+					assert_int_equal(a.u32, b.u32);
+				} else {
+					assert_true(a.d == 2.5);        /* left initialised */
+				}
+				free(buf);
+			}
+		}
+		msgpack_sbuffer_destroy(&sb);
+	}
+	assert_true(taken > 3);
+}
+
 int
 main(void)
 {
@@ -232,6 +312,7 @@ main(void)
 		cmocka_unit_test(test_raw_takes_agent_records),
 		cmocka_unit_test(test_raw_mutations),
 		cmocka_unit_test(test_raw_key_shapes),
+		cmocka_unit_test(test_raw_other_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
