@@ -4,7 +4,8 @@
  * encodes them it decodes, and on every truncation, every byte of them
  * replaced by each of a set of troublesome values, and keys reordered,
  * duplicated or unknown, whenever it takes a message the tree decoder takes
- * it too, with the same result.
+ * it too, with the same result; the same for a map of booleans, doubles and
+ * ranged unsigned fields.
  */
 #include <stdarg.h>
 #include <stddef.h>
