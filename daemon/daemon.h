@@ -172,6 +172,8 @@ struct daemon_session {
 	 * samples the rates): the rankings of an older one are stale. */
 	uint64_t gen;
 	struct daemon_rank_views *rank_views;  /* shared rankings (rank_view.c) */
+	bool     rates_zero;      /* every rate 0 over a window, as of rates_gen */
+	uint64_t rates_gen;
 	/* rate samples (see session.c) */
 	uint64_t samp_ns[DAEMON_RATE_SLOTS];  /* times of the rate samples (a ring) */
 	unsigned samp_head, samp_n;  /* newest slot; slots in use */

@@ -222,7 +222,11 @@ session_funcs_tick(struct daemon_session *s, uint64_t now_ns)
 	/* No report for a while: nothing was called since the last one. */
 	s->ref_ns = now_ns;
 	session_sample(s, now_ns);
-	s->gen++;                 /* the rates decay */
+	/* The rates decay, unless they are all 0 already: with no calls since,
+	 * every later sample holds the calls of the one they were taken from,
+	 * so they stay 0 and the rankings of this generation stay true. */
+	if (!s->rates_zero || s->rates_gen != s->gen)
+		s->gen++;
 }
 
 /* Zero every figure and restart the rates from zero at now. */
@@ -295,12 +299,16 @@ daemon_session_rates(struct daemon_session *s)
 	}
 	w = s->samp_n > 0 && s->ref_ns > s->samp_ns[base] ?
 	    s->ref_ns - s->samp_ns[base] : 0;
+	s->rates_zero = w != 0;
+	s->rates_gen = s->gen;
 	for (size_t k = 0; k < s->funcs.n; k++) {
 		struct daemon_func *f = &s->funcs.v[k];
 		uint64_t then = f->samp_calls[base];
 
 		f->rate = (w != 0 && f->calls > then) ?
 		    (double)(f->calls - then) * 1e9 / (double)w : 0.0;
+		if (f->rate != 0)
+			s->rates_zero = false;
 	}
 }
 

@@ -222,6 +222,22 @@ test_change_seen_next_frame(void **state)
 	n = daemon_rank_view(s, PROTO_RANK_RATE, NULL, 1, &rows, NULL);
 	assert_int_equal(n, 1);
 	assert_true(rows[0]->rate == 0);
+	/* All 0: later ticks change nothing, so the ranking is kept (4 clients
+	 * of an exited target share it too). */
+	{
+		struct daemon_func *const *again;
+		uint64_t gen = s->gen, t = proto_now_ns();
+
+		daemon_session_tick(s, t + 6 * S);
+		daemon_session_tick(s, t + 8 * S);
+		assert_int_equal(s->gen, gen);
+		assert_int_equal(daemon_rank_view(s, PROTO_RANK_RATE, NULL, 1, &again, NULL), 1);
+		assert_ptr_equal(again, rows);
+		assert_true(again[0]->rate == 0);
+		/* a call after all: the rates move again */
+		feed1(s, t + 9 * S, 0x1000, 99999999);
+		assert_int_not_equal(s->gen, gen);
+	}
 	/* A reset empties the ranking. */
 	daemon_session_reset(s, proto_now_ns() + 5 * S);
 	n = daemon_rank_view(s, PROTO_RANK_CALLS, NULL, 10, &rows, NULL);
