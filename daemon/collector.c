@@ -62,6 +62,7 @@ daemon_session_record(struct daemon_session *s, const struct proto_agent_rec *r,
 		return 0;
 	}
 	c->on_record(s, r, now_ns);
+	s->gen++;
 	return 0;
 }
 
@@ -82,6 +83,7 @@ daemon_session_reset(struct daemon_session *s, uint64_t now_ns)
 		if (daemon_collectors[i]->reset != NULL)
 			daemon_collectors[i]->reset(s, now_ns);
 	s->reset_ns = now_ns;
+	s->gen++;
 }
 
 /* See daemon.h. */

@@ -149,6 +149,7 @@ struct daemon_pwr_hist {
 /* A collector's own per-session state (daemon_session_state). */
 #define DAEMON_MAX_COLLECTORS 16
 struct daemon_collector;
+struct daemon_rank_views;
 struct daemon_cstate {
 	const struct daemon_collector *c;     /* NULL: slot free (and all after it) */
 	void *p;
@@ -167,6 +168,12 @@ struct daemon_session {
 	bool     bye;             /* the agent said the target is exiting */
 	int      exit_status;     /* wait status if we reaped it, else -1 */
 	struct daemon_functab funcs;
+	/* Bumped by whatever can change a ranking (records, reset, a tick that
+	 * samples the rates): the rankings of an older one are stale. */
+	uint64_t gen;
+	struct daemon_rank_views *rank_views;  /* shared rankings (rank_view.c) */
+	bool     rates_zero;      /* every rate 0 over a window, as of rates_gen */
+	uint64_t rates_gen;
 	/* rate samples (see session.c) */
 	uint64_t samp_ns[DAEMON_RATE_SLOTS];  /* times of the rate samples (a ring) */
 	unsigned samp_head, samp_n;  /* newest slot; slots in use */
@@ -311,6 +318,14 @@ uint64_t daemon_func_avg(const struct daemon_func *f);
  * Computes rates and totals (of all functions, filter or not) on the way. */
 size_t daemon_rank(struct daemon_session *s, int key, const char *filter,
     struct daemon_func **out, size_t cap, struct daemon_totals *tot);
+
+/* rank_view.c: daemon_rank of (key, filter, top), computed once per
+ * generation of s and shared by every caller asking for the same view.
+ * *rows is borrowed: valid until s changes (its generation moves).
+ * Returns the number of rows; tot as daemon_rank fills it. */
+size_t daemon_rank_view(struct daemon_session *s, int key, const char *filter, size_t top,
+    struct daemon_func *const **rows, struct daemon_totals *tot);
+void daemon_rank_views_free(struct daemon_session *s);
 
 /* ---- the session list (sessions.c) ---- */
 

@@ -1,7 +1,7 @@
 /*
  * frame.c - what a client receives: the hello on connect and, --rate times
  * a second, a frame of its target's top functions under its own view (sort
- * key, top N, filter).  Strings are borrowed from the sessions; nothing here
+ * key, top N, filter), ranked once for all the clients sharing that view.  Strings are borrowed from the sessions; nothing here
  * outlives one encode.
  */
 #include <inttypes.h>
@@ -34,7 +34,7 @@ daemon_hello_encode(struct daemon_state *d, msgpack_sbuffer *sb)
 
 /* Fill f->funcs from ranked rows; hex holds names of unnamed functions. */
 static void
-frame_rows(struct proto_frame *f, struct daemon_func **rows, size_t n,
+frame_rows(struct proto_frame *f, struct daemon_func *const *rows, size_t n,
     uint64_t self_total, char (*hex)[24])
 {
 	for (size_t i = 0; i < n; i++) {
@@ -69,7 +69,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	struct daemon_view *v = &c->view;
 	struct proto_frame f = { 0 };
 	struct daemon_session *s;
-	struct daemon_func **rows = NULL;
+	struct daemon_func *const *rows = NULL;
 	struct daemon_totals tot = { 0 };
 	char (*hex)[24] = NULL;
 	size_t n = 0;
@@ -85,8 +85,8 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	f.targets = frame_targets(d, &f.ntargets);
 	if (s != NULL) {
 		daemon_session_tick(s, now);
-		rows = xcalloc(v->top ? v->top : 1, sizeof *rows);
-		n = daemon_rank(s, v->sort, v->filter, rows, v->top, &tot);
+		/* Shared by the clients with the same view (rank_view.c). */
+		n = daemon_rank_view(s, v->sort, v->filter, v->top, &rows, &tot);
 		hex = xcalloc(n ? n : 1, sizeof *hex);
 		f.funcs = xcalloc(n ? n : 1, sizeof *f.funcs);
 		frame_rows(&f, rows, n, tot.self_ns, hex);
@@ -111,6 +111,5 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	}
 	free(f.targets);
 	free(f.funcs);
-	free(rows);
 	free(hex);
 }

@@ -61,45 +61,44 @@ rank_cmp(int key, const struct rank_ent *a, const struct rank_ent *b)
 	return proto_rank_cmp_val(&a->v, &b->v);
 }
 
+/* Heap order: the root is the worst-ranked function kept.  Put e at the
+ * root in its place, sifting it down: children move up into the hole, e is
+ * written once where it belongs. */
 static void
-rank_swap(struct rank_ent *h, size_t i, size_t j)
+rank_replace_root(struct rank_ent *h, size_t n, const struct rank_ent *e, int key)
 {
-	struct rank_ent t = h[i];
+	size_t i = 0;
 
-	h[i] = h[j];
-	h[j] = t;
-}
-
-/* Heap order: the root is the worst-ranked function kept. */
-static void
-rank_sift_down(struct rank_ent *h, size_t n, size_t i, int key)
-{
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, w = i;
+		size_t l = 2 * i + 1, r = l + 1, w;
 
-		if (l < n && rank_cmp(key, &h[l], &h[w]) > 0)
-			w = l;
-		if (r < n && rank_cmp(key, &h[r], &h[w]) > 0)
-			w = r;
-		if (w == i)
-			return;
-		rank_swap(h, i, w);
+		if (l >= n)
+			break;
+		w = r < n && rank_cmp(key, &h[r], &h[l]) > 0 ? r : l;
+		if (rank_cmp(key, &h[w], e) <= 0)
+			break;
+		h[i] = h[w];
 		i = w;
 	}
+	h[i] = *e;
 }
 
-/* Sift a new leaf up toward the root. */
+/* Add e as a new leaf (h has room for n + 1), moving it up toward the
+ * root. */
 static void
-rank_sift_up(struct rank_ent *h, size_t i, int key)
+rank_push(struct rank_ent *h, size_t n, const struct rank_ent *e, int key)
 {
+	size_t i = n;
+
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (rank_cmp(key, &h[i], &h[p]) <= 0)
-			return;
-		rank_swap(h, i, p);
+		if (rank_cmp(key, e, &h[p]) <= 0)
+			break;
+		h[i] = h[p];
 		i = p;
 	}
+	h[i] = *e;
 }
 
 /* qsort_r adapter. */
@@ -135,14 +134,10 @@ daemon_rank(struct daemon_session *s, int key, const char *filter,
 		    !rank_match(f, filter))
 			continue;
 		rank_ent_of(&e, key, f);
-		if (n < hcap) {
-			h[n] = e;
-			rank_sift_up(h, n, key);
-			n++;
-		} else if (rank_cmp(key, &e, &h[0]) < 0) {
-			h[0] = e;
-			rank_sift_down(h, n, 0, key);
-		}
+		if (n < hcap)
+			rank_push(h, n++, &e, key);
+		else if (rank_cmp(key, &e, &h[0]) < 0)
+			rank_replace_root(h, n, &e, key);
 	}
 	qsort_r(h, n, sizeof *h, rank_qsort_cmp, &key);
 	for (size_t i = 0; i < n; i++)

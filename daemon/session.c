@@ -106,6 +106,7 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 	 * the first record is the rate baseline, not a burst of calls. */
 	s->baseline = true;
 	s->last_report_ns = now_ns;
+	s->gen++;
 }
 
 /* Names for addresses (C++ names demangled, the module kept as its
@@ -221,6 +222,11 @@ session_funcs_tick(struct daemon_session *s, uint64_t now_ns)
 	/* No report for a while: nothing was called since the last one. */
 	s->ref_ns = now_ns;
 	session_sample(s, now_ns);
+	/* The rates decay, unless they are all 0 already: with no calls since,
+	 * every later sample holds the calls of the one they were taken from,
+	 * so they stay 0 and the rankings of this generation stay true. */
+	if (!s->rates_zero || s->rates_gen != s->gen)
+		s->gen++;
 }
 
 /* Zero every figure and restart the rates from zero at now. */
@@ -254,6 +260,7 @@ static void
 session_funcs_free(struct daemon_session *s)
 {
 	daemon_functab_free(&s->funcs);
+	daemon_rank_views_free(s);
 }
 
 static const struct daemon_threshold session_funcs_thresholds[] = {
@@ -263,8 +270,8 @@ static const struct daemon_threshold session_funcs_thresholds[] = {
 
 extern const struct report_section report_section_funcs;   /* report_funcs.c */
 
-/* The timing collector's row; the frame's rows are ranked per client
- * view (frame.c), so it fills no part of its own. */
+/* The timing collector's row; the frame's rows are ranked per view
+ * (frame.c, rank_view.c), so it fills no part of its own. */
 const struct daemon_collector daemon_collector_funcs = {
 	.name = "funcs",
 	.records = { PROTO_AG_SYMS, PROTO_AG_FUNCS },
@@ -292,12 +299,16 @@ daemon_session_rates(struct daemon_session *s)
 	}
 	w = s->samp_n > 0 && s->ref_ns > s->samp_ns[base] ?
 	    s->ref_ns - s->samp_ns[base] : 0;
+	s->rates_zero = w != 0;
+	s->rates_gen = s->gen;
 	for (size_t k = 0; k < s->funcs.n; k++) {
 		struct daemon_func *f = &s->funcs.v[k];
 		uint64_t then = f->samp_calls[base];
 
 		f->rate = (w != 0 && f->calls > then) ?
 		    (double)(f->calls - then) * 1e9 / (double)w : 0.0;
+		if (f->rate != 0)
+			s->rates_zero = false;
 	}
 }
 

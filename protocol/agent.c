@@ -226,6 +226,12 @@ int proto_agent_decode(const void *buf, size_t len, struct proto_agent_rec *r,
 	int ret = -1;
 
 	memset(r, 0, sizeof *r);
+	/* The large and frequent record, straight from its bytes. */
+	if (proto_raw_decode(buf, len, PROTO_MAX_MSG, agent_types[PROTO_AG_FUNCS].name,
+	    agent_types[PROTO_AG_FUNCS].desc, r) == 0) {
+		r->type = PROTO_AG_FUNCS;
+		return 0;
+	}
 	if (proto_doc_parse(&doc, buf, len, PROTO_MAX_MSG, err, errlen) < 0)
 		return -1;
 	if (proto_get_str(&doc.root, "t", true, &t, err, errlen) < 0)

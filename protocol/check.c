@@ -12,8 +12,6 @@
 
 #include "protocol.h"
 
-#define CHECK_MAX_OBJECTS (256u * 1024u)  /* bounds msgpack-c's zone use */
-
 struct check_state {
 	const uint8_t *p;
 	size_t         left;
@@ -74,7 +72,7 @@ static int check_one(struct check_state *s, uint64_t *children)
 
 	if (s->left == 0)
 		return check_fail(s, "truncated message");
-	if (++s->objects > CHECK_MAX_OBJECTS)
+	if (++s->objects > PROTO_CHECK_MAX_OBJECTS)
 		return check_fail(s, "too many objects");
 	b = *s->p++;
 	s->left--;

@@ -19,7 +19,9 @@ int proto_doc_parse(struct proto_doc *doc, const void *buf, size_t len,
 	memset(doc, 0, sizeof *doc);
 	if (proto_check(buf, len, cap, err, errlen) < 0)
 		return -1;
-	msgpack_zone_init(&doc->zone, 2048);
+	/* The tree takes a few times the bytes it comes from: a chunk that
+	 * size, not thousands of small mallocs for a large record. */
+	msgpack_zone_init(&doc->zone, len < 512 ? 2048 : len * 4);
 	doc->zone_live = true;
 	if (msgpack_unpack(buf, len, &off, &doc->zone, &doc->root) != MSGPACK_UNPACK_SUCCESS ||
 	    off != len) {
@@ -68,6 +70,37 @@ const msgpack_object *proto_map_get(const msgpack_object *map, const char *key)
 	return NULL;
 }
 
+/* See protocol.h. */
+const msgpack_object *proto_map_get_next(const msgpack_object *map, const char *key,
+    uint32_t *hint)
+{
+	size_t klen = strlen(key);
+
+	if (map == NULL || map->type != MSGPACK_OBJECT_MAP)
+		return NULL;
+	if (*hint < map->via.map.size) {
+		const msgpack_object_kv *kv = &map->via.map.ptr[*hint];
+
+		if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == klen &&
+		    memcmp(kv->key.via.str.ptr, key, klen) == 0) {
+			++*hint;
+			return &kv->val;
+		}
+	}
+	for (uint32_t i = 0; i < map->via.map.size; i++) {
+		const msgpack_object_kv *kv = &map->via.map.ptr[i];
+
+		if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == klen &&
+		    memcmp(kv->key.via.str.ptr, key, klen) == 0) {
+			/* Out of order: a key skipped here may come again later,
+			 * and only a scan finds its first occurrence. */
+			*hint = UINT32_MAX;
+			return &kv->val;
+		}
+	}
+	return NULL;
+}
+
 /* Look up key; 1 if found, 0 if absent and optional, -1 if absent and required. */
 static int doc_lookup(const msgpack_object *map, const char *key, bool required,
     const msgpack_object **o, char *err, size_t errlen)
@@ -95,8 +128,13 @@ int proto_get_u64(const msgpack_object *map, const char *key, bool required,
 	const msgpack_object *o;
 	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : proto_val_u64(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_u64(const msgpack_object *o, const char *key, uint64_t *out, char *err,
+    size_t errlen)
+{
 	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
 		return doc_type_error(key, "a non-negative integer", err, errlen);
 	*out = o->via.u64;
@@ -110,8 +148,13 @@ int proto_get_i64(const msgpack_object *map, const char *key, bool required,
 	const msgpack_object *o;
 	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : proto_val_i64(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_i64(const msgpack_object *o, const char *key, int64_t *out, char *err,
+    size_t errlen)
+{
 	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
 		*out = o->via.i64;
 	else if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX)
@@ -128,8 +171,13 @@ int proto_get_f64(const msgpack_object *map, const char *key, bool required,
 	const msgpack_object *o;
 	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : proto_val_f64(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_f64(const msgpack_object *o, const char *key, double *out, char *err,
+    size_t errlen)
+{
 	switch (o->type) {
 	case MSGPACK_OBJECT_FLOAT32:
 	case MSGPACK_OBJECT_FLOAT64:
@@ -155,8 +203,13 @@ int proto_get_bool(const msgpack_object *map, const char *key, bool required,
 	const msgpack_object *o;
 	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : proto_val_bool(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_bool(const msgpack_object *o, const char *key, bool *out, char *err,
+    size_t errlen)
+{
 	if (o->type != MSGPACK_OBJECT_BOOLEAN)
 		return doc_type_error(key, "a boolean", err, errlen);
 	*out = o->via.boolean;
@@ -170,8 +223,13 @@ int proto_get_str(const msgpack_object *map, const char *key, bool required,
 	const msgpack_object *o;
 	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (r <= 0)
-		return r;
+	return r <= 0 ? r : proto_val_str(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_str(const msgpack_object *o, const char *key, char **out, char *err,
+    size_t errlen)
+{
 	if (o->type != MSGPACK_OBJECT_STR)
 		return doc_type_error(key, "a string", err, errlen);
 	if (memchr(o->via.str.ptr, '\0', o->via.str.size) != NULL)
@@ -295,9 +353,21 @@ int proto_get_str_or_empty(const msgpack_object *map, const char *key, char **ou
 int proto_get_u32(const msgpack_object *map, const char *key, bool required, uint32_t *out,
     char *err, size_t errlen)
 {
-	uint64_t v = 0;
+	const msgpack_object *o;
+	int r = doc_lookup(map, key, required, &o, err, errlen);
 
-	if (proto_get_u64(map, key, required, &v, err, errlen) < 0)
+	if (r == 0)
+		*out = 0;             /* absent: 0 */
+	return r <= 0 ? r : proto_val_u32(o, key, out, err, errlen);
+}
+
+/* See protocol.h. */
+int proto_val_u32(const msgpack_object *o, const char *key, uint32_t *out, char *err,
+    size_t errlen)
+{
+	uint64_t v;
+
+	if (proto_val_u64(o, key, &v, err, errlen) < 0)
 		return -1;
 	if (v > UINT32_MAX) {
 		snprintf(err, errlen, "field \"%s\" must be at most %u", key, UINT32_MAX);

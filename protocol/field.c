@@ -190,12 +190,12 @@ static int field_objs(const msgpack_object *o, const struct proto_field *f, void
 }
 
 /* A signed value into an int32_t of lo .. INT32_MAX. */
-static int field_i32(const msgpack_object *o, const struct proto_field *f, int64_t lo,
+static int field_i32(const msgpack_object *val, const struct proto_field *f, int64_t lo,
     void *obj, char *err, size_t errlen)
 {
-	int64_t v = *AT(obj, f->off, int32_t);
+	int64_t v;
 
-	if (proto_get_i64(o, f->key, f->flags & PF_REQUIRED, &v, err, errlen) < 0)
+	if (proto_val_i64(val, f->key, &v, err, errlen) < 0)
 		return -1;
 	if (v < lo || v > INT32_MAX) {
 		snprintf(err, errlen, "field \"%s\" out of range", f->key);
@@ -205,23 +205,45 @@ static int field_i32(const msgpack_object *o, const struct proto_field *f, int64
 	return 0;
 }
 
-/* Decode one field of the map o. */
-static int field_decode(const msgpack_object *o, const struct proto_field *f, void *obj,
+/* An absent field: refused if required, else what an empty map decodes
+ * to (the struct was initialised; strings and a nested map's strings are
+ * ""). */
+static int field_absent(const msgpack_object *o, const struct proto_field *f, void *obj,
     char *err, size_t errlen)
 {
-	bool req = f->flags & PF_REQUIRED;
-	uint64_t u;
+	static const msgpack_object empty = { .type = MSGPACK_OBJECT_MAP };
 
-	if (req && proto_map_get(o, f->key) == NULL) {
+	if (f->flags & PF_REQUIRED) {
 		snprintf(err, errlen, "missing required field \"%s\"", f->key);
 		return -1;
 	}
 	switch (f->type) {
-	case PF_U64: return proto_get_u64(o, f->key, req, AT(obj, f->off, uint64_t), err, errlen);
-	case PF_U32: return proto_get_u32(o, f->key, req, AT(obj, f->off, uint32_t), err, errlen);
+	case PF_STR:
+		*AT(obj, f->off, char *) = xstrdup("");
+		return 0;
+	case PF_OBJ:
+		return proto_struct_decode(&empty, f->sub, AT(obj, f->off, char), err, errlen);
+	case PF_CUSTOM:
+		return f->codec->decode(o, obj, err, errlen);
+	default:
+		return 0;
+	}
+}
+
+/* Decode one field of the map o, whose value val was found in it (NULL:
+ * absent). */
+static int field_decode(const msgpack_object *o, const msgpack_object *val,
+    const struct proto_field *f, void *obj, char *err, size_t errlen)
+{
+	uint64_t u;
+
+	if (val == NULL)
+		return field_absent(o, f, obj, err, errlen);
+	switch (f->type) {
+	case PF_U64: return proto_val_u64(val, f->key, AT(obj, f->off, uint64_t), err, errlen);
+	case PF_U32: return proto_val_u32(val, f->key, AT(obj, f->off, uint32_t), err, errlen);
 	case PF_U8:
-		u = *AT(obj, f->off, uint8_t);
-		if (proto_get_u64(o, f->key, req, &u, err, errlen) < 0)
+		if (proto_val_u64(val, f->key, &u, err, errlen) < 0)
 			return -1;
 		if (u > UINT8_MAX) {
 			snprintf(err, errlen, "field \"%s\" out of range", f->key);
@@ -229,26 +251,17 @@ static int field_decode(const msgpack_object *o, const struct proto_field *f, vo
 		}
 		*AT(obj, f->off, uint8_t) = (uint8_t)u;
 		return 0;
-	case PF_I64: return proto_get_i64(o, f->key, req, AT(obj, f->off, int64_t), err, errlen);
-	case PF_I32: return field_i32(o, f, INT32_MIN, obj, err, errlen);
-	case PF_PID: return field_i32(o, f, 0, obj, err, errlen);
-	case PF_F64: return proto_get_f64(o, f->key, req, AT(obj, f->off, double), err, errlen);
-	case PF_BOOL: return proto_get_bool(o, f->key, req, AT(obj, f->off, bool), err, errlen);
-	case PF_STR:
-		if (req)
-			return proto_get_str(o, f->key, true, AT(obj, f->off, char *), err, errlen);
-		return proto_get_str_or_empty(o, f->key, AT(obj, f->off, char *), err, errlen);
+	case PF_I64: return proto_val_i64(val, f->key, AT(obj, f->off, int64_t), err, errlen);
+	case PF_I32: return field_i32(val, f, INT32_MIN, obj, err, errlen);
+	case PF_PID: return field_i32(val, f, 0, obj, err, errlen);
+	case PF_F64: return proto_val_f64(val, f->key, AT(obj, f->off, double), err, errlen);
+	case PF_BOOL: return proto_val_bool(val, f->key, AT(obj, f->off, bool), err, errlen);
+	case PF_STR: return proto_val_str(val, f->key, AT(obj, f->off, char *), err, errlen);
 	case PF_STRS: return field_strs(o, f, obj, err, errlen);
 	case PF_U32S:
 		return proto_get_u32_array(o, f->key, f->max, AT(obj, f->off, uint32_t *),
 		    AT(obj, f->cnt, size_t), err, errlen);
-	case PF_OBJ: {
-		/* Absent, it decodes as an empty map: its strings are "" too. */
-		static const msgpack_object empty = { .type = MSGPACK_OBJECT_MAP };
-		const msgpack_object *m = proto_map_get(o, f->key);
-
-		return proto_struct_decode(m ? m : &empty, f->sub, AT(obj, f->off, char), err, errlen);
-	}
+	case PF_OBJ: return proto_struct_decode(val, f->sub, AT(obj, f->off, char), err, errlen);
 	case PF_OBJS: return field_objs(o, f, obj, err, errlen);
 	case PF_CONST: return 0;
 	case PF_CUSTOM: return f->codec->decode(o, obj, err, errlen);
@@ -260,15 +273,20 @@ static int field_decode(const msgpack_object *o, const struct proto_field *f, vo
 int proto_struct_decode(const msgpack_object *o, const struct proto_struct *d, void *obj,
     char *err, size_t errlen)
 {
+	uint32_t hint = 0;
+
 	proto_struct_init(d, obj);
 	if (o->type != MSGPACK_OBJECT_MAP) {
 		snprintf(err, errlen, "%s must be a map", d->name);
 		return -1;
 	}
+	/* One pass over the keys when they come in the table's order. */
 	for (size_t i = 0; i < d->nfields; i++) {
-		if (d->fields[i].flags & PF_NOPACK)
+		const struct proto_field *f = &d->fields[i];
+
+		if (f->flags & PF_NOPACK)
 			continue;
-		if (field_decode(o, &d->fields[i], obj, err, errlen) < 0)
+		if (field_decode(o, proto_map_get_next(o, f->key, &hint), f, obj, err, errlen) < 0)
 			return -1;
 	}
 	return d->check != NULL ? d->check(obj, err, errlen) : 0;
@@ -328,6 +346,20 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 	}
 }
 
+/* Does a struct of d own heap memory (so each one must be released)? */
+static bool field_owns(const struct proto_struct *d)
+{
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct proto_field *f = &d->fields[i];
+
+		if (f->type == PF_STR || f->type == PF_STRS || f->type == PF_U32S ||
+		    f->type == PF_OBJS || f->type == PF_CUSTOM ||
+		    (f->type == PF_OBJ && field_owns(f->sub)))
+			return true;
+	}
+	return false;
+}
+
 /* See field.h. */
 void proto_struct_release(const struct proto_struct *d, void *obj)
 {
@@ -350,8 +382,10 @@ void proto_struct_release(const struct proto_struct *d, void *obj)
 		case PF_OBJS: {
 			char *v = field_elems(f, obj);
 
-			for (size_t k = 0; k < n && v != NULL; k++)
-				proto_struct_release(f->sub, v + k * f->sub->size);
+			/* thousands of flat figures: nothing to walk */
+			if (v != NULL && field_owns(f->sub))
+				for (size_t k = 0; k < n; k++)
+					proto_struct_release(f->sub, v + k * f->sub->size);
 			if (!(f->flags & PF_INLINE))
 				free(v);
 			break;

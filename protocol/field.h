@@ -111,6 +111,12 @@ void proto_struct_init(const struct proto_struct *d, void *obj);
  * the field; on error obj holds what was decoded so far (free it). */
 int  proto_struct_decode(const msgpack_object *o, const struct proto_struct *d, void *obj,
     char *err, size_t errlen);
+/* raw.c: the fast path of proto_doc_parse + proto_struct_decode for a
+ * message whose "v" and "t" (== type) come first, then the keys of d: 0
+ * with obj decoded exactly as those would, or -1 (obj initialised) when
+ * the message is not one it takes, and the caller decodes it that way. */
+int  proto_raw_decode(const void *buf, size_t len, size_t cap, const char *type,
+    const struct proto_struct *d, void *obj);
 /* Deep copy (dst's old contents are not freed). */
 void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src);
 /* Free what obj owns, leaving it untouched otherwise (for structs several

@@ -30,6 +30,7 @@
 #define PROTO_MAX_MSG       (1u << 20)  /* cap for a client or agent message */
 #define PROTO_MAX_FRAME     (8u << 20)  /* cap for a daemon -> client message */
 #define PROTO_MAX_DEPTH     8           /* nesting cap of any message */
+#define PROTO_CHECK_MAX_OBJECTS (256u * 1024u)  /* objects in a message: bounds msgpack-c's zone use */
 #define PROTO_AGENT_HDR     4           /* length prefix of an agent record */
 #define PROTO_ERR_LEN       256         /* size of error-string buffers */
 #define PROTO_MAX_ARGS      16          /* arguments of one command */
@@ -100,6 +101,26 @@ int proto_get_u32(const msgpack_object *map, const char *key, bool required, uin
     char *err, size_t errlen);
 /* An optional process or thread id: 0 .. INT32_MAX. */
 int proto_get_pid(const msgpack_object *map, const char *key, int32_t *out, char *err,
+    size_t errlen);
+/* proto_map_get for a struct's keys in turn, each key once: while the map
+ * holds them in the table's order (as a map packed from the table does),
+ * each is the kv at *hint and *hint moves past it; otherwise every kv is
+ * scanned.  Start with *hint = 0. */
+const msgpack_object *proto_map_get_next(const msgpack_object *map, const char *key,
+    uint32_t *hint);
+/* The getters' conversions of a value already looked up (key names it in
+ * err): 0, or -1 for a wrong type or range. */
+int proto_val_u64(const msgpack_object *o, const char *key, uint64_t *out, char *err,
+    size_t errlen);
+int proto_val_u32(const msgpack_object *o, const char *key, uint32_t *out, char *err,
+    size_t errlen);
+int proto_val_i64(const msgpack_object *o, const char *key, int64_t *out, char *err,
+    size_t errlen);
+int proto_val_f64(const msgpack_object *o, const char *key, double *out, char *err,
+    size_t errlen);
+int proto_val_bool(const msgpack_object *o, const char *key, bool *out, char *err,
+    size_t errlen);
+int proto_val_str(const msgpack_object *o, const char *key, char **out, char *err,
     size_t errlen);
 /* *out points at the array inside the doc (not copied). */
 int proto_get_array(const msgpack_object *map, const char *key, bool required,

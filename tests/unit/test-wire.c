@@ -5,7 +5,8 @@
  *   - a struct with every field set comes back member by member through
  *     msgpack, and through JSON (parsed back here into msgpack and decoded);
  *   - the decoder refuses each truncation of a valid encoding, and a map
- *     missing a required field, naming the field;
+ *     missing a required field, naming the field; keys in any order, or
+ *     twice, decode as the first of each;
  *   - the JSON writer never lets invalid UTF-8 through;
  *   - the collectors' parts table (parts.h) is consistent.
  */
@@ -453,6 +454,49 @@ static void test_parts(void **state)
 
 /* Agent records through the real encoder: each type's table round trips;
  * "attached" is sent only when true; a level past 4 is refused by name. */
+/* Keys in any order decode as in the table's order; a duplicated key
+ * decodes as its first occurrence, as proto_map_get finds it. */
+static void test_key_order(void **state)
+{
+	/* keys of a func: addr calls total_ns self_ns, then unknown, shuffled
+	 * and duplicated */
+	static const struct { const char *k; uint64_t v; } maps[][7] = {
+		{ { "addr", 1 }, { "calls", 2 }, { "total_ns", 3 }, { "self_ns", 4 }, { "max_ns", 5 } },
+		{ { "self_ns", 4 }, { "max_ns", 5 }, { "addr", 1 }, { "total_ns", 3 }, { "calls", 2 } },
+		{ { "calls", 2 }, { "addr", 1 }, { "calls", 9 }, { "total_ns", 3 }, { "self_ns", 4 },
+		  { "max_ns", 5 }, { "addr", 9 } },
+		{ { "addr", 1 }, { "zzz", 9 }, { "calls", 2 }, { "total_ns", 3 }, { "addr", 9 },
+		  { "self_ns", 4 }, { "max_ns", 5 } },
+		{ { "addr", 1 }, { "calls", 2 }, { "total_ns", 3 }, { "self_ns", 4 }, { "max_ns", 5 },
+		  { "calls", 9 }, { "self_ns", 9 } },
+	};
+	char err[PROTO_ERR_LEN];
+
+	(void)state;
+	for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
+		struct proto_ag_func f;
+		msgpack_sbuffer sb;
+		msgpack_packer pk;
+		uint32_t n = 0;
+
+		while (n < 7 && maps[m][n].k != NULL)
+			n++;
+		msgpack_sbuffer_init(&sb);
+		msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+		msgpack_pack_map(&pk, n);
+		for (uint32_t i = 0; i < n; i++)
+			proto_pack_kv_u64(&pk, maps[m][i].k, maps[m][i].v);
+		assert_int_equal(wire_decode(&sb, &proto_ag_func_desc, &f, err, sizeof err), 0);
+		assert_int_equal(f.addr, 1);
+		assert_int_equal(f.calls, 2);
+		assert_int_equal(f.total_ns, 3);
+		assert_int_equal(f.self_ns, 4);
+		assert_int_equal(f.max_ns, 5);
+		assert_int_equal(f.slow, 0);
+		msgpack_sbuffer_destroy(&sb);
+	}
+}
+
 static void test_agent_records(void **state)
 {
 	struct proto_ag_sym sym = { .addr = 0x1000, .name = "main", .module = "/bin/x", .offset = 16,
@@ -545,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_map_sizes),
 		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_agent_records),
+		cmocka_unit_test(test_key_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
