@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh - `make bench`: what timing one call costs, in one run (issue 3,
-# item 5), on one tight loop calling one small non-inlined function
+# run.sh - `make bench`: what timing one call costs, in one run,
+# on one tight loop calling one small non-inlined function
 # (tests/bench/engine-loop.c, built here in the ways each row needs):
 #   uninstrumented (gcc -O2, and clang -O2 for the NOP build's baseline);
 #   the floor: -finstrument-functions hooks that only read rdtsc twice and
@@ -133,7 +133,7 @@ echo "-- without the agent:"
 "$B/ipc-overhead"
 echo "-- with the agent:"
 HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/ipc-overhead"
-# Power (issue 9): what the shipped table's sysfs rows cost write/open/close.
+# Power: what the shipped table's sysfs rows cost write/open/close.
 echo
 echo "power rows: write(), open()+close() of /dev/null, CPU ns (median of 5):"
 echo "  reproduce: $B/power-write; HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 [HOOKSCOPE_POWER_TABLE=/dev/null] LD_PRELOAD=$agent $B/power-write"

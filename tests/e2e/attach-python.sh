@@ -1,5 +1,5 @@
 # attach-python.sh - attach to a real Debian program started without
-# hookscope (issue 4): /usr/bin/python3 running a loop that checks its own
+# hookscope: /usr/bin/python3 running a loop that checks its own
 # arithmetic.  Attached at level 2 (the exported functions of its own
 # executable, about 1400 sites), its interpreter functions show counts;
 # level 1, then 2 again; detached through the daemon, it has no agent in

@@ -1,5 +1,5 @@
 # attach-refuse.sh - attaches that must fail with a clear message and leave
-# the process as it was (issue 4):
+# the process as it was:
 #   1. a pid that does not exist (a child that has been reaped);
 #   2. a process traced by another tracer (tests/e2e/data/tracer.c, like
 #      strace -p): refused from the command line and through the daemon,

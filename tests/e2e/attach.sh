@@ -1,4 +1,4 @@
-# attach.sh - attach to a running process and detach cleanly (issue 4):
+# attach.sh - attach to a running process and detach cleanly:
 #   1. tests/e2e/data/attachee.c (plain cc -O2, 4 threads, no hookscope)
 #      runs once unobserved: its output is the reference;
 #   2. a second run is attached at level 4 (hookscoped attach): its static,

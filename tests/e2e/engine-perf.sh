@@ -1,5 +1,5 @@
 # engine-perf.sh - the hook engine ranks functions by self time as a sampling
-# profiler does (issue 3: "the five functions with the most self time at
+# profiler does ("the five functions with the most self time at
 # level 4 are the same five that perf record ranks highest for an identical
 # run").  tests/e2e/data/perfwork.c, built with plain `cc -O2 -g`, runs the
 # same workload twice:

@@ -1,4 +1,4 @@
-# sites.sh - hook-site statistics end to end (issue 3 item 4): the hook
+# sites.sh - hook-site statistics end to end: the hook
 # engine on a plain `cc -O2 -g` program (tests/e2e/data/plain.c) at level 4
 # reports active patch sites and skipped ones with their reasons ("short":
 # the crt stubs); level 1 switches most off (disabled grows, active shrinks);
