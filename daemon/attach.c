@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define ATTACH_DLOPEN_FLAGS 2          /* RTLD_NOW | RTLD_LOCAL */
 #define ATTACH_AGENT_NAME   "libhookscope"

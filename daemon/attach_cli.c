@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define ATTACH_DETACH_WAIT_MS 10000   /* an agent unloads in ms; allow for load */
 

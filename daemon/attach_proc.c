@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon.h"
+#include "attach.h"
 
 /* See daemon.h: the value of "Field:" in /proc/PID/task/TID/status (tid 0:
  * the process), leading blanks skipped; 0, or -1 (no process, no field). */

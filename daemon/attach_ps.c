@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define PS_MAX_LINES 300
 #define PS_CMD_WIDTH 60

@@ -5,6 +5,7 @@
  * can leave: a preloaded one is refused with what to do instead.
  */
 #include "daemon.h"
+#include "attach.h"
 
 /* Send the detach record to the target's (or PID's) agent. */
 static int

@@ -31,6 +31,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define INJECT_RED_ZONE  128
 #define INJECT_RET_ADDR  0ull        /* the call returns into a fault here */

@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define ELF_MAX_TABLE (64u << 20)     /* a .dynsym or its strings, at most */
 

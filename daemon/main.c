@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "daemon.h"
+#include "attach.h"
 
 /* Parse the options, then run the server until a signal stops it. */
 int

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include "daemon.h"
+#include "attach.h"
 
 /* Print the usage text. */
 void

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "daemon.h"
+#include "attach.h"
 
 #define SERVER_ALIVE_CHECK_NS 1000000000ull
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "attach.h"
 
 /* Write len bytes to a fresh temporary file; its path (heap). */
 static char *write_tmp(const void *buf, size_t len)
