@@ -72,8 +72,8 @@ struct hook_site {
 	bool       dead;            /* could not be patched (busy) */
 	bool       on;
 	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
-	bool       code_on;         /* nop site: the jmp is written (else the NOP) */
-	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the jmp replaced (nop site: the NOP) */
+	bool       code_on;         /* nop site: the branch is written (else the NOP) */
+	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the branch replaced (nop site: the NOP) */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
 };
@@ -86,7 +86,7 @@ struct hook_region {
 	size_t     code_len;        /* code part (pages), then the switches */
 	size_t     nblk;
 };
-/* Map a region for nblk blocks whose every byte is within rel32 reach of
+/* Map a region for nblk blocks whose every byte is within the back-end's branch reach of
  * [lo, hi).  0, or -1 when nothing is free near enough. */
 int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
 /* Block i's code and switch (followed by its function's address). */
@@ -98,7 +98,7 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
     const struct hook_plan *p);
 /* Make the code part read+exec once every block is written. */
 int  hook_tramp_seal(const struct hook_region *r);
-/* The stubs (asm, hook_tramp.c). */
+/* The stubs (the back-end's trampoline code). */
 void hook_enter_common(void);
 void hook_exit_common(void);
 /* Called by the stubs (hook_hot.c): open a frame for the call whose return

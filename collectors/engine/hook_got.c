@@ -2,13 +2,14 @@
  * hook_got.c - level 3: the program's calls into system libraries, timed per
  * library function by patching the GOT of its own modules.
  *
- * For every R_X86_64_JUMP_SLOT and R_X86_64_GLOB_DAT relocation of a
+ * For every jump-slot and GOT-data relocation (the back-end's rel_jump_slot,
+ * rel_glob_dat) of a
  * function symbol in an own module whose bound target lies in a module that
  * is not own (a system library; not the agent), the GOT entry is replaced
  * (mprotect over RELRO, one 8-byte atomic store) by the address of a
  * per-import block in a trampoline region: the same block as a prologue
- * site's (hook.h) whose "relocated prologue" is `jmp *0(%rip); .quad
- * target`, the real function, so the call is timed by the same stubs and frames as any site, under the
+ * site's (hook.h) whose "relocated prologue" is the back-end's absolute
+ * branch (jump_abs) to the real function, so the call is timed by the same stubs and frames as any site, under the
  * library function's own address (the report names it by the library's
  * symbol, module = the library).  The site's name, for the log, is
  * "function@libname".  A level below 3 flips the switch (the disabled path is

@@ -92,10 +92,10 @@ bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
  * module has no usable table (then prologue relocation applies). */
 int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t);
 /* Bring the code of every nop site in line with its 'on' (after the
- * switches were set): jmp to the block or the NOP, with the int3 protocol. */
+ * switches were set): the branch to the block or the NOP, with the trap protocol. */
 void hook_nop_sync(struct hook_engine *g);
 /* Give SIGTRAP its previous action back if ours is installed (detach: no
- * int3 of ours is left). */
+ * trap of ours is left). */
 void hook_nop_untrap(void);
 /* hook_unwind.c: load libgcc_s (before the modules are scanned), then give
  * its unwinder entry points wrap sites (after). */

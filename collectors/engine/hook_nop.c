@@ -1,23 +1,21 @@
 /*
  * hook_nop.c - the compiler-assisted back-end: functions that start with one
- * 5-byte NOP listed in a table the compiler emitted.
- *
- *   clang -fpatchable-function-entry=5    nopl 8(%rax,%rax,1) (0f 1f 44 00 08)
- *                                         + __patchable_function_entries
- *   gcc -pg -mfentry -mnop-mcount         nopl 0(%rax,%rax,1) (0f 1f 44 00 00)
- *       -mrecord-mcount (non-PIE only)    + __mcount_loc
- *
- * gcc's -fpatchable-function-entry=5 writes five 1-byte NOPs instead: a
- * thread may be stopped between two of them, so they cannot be replaced
+ * patch-sized NOP listed in a table the compiler emitted
+ * (__patchable_function_entries from -fpatchable-function-entry, or
+ * __mcount_loc from gcc -pg -mfentry -mnop-mcount -mrecord-mcount); which NOP
+ * patterns count as one instruction is the architecture back-end's
+ * (entry_nop, entry_nops).  A NOP written as several instructions is refused:
+ * a thread may be stopped between two of them, so they cannot be replaced
  * while threads run; such a module is left to prologue relocation.
  *
- * A site's NOP becomes `jmp rel32` to its block's `push $index` (the block is
- * hook_tramp.c's, with an empty relocated prologue: `jmp fn+5`), so the
+ * A site's NOP becomes a branch to its block's entry (the block is the
+ * trampoline's, with an empty relocated prologue: a branch back to the
+ * function after the NOP), so the
  * stubs, the timing and the return-address exit are the relocation
  * back-end's.  No prologue is relocated and no thread is stopped: the 5
- * bytes are one instruction, swapped with the int3 protocol (hook_nop_sync).
+ * bytes are one instruction, swapped with the trap protocol (hook_nop_sync).
  * A disabled site gets its NOP back, so it costs what the NOP costs; the
- * block's switch is flipped as well, so a thread that took the jmp just
+ * block's switch is flipped as well, so a thread that took the branch just
  * before the NOP came back still runs correct code.
  */
 #include <errno.h>
@@ -203,7 +201,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		if (bsearch(&fn, tab, n, sizeof *tab, hook_nop_cmp) == NULL ||
 		    !hook_backend.entry_nop((const uint8_t *)fn))
 			continue;
-		/* The empty relocated prologue: jmp fn+5. */
+		/* The empty relocated prologue: a branch to the function after the NOP. */
 		hook_backend.branch(p.out, (uintptr_t)(hook_tramp_blk(&r, k) + HOOK_BLK_HEAD),
 		    fn + HOOK_PATCH_LEN);
 		s = xcalloc(1, sizeof *s);
@@ -224,8 +222,8 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	return 0;
 }
 
-/* SIGTRAP: a thread ran into the int3 of a site being rewritten.  The site
- * is a NOP or a jmp to its block: continue after it (rip = fn + 5), which is
+/* SIGTRAP: a thread ran into the trap of a site being rewritten.  The site
+ * is a NOP or a branch to its block: continue after it (pc = fn + patch length), which is
  * the NOP's effect, so such a call is not timed.  Any other trap goes to the
  * previous action.  Async-signal-safe: a table is read-only once published. */
 static void hook_nop_trap(int sig, siginfo_t *si, void *ctx)
@@ -249,7 +247,7 @@ static void hook_nop_trap(int sig, siginfo_t *si, void *ctx)
 	}
 }
 
-/* Install the trap handler before an int3 is written, again if the program
+/* Install the trap handler before a trap is written, again if the program
  * replaced it since (then its handler is the one we chain to).  The site
  * table is rebuilt when the live nop sites changed (a dlopen or dlclose). */
 static void hook_nop_trap_install(const struct hook_engine *g)
@@ -296,7 +294,7 @@ void hook_nop_untrap(void)
 		sigaction(SIGTRAP, &hook_nop_old, NULL);
 }
 
-/* The 5 bytes site s should hold: jmp rel32 to its block's push, or the NOP. */
+/* The 5 bytes site s should hold: the branch to its block's entry, or the NOP. */
 static void hook_nop_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN])
 {
 	if (!s->on) {
@@ -341,9 +339,9 @@ static void hook_nop_close(const struct hook_engine *g, const bool opened[HOOK_M
 			    g->mods->m[mi].path, strerror(errno));
 }
 
-/* See hook_int.h.  For all stale sites at once: int3 at byte 0, barrier,
- * bytes 1-4, barrier, byte 0, barrier: another core never executes a mix
- * of old and new bytes (it sees either the old instruction, int3, or the
+/* See hook_int.h.  For all stale sites at once: the trap at byte 0, barrier,
+ * the other bytes, barrier, byte 0, barrier: another core never executes a mix
+ * of old and new bytes (it sees either the old instruction, the trap, or the
  * new one).  Three barriers per level change, whatever the number of sites. */
 void hook_nop_sync(struct hook_engine *g)
 {

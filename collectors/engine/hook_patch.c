@@ -235,7 +235,7 @@ int hook_mod_protect(const struct hook_mod *m, bool writable)
 	return 0;
 }
 
-/* With the world stopped: write the jmp of every site not yet patched and
+/* With the world stopped: write the branch of every site not yet patched and
  * not busy.  Returns how many stayed busy. */
 static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *st)
 {
@@ -247,7 +247,7 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
-			uint8_t jmp[HOOK_PATCH_LEN];
+			uint8_t branch[HOOK_PATCH_LEN];
 
 			if (s->mod != mi || s->patched || s->dead || !hook_kinds[s->kind].entry_branch)
 				continue;
@@ -261,9 +261,9 @@ static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *s
 				break;
 			}
 			opened = true;
-			hook_backend.branch(jmp, s->fn, (uintptr_t)s->blk);
+			hook_backend.branch(branch, s->fn, (uintptr_t)s->blk);
 			hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);   /* for detach */
-			hook_code_copy((void *)s->fn, jmp, sizeof jmp);
+			hook_code_copy((void *)s->fn, branch, sizeof branch);
 			s->patched = true;
 		}
 		if (opened && hook_mod_protect(m, false) < 0)
@@ -360,7 +360,7 @@ static int hook_engine_scan(struct hook_engine *g)
 	return nadded;
 }
 
-/* Write the jmp of every prepared prologue site, with the other threads
+/* Write the branch of every prepared prologue site, with the other threads
  * stopped (tried a few times while a thread is in the way). */
 static void hook_engine_write(struct hook_engine *g)
 {

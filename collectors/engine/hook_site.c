@@ -2,7 +2,7 @@
  * hook_site.c - the hook engine as a collector: the sites table, the level
  * selection and the per-site switches, detach.
  *
- * On by default on x86-64; HOOKSCOPE_ENGINE=0 keeps it out of the way.
+ * On by default where the engine has a back-end; HOOKSCOPE_ENGINE=0 keeps it out of the way.
  *
  * Patching happens once, the first time the level is 1 or more (in the
  * agent's constructor when the target starts at such a level, else on the
@@ -114,7 +114,7 @@ static void hook_report_patch(const struct hook_engine *g)
 	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
 
-/* Collector init: on unless HOOKSCOPE_ENGINE=0 (x86-64 only). */
+/* Collector init: on unless HOOKSCOPE_ENGINE=0 (where a back-end exists). */
 static int hook_init(void)
 {
 	const char *e = getenv("HOOKSCOPE_ENGINE");
@@ -150,7 +150,7 @@ static void hook_apply(int level)
 		__atomic_store_n(s->sw, want ? s->on_addr : s->reloc,
 		    __ATOMIC_RELAXED);
 	}
-	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or jmp */
+	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or branch */
 	if (hook_patched)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
@@ -226,7 +226,7 @@ int hook_engine_unloading(int (*real)(void *), void *h)
 }
 
 /* See engine.h.  Switches off and NOPs back first, with the threads running
- * (hook_apply, the int3 protocol), then the stopped part (hook_detach.c). */
+ * (hook_apply, the trap protocol), then the stopped part (hook_detach.c). */
 int hook_engine_detach(char *err, size_t errlen)
 {
 	struct timespec nap = { 0, 1000000 };

@@ -4,7 +4,7 @@
  * Each thread listed in /proc/self/task (but the caller and the agent's
  * reporter thread, which blocks every signal and runs only agent code, so a
  * dlopen on another thread can patch) gets a real-time
- * signal; its handler notes the thread id and the interrupted RIP (from the
+ * signal; its handler notes the thread id and the interrupted PC (from the
  * ucontext) in a slot, then parks on a futex until the stopper releases it.
  * The list is read again after every round, so a thread created meanwhile
  * is stopped too; the stop is complete when a round finds no new thread.
@@ -15,7 +15,7 @@
  * The handler stays installed for good once installed: a signal that arrives
  * late (after a failed stop) finds no stop in progress and returns.  While
  * stopped, a thread runs only agent code, so the patcher may rewrite any
- * function whose bytes no stopped RIP lies in.
+ * function whose bytes no stopped PC lies in.
  */
 #include <dirent.h>
 #include <errno.h>

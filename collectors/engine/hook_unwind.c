@@ -39,7 +39,7 @@
  * into the patched ones, at most.  Not the whole function: Debian's
  * libgcc_s has CET shadow-stack instructions (rdssp, incssp) capstone 4
  * cannot decode further in, and nothing in these functions branches back
- * into their first instructions (endbr64; push %rbp).  The span is
+ * into their first instructions (their prologue).  The span is
  * shortened until it ends on an instruction boundary (hook_unwind_plan). */
 #define HOOK_UNWIND_SWEEP 64
 
