@@ -81,11 +81,13 @@ filled_ok() {
 }
 
 # A screen without its status and info rows and its message row (they
-# change with time, not with the frame); the power rows' figures tick
-# between frames (held for, mAh), so their digits are masked.
+# change with time, not with the frame), its figures and graph cells
+# masked: the daemon, stopped, may have sent its last frame to one TUI and
+# not yet to the other, so the two can show neighbouring frames.  What a
+# resize could break (boxes, titles, columns, rows, leftovers) stays.
 body() {
 	sed '1,2d' | awk -v rows="$1" 'NR != rows - 3' |
-		sed '/power: \|wakelock \|sensor /s/[0-9]/#/g'
+		perl -CS -pe 's/[0-9]/#/g; s/[\x{2580}-\x{259F}]/%/g'
 }
 
 for size in "80 24" "120 40" "200 60"; do
