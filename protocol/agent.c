@@ -23,6 +23,16 @@ static int agent_level_check(uint8_t level, char *err, size_t errlen)
 	return 0;
 }
 
+/* A budget is a share of the target's CPU: at most all of it. */
+static int agent_budget_check(uint32_t ppm, char *err, size_t errlen)
+{
+	if (ppm > 1000000) {
+		snprintf(err, errlen, "budget %u ppm is over 1000000 (100%%)", ppm);
+		return -1;
+	}
+	return 0;
+}
+
 /* A hello names a real process. */
 static int agent_hello_check(void *obj, char *err, size_t errlen)
 {
@@ -32,12 +42,41 @@ static int agent_hello_check(void *obj, char *err, size_t errlen)
 		snprintf(err, errlen, "hello has a bad pid");
 		return -1;
 	}
-	return agent_level_check(r->hello.level, err, errlen);
+	if (agent_level_check(r->hello.level, err, errlen) != 0)
+		return -1;
+	return agent_budget_check(r->hello.budget_ppm, err, errlen);
 }
 
 static int agent_level_rec_check(void *obj, char *err, size_t errlen)
 {
 	return agent_level_check(((const struct proto_agent_rec *)obj)->level, err, errlen);
+}
+
+static int agent_budget_rec_check(void *obj, char *err, size_t errlen)
+{
+	return agent_budget_check(((const struct proto_agent_rec *)obj)->budget_ppm, err, errlen);
+}
+
+static const char *const agent_fmode_names[PROTO_FMODE_N] = {
+	[PROTO_FMODE_TIMED] = "timed", [PROTO_FMODE_COUNTED] = "counted",
+	[PROTO_FMODE_SAMPLED] = "sampled", [PROTO_FMODE_OFF] = "off",
+};
+
+/* See protocol.h. */
+const char *proto_fmode_name(unsigned mode)
+{
+	return mode < PROTO_FMODE_N ? agent_fmode_names[mode] : NULL;
+}
+
+static int agent_func_check(void *obj, char *err, size_t errlen)
+{
+	const struct proto_ag_func *f = obj;
+
+	if (f->mode >= PROTO_FMODE_N) {
+		snprintf(err, errlen, "function mode %u out of range 0-%d", f->mode, PROTO_FMODE_N - 1);
+		return -1;
+	}
+	return 0;
 }
 
 static const struct proto_field agent_hello_fields[] = {
@@ -48,6 +87,7 @@ static const struct proto_field agent_hello_fields[] = {
 	PF_ROW("level", PF_U8, R, hello.level, PF_REQUIRED),
 	PF_ROW("overhead_ps", PF_U64, R, hello.overhead_ps, 0),
 	PF_ROW("attached", PF_BOOL, R, hello.attached, PF_IFTRUE),
+	PF_ROW("budget_ppm", PF_U32, R, hello.budget_ppm, 0),
 };
 static const struct proto_struct agent_hello_desc =
 	PF_STRUCT_CHECK("a hello record", R, agent_hello_fields, agent_hello_check);
@@ -77,15 +117,22 @@ static const struct proto_field agent_func_fields[] = {
 	PF_ROW("max_ns", PF_U64, G, max_ns, 0),
 	PF_ROW("slow", PF_U64, G, slow, 0),
 	PF_ROW("running_ns", PF_U64, G, running_ns, 0),
+	PF_ROW("mode", PF_U8, G, mode, 0),
+	PF_ROW("calls_est", PF_BOOL, G, calls_est, PF_IFTRUE),
+	PF_ROW("time_est", PF_BOOL, G, time_est, PF_IFTRUE),
+	PF_ROW("mode_since_ns", PF_U64, G, mode_since_ns, 0),
+	PF_ROW("hook_ppm", PF_U32, G, hook_ppm, 0),
 };
 #undef G
 const struct proto_struct proto_ag_func_desc =
-	PF_STRUCT("a function", struct proto_ag_func, agent_func_fields);
+	PF_STRUCT_CHECK("a function", struct proto_ag_func, agent_func_fields, agent_func_check);
 
 static const struct proto_field agent_funcs_fields[] = {
 	PF_ROW("time_ns", PF_U64, R, time_ns, 0),
 	PF_ROW("threads", PF_U32, R, threads, 0),
 	PF_ROW("dropped", PF_U64, R, dropped, 0),
+	PF_ROW("cost_ppm", PF_U32, R, cost_ppm, 0),
+	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, 0),
 	PF_ARR_ROW("funcs", PF_OBJS, R, funcs, nfuncs, UINT32_MAX, &proto_ag_func_desc),
 };
 static const struct proto_struct agent_funcs_desc = PF_STRUCT("a funcs record", R, agent_funcs_fields);
@@ -95,6 +142,12 @@ static const struct proto_field agent_level_fields[] = {
 };
 static const struct proto_struct agent_level_desc =
 	PF_STRUCT_CHECK("a level record", R, agent_level_fields, agent_level_rec_check);
+
+static const struct proto_field agent_budget_fields[] = {
+	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, PF_REQUIRED),
+};
+static const struct proto_struct agent_budget_desc =
+	PF_STRUCT_CHECK("a budget record", R, agent_budget_fields, agent_budget_rec_check);
 
 static const struct proto_field agent_threshold_fields[] = {
 	PF_ROW("name", PF_STR, R, name, PF_REQUIRED),
@@ -131,6 +184,7 @@ static const struct {
 	[PROTO_AG_THRESHOLD] = { "threshold", &agent_threshold_desc },
 	[PROTO_AG_DETACH]    = { "detach", &agent_empty_desc },
 	[PROTO_AG_UI_THREAD] = { "ui_thread", &agent_ui_thread_desc },
+	[PROTO_AG_BUDGET]    = { "budget", &agent_budget_desc },
 	PROTO_PARTS(AGENT_PART_TYPE)
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])

@@ -312,6 +312,7 @@ enum proto_agent_type {
 	PROTO_AG_THRESHOLD = 8,   /* set a named threshold */
 	PROTO_AG_DETACH = 10, /* remove every hook and unload (attached agents) */
 	PROTO_AG_UI_THREAD = 13,  /* select the UI thread (name) */
+	PROTO_AG_BUDGET = 16, /* set the overhead budget (budget_ppm, 0 = off) */
 	/* agent -> daemon: each collector's part (parts.h) */
 	PROTO_PARTS(PROTO_PART_AG_TYPE)
 };
@@ -324,6 +325,7 @@ struct proto_ag_hello {
 	uint8_t  level;                   /* level in force */
 	uint64_t overhead_ps;             /* calibrated cost of one hooked call */
 	bool     attached;                /* injected into a running process (can detach) */
+	uint32_t budget_ppm;              /* overhead budget in force, per million; 0 = off */
 };
 
 struct proto_ag_sym {
@@ -334,6 +336,18 @@ struct proto_ag_sym {
 	uint64_t size;                    /* 0 if unknown */
 };
 
+/* How closely a function is watched now: the overhead budget's choice
+ * (doc/architecture.md, "the overhead budget").  Wire values: never change. */
+enum proto_fmode {
+	PROTO_FMODE_TIMED = 0,            /* every call counted and timed */
+	PROTO_FMODE_COUNTED = 1,          /* every call counted; times estimated */
+	PROTO_FMODE_SAMPLED = 2,          /* timed in short windows; count and times estimated */
+	PROTO_FMODE_OFF = 3,              /* not watched; figures stay as they were */
+};
+#define PROTO_FMODE_N 4
+/* "timed", "counted", "sampled", "off"; NULL out of range. */
+const char *proto_fmode_name(unsigned mode);
+
 struct proto_ag_func {
 	uint64_t addr;
 	uint64_t calls;
@@ -342,6 +356,12 @@ struct proto_ag_func {
 	uint64_t max_ns;
 	uint64_t slow;
 	uint64_t running_ns;              /* in calls still running, at time_ns */
+	uint8_t  mode;                    /* enum proto_fmode in force */
+	bool     calls_est;               /* calls is an estimate */
+	bool     time_est;                /* total/self/max/slow are (partly) estimates */
+	uint64_t mode_since_ns;           /* agent clock at the last change of mode; 0: never changed */
+	uint32_t hook_ppm;                /* why: what timing it cost, per million of the target's
+	                                   * CPU, when the mode was last chosen (0: not known) */
 };
 
 struct proto_agent_rec {
@@ -352,6 +372,9 @@ struct proto_agent_rec {
 	uint64_t time_ns;                 /* FUNCS: agent monotonic clock */
 	uint32_t threads;                 /* FUNCS: threads seen so far */
 	uint64_t dropped;                 /* FUNCS: events dropped so far */
+	uint32_t cost_ppm;                /* FUNCS: the hooks' cost over the agent's last budget
+	                                     window, per million of the target's CPU time */
+	uint32_t budget_ppm;              /* FUNCS, BUDGET: the budget, per million; 0 = off */
 	size_t nfuncs;                    /* FUNCS */
 	struct proto_ag_func *funcs;
 	size_t nsites;                    /* SITES */

@@ -35,7 +35,7 @@ static void wire_fill(const struct proto_struct *d, void *obj)
 		switch (f->type) {
 		case PF_U64: *WIRE_AT(obj, f->off, uint64_t) = (uint64_t)v << 33 | v; break;
 		case PF_U32: *WIRE_AT(obj, f->off, uint32_t) = v + 100000; break;
-		case PF_U8: *WIRE_AT(obj, f->off, uint8_t) = 1 + v % 4; break;
+		case PF_U8: *WIRE_AT(obj, f->off, uint8_t) = 1 + v % 3; break;   /* valid for every u8 field: levels 0-4, function modes 0-3 */
 		case PF_I64: *WIRE_AT(obj, f->off, int64_t) = -(int64_t)v * 1000; break;
 		case PF_I32: *WIRE_AT(obj, f->off, int32_t) = -(int32_t)v; break;
 		case PF_PID: *WIRE_AT(obj, f->off, int32_t) = (int32_t)v + 1000; break;
