@@ -86,7 +86,7 @@ static const struct proto_field agent_hello_fields[] = {
 	PF_ROW("cmdline", PF_STR, R, hello.cmdline, 0),
 	PF_ROW("level", PF_U8, R, hello.level, PF_REQUIRED),
 	PF_ROW("overhead_ps", PF_U64, R, hello.overhead_ps, 0),
-	PF_ROW("attached", PF_BOOL, R, hello.attached, PF_IFTRUE),
+	PF_ROW("attached", PF_BOOL, R, hello.attached, PF_IFSET),
 	PF_ROW("budget_ppm", PF_U32, R, hello.budget_ppm, 0),
 };
 static const struct proto_struct agent_hello_desc =
@@ -117,11 +117,11 @@ static const struct proto_field agent_func_fields[] = {
 	PF_ROW("max_ns", PF_U64, G, max_ns, 0),
 	PF_ROW("slow", PF_U64, G, slow, 0),
 	PF_ROW("running_ns", PF_U64, G, running_ns, 0),
-	PF_ROW("mode", PF_U8, G, mode, 0),
-	PF_ROW("calls_est", PF_BOOL, G, calls_est, PF_IFTRUE),
-	PF_ROW("time_est", PF_BOOL, G, time_est, PF_IFTRUE),
-	PF_ROW("mode_since_ns", PF_U64, G, mode_since_ns, 0),
-	PF_ROW("hook_ppm", PF_U32, G, hook_ppm, 0),
+	PF_ROW("mode", PF_U8, G, mode, PF_IFSET),
+	PF_ROW("calls_est", PF_BOOL, G, calls_est, PF_IFSET),
+	PF_ROW("time_est", PF_BOOL, G, time_est, PF_IFSET),
+	PF_ROW("mode_since_ns", PF_U64, G, mode_since_ns, PF_IFSET),
+	PF_ROW("hook_ppm", PF_U32, G, hook_ppm, PF_IFSET),
 };
 #undef G
 const struct proto_struct proto_ag_func_desc =
@@ -131,8 +131,8 @@ static const struct proto_field agent_funcs_fields[] = {
 	PF_ROW("time_ns", PF_U64, R, time_ns, 0),
 	PF_ROW("threads", PF_U32, R, threads, 0),
 	PF_ROW("dropped", PF_U64, R, dropped, 0),
-	PF_ROW("cost_ppm", PF_U32, R, cost_ppm, 0),
-	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, 0),
+	PF_ROW("cost_ppm", PF_U32, R, cost_ppm, PF_IFSET),
+	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, PF_IFSET),
 	PF_ARR_ROW("funcs", PF_OBJS, R, funcs, nfuncs, UINT32_MAX, &proto_ag_func_desc),
 };
 static const struct proto_struct agent_funcs_desc = PF_STRUCT("a funcs record", R, agent_funcs_fields);

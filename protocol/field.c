@@ -15,12 +15,28 @@
 
 typedef char **field_strv;   /* so CAT() keeps the pointer types */
 
+/* Is the bool or number field f of obj false or zero? */
+static bool field_zero(const struct proto_field *f, const void *obj)
+{
+	switch (f->type) {
+	case PF_U64: return *CAT(obj, f->off, uint64_t) == 0;
+	case PF_I64: return *CAT(obj, f->off, int64_t) == 0;
+	case PF_U32: return *CAT(obj, f->off, uint32_t) == 0;
+	case PF_I32:
+	case PF_PID: return *CAT(obj, f->off, int32_t) == 0;
+	case PF_U8:  return *CAT(obj, f->off, uint8_t) == 0;
+	case PF_BOOL: return !*CAT(obj, f->off, bool);
+	case PF_F64: return *CAT(obj, f->off, double) == 0;
+	default: assert(!"PF_IFSET on a field that is not a bool or a number"); return false;
+	}
+}
+
 /* Does the map of obj carry field f? */
 static bool field_packed(const struct proto_field *f, const void *obj)
 {
 	if (f->flags & PF_NOPACK)
 		return false;
-	if ((f->flags & PF_IFTRUE) && !*CAT(obj, f->off, bool))
+	if ((f->flags & PF_IFSET) && field_zero(f, obj))
 		return false;
 	return f->type != PF_CUSTOM || f->codec->present == NULL || f->codec->present(obj);
 }

@@ -388,7 +388,7 @@ static void test_map_sizes(void **state)
 		assert_true(o.via.map.size >= keys);
 		for (size_t i = 0; i < d->nfields; i++)
 			if (!(d->fields[i].flags & PF_NOPACK) && d->fields[i].type != PF_CUSTOM &&
-			    !(d->fields[i].flags & PF_IFTRUE))
+			    !(d->fields[i].flags & PF_IFSET))
 				assert_non_null(proto_map_get(&o, d->fields[i].key));
 		msgpack_zone_destroy(&zone);
 		proto_struct_free(d, in);
