@@ -12,19 +12,26 @@
 . tests/e2e/lib.sh
 command -v strace >/dev/null || fail "strace is not installed (a test dependency: make deps)"
 
-# strace_calls PREFIX REGEX: "COUNT BYTES" of the lines matching REGEX in
-# the per-thread files PREFIX.* (bytes: sum of positive results; for the
-# mq calls, whose result is 0, the length argument FIELD given as $3).
+# strace_calls PREFIX REGEX [LENARG [FD]]: "COUNT BYTES" of the lines
+# matching REGEX in the per-thread files PREFIX.*, merged in time order
+# (bytes: sum of positive results; for the mq calls, whose result is 0,
+# the length argument LENARG).  With FD, counting stops at close(FD): the
+# program's descriptor ends there, and the agent's own threads may get the
+# number next (its last report reads /proc files after dd closed stdin;
+# the agent never counts its own calls, strace sees every thread's).
 strace_calls() {
-	cat "$1".* | cut -d' ' -f2- | grep -E "$2" |
-		awk -v lenarg="${3:-0}" '{ n++; if (lenarg > 0) { split($0, a, ", "); b += a[lenarg] }
+	cat "$1".* | sort -n | cut -d' ' -f2- |
+		RE=$2 awk -v lenarg="${3:-0}" -v fd="${4:-}" '
+			fd != "" && $0 ~ ("^close\\(" fd "\\)") { exit }
+			$0 !~ ENVIRON["RE"] { next }
+			{ n++; if (lenarg > 0) { split($0, a, ", "); b += a[lenarg] }
 			else { match($0, / = -?[0-9]+( .*)?$/); v = substr($0, RSTART + 3) + 0; if (v > 0) b += v } }
 			END { printf "%d %d\n", n, b }'
 }
 under_agent_strace() {
 	local prefix=$1; shift
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
-		strace -ff -qq -ttt -o "$prefix" -e trace=openat,read,write,mq_timedsend,mq_timedreceive "$@"
+		strace -ff -qq -ttt -o "$prefix" -e trace=openat,close,read,write,mq_timedsend,mq_timedreceive "$@"
 }
 # slow_feed N: N blocks of 4096 bytes, 50 ms apart (the peers stay up).  dd's
 # buffer is aligned_alloc(page, bs): under ASan (whose aligned_alloc the
@@ -47,7 +54,7 @@ slow_feed 20 | under_agent_strace "$HS_TMP/dd1" dd of="$F" bs=4096 iflag=fullblo
 	fail "dd into the FIFO failed"
 wait_for 20 jq_once '[.targets[] | select(.name == "dd" and .state == "exited")] | length == 1'
 hs=$(ep_of dd "[.ipc.endpoints[] | select(.name == \"$F\")][0] | \"\(.kind) \(.sends) \(.bytes_out) \(.peer_comm)\"" | tr -d '"')
-st=$(strace_calls "$HS_TMP/dd1" "^write\(1,")   # dd moves of= to its stdout
+st=$(strace_calls "$HS_TMP/dd1" "^write\(1," 0 1)   # dd moves of= to its stdout
 echo "dd into a FIFO: hookscope kind sends bytes peer = $hs; strace writes on fd 1: $st"
 [ "$hs" = "fifo $st cat" ] || fail "FIFO: hookscope $hs, strace $st (expected peer cat)"
 
@@ -57,8 +64,8 @@ slow_feed 20 | under_agent_strace "$HS_TMP/dd2" dd bs=4096 iflag=fullblock count
 wait_for 20 jq_once '[.targets[] | select(.name == "dd" and .state == "exited")] | length == 2'
 hs_out=$(ep_of dd '[.ipc.endpoints[] | select(.kind == "pipe" and .sends > 0)][0] | "\(.sends) \(.bytes_out) \(.peer_comm)"' | tr -d '"')
 hs_in=$(ep_of dd '[.ipc.endpoints[] | select(.kind == "pipe" and .recvs > 0)][0] | "\(.recvs) \(.bytes_in)"' | tr -d '"')
-st_out=$(strace_calls "$HS_TMP/dd2" "^write\(1,")
-st_in=$(strace_calls "$HS_TMP/dd2" "^read\(0,")
+st_out=$(strace_calls "$HS_TMP/dd2" "^write\(1," 0 1)
+st_in=$(strace_calls "$HS_TMP/dd2" "^read\(0," 0 0)
 echo "dd between pipes: hookscope writes $hs_out, reads $hs_in; strace write(1) $st_out, read(0) $st_in"
 [ "$hs_out" = "$st_out cat" ] || fail "pipe writes: hookscope $hs_out, strace $st_out (expected peer cat)"
 [ "$hs_in" = "$st_in" ] || fail "pipe reads: hookscope $hs_in, strace $st_in"
