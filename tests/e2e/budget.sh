@@ -44,6 +44,29 @@ row() { jq -ec --arg n "$1" '.funcs[] | select(.name == $n) | [.mode, .calls_est
 [ "$(row fake_fn_2)" = '["sampled",true,true,3000,true]' ] || fail "sampled row: $(row fake_fn_2)"
 [ "$(row fake_fn_3)" = '["off",false,false,4000,true]' ] || fail "off row: $(row fake_fn_3)"
 
+# The reports and /metrics say the same.
+cmd dump -f json -n budget >/dev/null || fail "dump -f json failed"
+R=$(ls "$HS_TMP"/reports/budget-*.json)
+jq -e '.sessions[0].functions | .budget_ppm == 20000 and .cost_ppm == 20000 and .demoted == 3 and
+	.modes == {"timed": 1, "counted": 1, "sampled": 1, "off": 1} and
+	([.list[] | select(.name == "fake_fn_2")][0] | .mode == "sampled" and .calls_est and .time_est and
+	 .hook_ppm == 3000 and .mode_age_ms > 0)' "$R" >/dev/null || fail "JSON report: $(jq -c .sessions[0].functions "$R")"
+cmd dump -f text -n budget >/dev/null || fail "dump -f text failed"
+T=$(ls "$HS_TMP"/reports/budget-*.txt)
+grep -q "^budget:    2% of the target's CPU; the hooks cost 2% of its CPU" "$T" || fail "text report: no budget line"
+grep -Eq "^ +[0-9]+ +~[0-9]+ +~[0-9.]+ .s .* sampled  fake_fn_2 " "$T" || fail "text report: the sampled row is not marked"
+grep -Eq "^  counted .* ago +0.2% of the CPU .*fake_fn_1$" "$T" || fail "text report: no demotion line of fake_fn_1"
+cmd dump -f trace -n budget >/dev/null || fail "dump -f trace failed"
+jq -e '[.traceEvents[] | select(.cat == "budget" and .ph == "i")] | length == 3' \
+	"$(ls "$HS_TMP"/reports/budget-*.trace.json)" >/dev/null || fail "trace: not one event per demotion"
+curl -sS "http://127.0.0.1:$HS_PORT/metrics" >"$HS_TMP/metrics" || fail "GET /metrics failed"
+for want in "hookscope_agent_cost_ratio{pid=\"$FAKE\",target=\"fake-target\"} 0.02" \
+	"hookscope_budget_ratio{pid=\"$FAKE\",target=\"fake-target\"} 0.02" \
+	"hookscope_functions{pid=\"$FAKE\",target=\"fake-target\",mode=\"off\"} 1" \
+	'function="fake_fn_1",module="fake-target",mode="counted",calls="exact",time="estimated"} 1'; do
+	grep -qF "$want" "$HS_TMP/metrics" || fail "/metrics has no '$want'"
+done
+
 # The command: refusals name what is expected; a good value goes to the agent.
 for bad in abc 0 101 -5 1e9 0.00001; do
 	cmd budget "$bad" >"$HS_TMP/out" 2>&1 && fail "budget $bad was accepted"
