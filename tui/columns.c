@@ -9,10 +9,30 @@
 #include "rank.h"
 #include "tui.h"
 
+/* An estimated figure gets a leading '~' (the overhead budget's counted
+ * and sampled functions); every figure leaves a column for it. */
+static void col_est(bool est, char *b, size_t n)
+{
+	size_t len = strlen(b);
+
+	if (!est || len + 2 > n)
+		return;
+	memmove(b + 1, b, len + 1);
+	b[0] = '~';
+}
+
 /* Cell formatters, one per column. */
 static void col_name(const struct proto_func *f, char *b, size_t n)  { snprintf(b, n, "%s", f->name); }
-static void col_calls(const struct proto_func *f, char *b, size_t n) { tui_fmt_count(f->calls, b, n); }
-static void col_rate(const struct proto_func *f, char *b, size_t n)  { tui_fmt_rate(f->calls_per_s, b, n); }
+static void col_calls(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_count(f->calls, b, n);
+	col_est(f->calls_est, b, n);
+}
+static void col_rate(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_rate(f->calls_per_s, b, n);
+	col_est(f->calls_est, b, n);
+}
 /* Total time; calls still in flight add their time so far, marked by a
  * trailing '+' (tui_fmt_ns leaves a column for it). */
 static void col_total(const struct proto_func *f, char *b, size_t n)
@@ -26,12 +46,39 @@ static void col_total(const struct proto_func *f, char *b, size_t n)
 		b[len] = '+';
 		b[len + 1] = '\0';
 	}
+	col_est(f->time_est, b, n);
 }
-static void col_self(const struct proto_func *f, char *b, size_t n)  { tui_fmt_ns(f->self_ns, b, n); }
-static void col_avg(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->avg_ns, b, n); }
-static void col_max(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->max_ns, b, n); }
-static void col_slow(const struct proto_func *f, char *b, size_t n)  { tui_fmt_count(f->slow, b, n); }
-static void col_share(const struct proto_func *f, char *b, size_t n) { tui_fmt_share(f->share, b, n); }
+static void col_self(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_ns(f->self_ns, b, n);
+	col_est(f->time_est, b, n);
+}
+static void col_avg(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_ns(f->avg_ns, b, n);
+	col_est(f->time_est || f->calls_est, b, n);
+}
+static void col_max(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_ns(f->max_ns, b, n);
+	col_est(f->time_est, b, n);
+}
+static void col_slow(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_count(f->slow, b, n);
+	col_est(f->time_est, b, n);
+}
+static void col_share(const struct proto_func *f, char *b, size_t n)
+{
+	tui_fmt_share(f->share, b, n);
+	col_est(f->time_est, b, n);
+}
+/* Only a demoted function says how it is watched: timed is the rule. */
+static void col_mode(const struct proto_func *f, char *b, size_t n)
+{
+	snprintf(b, n, "%s", f->mode != PROTO_FMODE_TIMED && proto_fmode_name(f->mode) ?
+	    proto_fmode_name(f->mode) : "");
+}
 static void col_module(const struct proto_func *f, char *b, size_t n) { snprintf(b, n, "%s", f->module); }
 
 /* In display order; the digit keys 1-8 pick the sort column in this order. */
@@ -45,6 +92,7 @@ const struct tui_column tui_columns[TUI_COL_COUNT] = {
 	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max },
 	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow },
 	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share },
+	[TUI_COL_MODE]   = { "MODE",    NULL,    7, true,  col_mode },
 	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module },
 };
 
@@ -103,18 +151,29 @@ const struct proto_target *tui_frame_target(const struct proto_frame *f)
 }
 
 /* See tui.h. */
+bool tui_frame_demoted(const struct proto_frame *f)
+{
+	for (size_t i = 0; i < f->nfuncs; i++)
+		if (f->funcs[i].mode != PROTO_FMODE_TIMED)
+			return true;
+	return false;
+}
+
+/* See tui.h. */
 void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 {
 	const struct proto_target *t = tui_frame_target(f);
-	char calls[16], cell[1024];
+	char calls[16], cell[1024], cost[48];
 	char *sort = tui_fmt_clean(f->sort, false), *name = tui_fmt_clean(t ? t->name : "", false);
 	int namew = 4;
+	bool demoted = tui_frame_demoted(f);
 
 	tui_fmt_count(f->calls_total, calls, sizeof calls);
+	tui_fmt_cost(f, cost, sizeof cost);
 	if (t != NULL)
-		fprintf(out, "target %s (pid %d) %s, level %u | sort %s | %llu functions seen | "
+		fprintf(out, "target %s (pid %d) %s, level %u | %s | sort %s | %llu functions seen | "
 		    "%s calls | %llu dropped | %u threads\n", name, (int)t->pid,
-		    proto_target_state_name(t->state), t->level, sort,
+		    proto_target_state_name(t->state), t->level, cost, sort,
 		    (unsigned long long)f->nfuncs_seen, calls, (unsigned long long)f->dropped,
 		    f->threads);
 	else if (f->pid != 0)
@@ -132,6 +191,8 @@ void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
 		int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
 
+		if (c == TUI_COL_MODE && !demoted)
+			continue;
 		if (c == TUI_COL_MODULE) {
 			fprintf(out, " %s", tui_columns[c].title);
 			continue;
@@ -145,6 +206,8 @@ void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 			char v[512];
 			int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
 
+			if (c == TUI_COL_MODE && !demoted)
+				continue;
 			tui_columns[c].fmt(&f->funcs[i], v, sizeof v);
 			if (c == TUI_COL_MODULE) {
 				tui_fmt_fit(v, tui_fmt_width(v, utf8), utf8, true, cell, sizeof cell);

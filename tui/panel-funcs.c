@@ -44,12 +44,13 @@ static int panel_name_need(const struct tui_app *a)
  * leaves, and the name every column the bar does not take. */
 static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 {
-	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_AVG,
-	    TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
+	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_MODE,
+	    TUI_COL_AVG, TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
 	int fixed = 0, avail, need = panel_name_need(a);
+	bool demoted = a->frame != NULL && tui_frame_demoted(&a->frame->frame);
 
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
-		l->show[c] = c != TUI_COL_MODULE || a->show_module;
+		l->show[c] = (c != TUI_COL_MODULE || a->show_module) && (c != TUI_COL_MODE || demoted);
 		l->width[c] = tui_columns[c].width;
 		if (c != TUI_COL_NAME && l->show[c])
 			fixed += l->width[c] + 1;
@@ -156,9 +157,11 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 			tui_fmt_fit_middle(v, l->width[c], a->utf8, cell, sizeof cell);
 		else
 			tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
-		/* A figure over its threshold: calls slower than `threshold slow`. */
-		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
-		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;
+		/* A figure over its threshold: calls slower than `threshold slow`;
+		 * the mode of a function the budget demoted. */
+		cx += tui_screen_put(win, y, cx, x + w - cx, selected ? at :
+		    c == TUI_COL_SLOW && f->slow > 0 ? a->attr[TUI_EL_ALERT] :
+		    c == TUI_COL_MODE ? a->attr[TUI_EL_DEMOTED] : at, cell) + 1;
 		if (c == TUI_COL_SHARE && l->barw > 0) {
 			panel_bar(a, f->share, l->barw, v, sizeof v);
 			tui_screen_put(win, y, cx, x + w - cx < l->barw ? x + w - cx : l->barw,
