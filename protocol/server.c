@@ -103,6 +103,49 @@ static const struct proto_field target_fields[] = {
 const struct proto_struct proto_target_desc =
 	PF_STRUCT_CHECK("a target", struct proto_target, target_fields, target_check);
 
+/* A row's "mode": its name on the wire, the enum in memory; a frame
+ * without it (an older daemon) is timed. */
+static void func_mode_pack(msgpack_packer *pk, const void *obj)
+{
+	const char *name = proto_fmode_name(((const struct proto_func *)obj)->mode);
+
+	proto_pack_str(pk, name ? name : "timed");
+}
+
+static int func_mode_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	struct proto_func *f = obj;
+	char *name = NULL;
+	int m;
+
+	if (proto_map_get(o, "mode") == NULL)
+		return 0;
+	if (proto_get_str(o, "mode", true, &name, err, errlen) < 0)
+		return -1;
+	if ((m = proto_fmode_parse(name)) < 0) {
+		snprintf(err, errlen, "function has an unknown mode \"%.40s\"", name);
+		free(name);
+		return -1;
+	}
+	free(name);
+	f->mode = (uint8_t)m;
+	return 0;
+}
+
+static void func_mode_copy(void *dst, const void *src) { (void)dst; (void)src; }
+static void func_mode_release(void *obj) { (void)obj; }
+
+static void func_mode_json(struct proto_json *j, const char *key, const void *obj)
+{
+	const char *name = proto_fmode_name(((const struct proto_func *)obj)->mode);
+
+	proto_json_str(j, key, name ? name : "timed");
+}
+
+static const struct proto_fcodec func_mode_codec = {
+	NULL, func_mode_pack, func_mode_decode, func_mode_copy, func_mode_release, func_mode_json,
+};
+
 #define F struct proto_func
 static const struct proto_field func_fields[] = {
 	PF_ROW("name", PF_STR, F, name, PF_REQUIRED),
@@ -117,6 +160,11 @@ static const struct proto_field func_fields[] = {
 	PF_ROW("slow", PF_U64, F, slow, 0),
 	PF_F64_ROW("share", F, share, 0),
 	PF_ROW("running_ns", PF_U64, F, running_ns, 0),
+	PF_CUSTOM_ROW("mode", &func_mode_codec, 0),
+	PF_ROW("calls_est", PF_BOOL, F, calls_est, PF_IFTRUE),
+	PF_ROW("time_est", PF_BOOL, F, time_est, PF_IFTRUE),
+	PF_ROW("mode_age_ms", PF_U64, F, mode_age_ms, 0),
+	PF_ROW("hook_ppm", PF_U32, F, hook_ppm, 0),
 };
 #undef F
 const struct proto_struct proto_func_desc = PF_STRUCT("a function row", struct proto_func, func_fields);
@@ -190,6 +238,9 @@ static const struct proto_field frame_fields[] = {
 	PF_ROW("dropped", PF_U64, M, dropped, 0),
 	PF_ROW("overhead_ps", PF_U64, M, overhead_ps, 0),
 	PF_ROW("threads", PF_U32, M, threads, 0),
+	PF_ROW("cost_ppm", PF_U32, M, cost_ppm, 0),
+	PF_ROW("budget_ppm", PF_U32, M, budget_ppm, 0),
+	PF_ROW("demoted", PF_U64, M, demoted, 0),
 	PF_ARR_ROW("targets", PF_OBJS, M, targets, ntargets, UINT32_MAX, &proto_target_desc),
 	{ .key = "funcs", .type = PF_OBJS, .flags = PF_REQUIRED, .off = offsetof(M, funcs),
 	  .cnt = offsetof(M, nfuncs), .max = UINT32_MAX, .sub = &proto_func_desc },
