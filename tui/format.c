@@ -352,7 +352,7 @@ void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len)
  * when, why (timing's cost when the mode was chosen), calls/s, average. */
 void tui_fmt_demoted(const struct proto_frame *f, char *buf, size_t len)
 {
-	char cost[48], why[16], age[16], rate[16], avg[16];
+	char cost[48], why[16], age[16], num[16], rate[20], avg[20];
 	size_t off = 0;
 	bool first = true;
 
@@ -374,13 +374,14 @@ void tui_fmt_demoted(const struct proto_frame *f, char *buf, size_t len)
 			    "  %-8s %7s %7s %7s %7s  %s", "MODE", "SINCE", "WHY", "CALLS/S", "AVG", "NAME");
 		first = false;
 		tui_fmt_age(p->mode_age_ms, age, sizeof age);
-		tui_fmt_rate(p->calls_per_s, rate, sizeof rate);
-		tui_fmt_ns(p->avg_ns, avg, sizeof avg);
+		tui_fmt_rate(p->calls_per_s, num, sizeof num);
+		snprintf(rate, sizeof rate, "%s%s", p->calls_est ? "~" : "", num);
+		tui_fmt_ns(p->avg_ns, num, sizeof num);
+		snprintf(avg, sizeof avg, "%s%s", p->time_est || p->calls_est ? "~" : "", num);
 		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "\n  %-8s %7s %7s %s%-6s %s%-6s  %s",
+			off += (size_t)snprintf(buf + off, len - off, "\n  %-8s %7s %7s %7s %7s  %s",
 			    proto_fmode_name(p->mode), p->mode_age_ms ? age : "-",
 			    p->hook_ppm ? proto_ppm_str(p->hook_ppm, why, sizeof why) : "-",
-			    p->calls_est ? "~" : " ", rate, p->time_est || p->calls_est ? "~" : " ",
-			    avg, p->name);
+			    rate, avg, p->name);
 	}
 }

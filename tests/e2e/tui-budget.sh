@@ -49,9 +49,9 @@ wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'"
 # :sites: the cost, then each demoted row with mode, since, why, calls/s and avg.
 tm send-keys -t $W ':sites' Enter
 wait_screen 5 $W grep -q 'overhead budget: cost 3%/20% of the target.s CPU; 3 functions demoted'
-wait_screen 5 $W grep -Eq '│ +counted +[0-9.]+s +0.2% +[0-9.]+ +~[0-9.]+us +fake_fn_1 '
-wait_screen 5 $W grep -Eq '│ +sampled +[0-9.]+s +0.3% +~[0-9.]+ +~[0-9.]+us +fake_fn_2 '
-wait_screen 5 $W grep -Eq '│ +off +[0-9.]+s +0.4% +[0-9.]+ +[0-9.]+us +fake_fn_3 '
+wait_screen 5 $W grep -Eq '│ +counted +[0-9.]+s +0.2% +[0-9.]+ +~2.00us +fake_fn_1 '
+wait_screen 5 $W grep -Eq '│ +sampled +[0-9.]+s +0.3% +~[0-9.]+ +~3.00us +fake_fn_2 '
+wait_screen 5 $W grep -Eq '│ +off +[0-9.]+s +0.4% +[0-9.]+ +4.00us +fake_fn_3 '
 screen $W | grep -Eq '│ +[a-z]+ +[0-9.]+s .*fake_fn_0 ' && fail ":sites lists a timed function: $(screen $W)"
 [ -s "$HS_TMP/tui.err" ] && fail "the TUI wrote to stderr: $(cat "$HS_TMP/tui.err")"
 echo "ok: status bar cost/budget follows :budget; '~' estimates, MODE, :sites demotions, completion"
