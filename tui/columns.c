@@ -9,30 +9,10 @@
 #include "rank.h"
 #include "tui.h"
 
-/* An estimated figure gets a leading '~' (the overhead budget's counted
- * and sampled functions); every figure leaves a column for it. */
-static void col_est(bool est, char *b, size_t n)
-{
-	size_t len = strlen(b);
-
-	if (!est || len + 2 > n)
-		return;
-	memmove(b + 1, b, len + 1);
-	b[0] = '~';
-}
-
 /* Cell formatters, one per column. */
 static void col_name(const struct proto_func *f, char *b, size_t n)  { snprintf(b, n, "%s", f->name); }
-static void col_calls(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_count(f->calls, b, n);
-	col_est(f->calls_est, b, n);
-}
-static void col_rate(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_rate(f->calls_per_s, b, n);
-	col_est(f->calls_est, b, n);
-}
+static void col_calls(const struct proto_func *f, char *b, size_t n) { tui_fmt_count(f->calls, b, n); }
+static void col_rate(const struct proto_func *f, char *b, size_t n)  { tui_fmt_rate(f->calls_per_s, b, n); }
 /* Total time; calls still in flight add their time so far, marked by a
  * trailing '+' (tui_fmt_ns leaves a column for it). */
 static void col_total(const struct proto_func *f, char *b, size_t n)
@@ -46,33 +26,12 @@ static void col_total(const struct proto_func *f, char *b, size_t n)
 		b[len] = '+';
 		b[len + 1] = '\0';
 	}
-	col_est(f->time_est, b, n);
 }
-static void col_self(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_ns(f->self_ns, b, n);
-	col_est(f->time_est, b, n);
-}
-static void col_avg(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_ns(f->avg_ns, b, n);
-	col_est(f->time_est || f->calls_est, b, n);
-}
-static void col_max(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_ns(f->max_ns, b, n);
-	col_est(f->time_est, b, n);
-}
-static void col_slow(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_count(f->slow, b, n);
-	col_est(f->time_est, b, n);
-}
-static void col_share(const struct proto_func *f, char *b, size_t n)
-{
-	tui_fmt_share(f->share, b, n);
-	col_est(f->time_est, b, n);
-}
+static void col_self(const struct proto_func *f, char *b, size_t n)  { tui_fmt_ns(f->self_ns, b, n); }
+static void col_avg(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->avg_ns, b, n); }
+static void col_max(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->max_ns, b, n); }
+static void col_slow(const struct proto_func *f, char *b, size_t n)  { tui_fmt_count(f->slow, b, n); }
+static void col_share(const struct proto_func *f, char *b, size_t n) { tui_fmt_share(f->share, b, n); }
 /* Only a demoted function says how it is watched: timed is the rule. */
 static void col_mode(const struct proto_func *f, char *b, size_t n)
 {
@@ -81,20 +40,37 @@ static void col_mode(const struct proto_func *f, char *b, size_t n)
 }
 static void col_module(const struct proto_func *f, char *b, size_t n) { snprintf(b, n, "%s", f->module); }
 
-/* In display order; the digit keys 1-8 pick the sort column in this order. */
+/* In display order; the digit keys 1-8 pick the sort column in this order.
+ * The last field: which estimate flag of the row makes the figure one. */
 const struct tui_column tui_columns[TUI_COL_COUNT] = {
-	[TUI_COL_NAME]   = { "NAME",    "name",  0, true,  col_name },
-	[TUI_COL_CALLS]  = { "CALLS",   "calls", 7, false, col_calls },
-	[TUI_COL_RATE]   = { "CALLS/S", "rate",  7, false, col_rate },
-	[TUI_COL_TOTAL]  = { "TOTAL",   "total", 7, false, col_total },
-	[TUI_COL_SELF]   = { "SELF",    "self",  7, false, col_self },
-	[TUI_COL_AVG]    = { "AVG",     "avg",   7, false, col_avg },
-	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max },
-	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow },
-	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share },
-	[TUI_COL_MODE]   = { "MODE",    NULL,    7, true,  col_mode },
-	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module },
+	[TUI_COL_NAME]   = { "NAME",    "name",  0, true,  col_name,   0 },
+	[TUI_COL_CALLS]  = { "CALLS",   "calls", 7, false, col_calls,  TUI_EST_CALLS },
+	[TUI_COL_RATE]   = { "CALLS/S", "rate",  7, false, col_rate,   TUI_EST_CALLS },
+	[TUI_COL_TOTAL]  = { "TOTAL",   "total", 7, false, col_total,  TUI_EST_TIME },
+	[TUI_COL_SELF]   = { "SELF",    "self",  7, false, col_self,   TUI_EST_TIME },
+	[TUI_COL_AVG]    = { "AVG",     "avg",   7, false, col_avg,    TUI_EST_CALLS | TUI_EST_TIME },
+	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max,    TUI_EST_TIME },
+	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow,   TUI_EST_TIME },
+	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share,  TUI_EST_TIME },
+	[TUI_COL_MODE]   = { "MODE",    NULL,    7, true,  col_mode,   0 },
+	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module, 0 },
 };
+
+/* See tui.h: an estimated figure gets a leading '~' (each formatter leaves
+ * a column for it). */
+void tui_column_cell(int c, const struct proto_func *f, char *b, size_t n)
+{
+	unsigned est = tui_columns[c].est;
+	size_t len;
+
+	tui_columns[c].fmt(f, b, n);
+	len = strlen(b);
+	if (((est & TUI_EST_CALLS && f->calls_est) || (est & TUI_EST_TIME && f->time_est)) &&
+	    len + 2 <= n) {
+		memmove(b + 1, b, len + 1);
+		b[0] = '~';
+	}
+}
 
 /* The daemon's sort keys, in the order `s` cycles through them. */
 const char *const tui_sort_keys[] = {
@@ -208,7 +184,7 @@ void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 
 			if (c == TUI_COL_MODE && !demoted)
 				continue;
-			tui_columns[c].fmt(&f->funcs[i], v, sizeof v);
+			tui_column_cell(c, &f->funcs[i], v, sizeof v);
 			if (c == TUI_COL_MODULE) {
 				tui_fmt_fit(v, tui_fmt_width(v, utf8), utf8, true, cell, sizeof cell);
 				fprintf(out, " %s", cell);

@@ -152,7 +152,7 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 	for (int c = 0; c < TUI_COL_COUNT && cx < x + w; c++) {
 		if (!l->show[c])
 			continue;
-		tui_columns[c].fmt(f, v, sizeof v);
+		tui_column_cell(c, f, v, sizeof v);
 		if (c == TUI_COL_NAME)        /* a cut name keeps its end */
 			tui_fmt_fit_middle(v, l->width[c], a->utf8, cell, sizeof cell);
 		else

@@ -183,9 +183,14 @@ struct tui_column {
 	int         width;                /* 0: flexible */
 	bool        left;                 /* left-aligned */
 	void      (*fmt)(const struct proto_func *f, char *buf, size_t len);
+	unsigned    est;                  /* TUI_EST_*: a row flag that makes it an estimate */
 };
+#define TUI_EST_CALLS 0x1                 /* the row's calls_est */
+#define TUI_EST_TIME  0x2                 /* the row's time_est */
 
 extern const struct tui_column tui_columns[TUI_COL_COUNT];
+/* Column c of row f, '~' first when the row's flags make it an estimate. */
+void tui_column_cell(int c, const struct proto_func *f, char *buf, size_t len);
 extern const char *const tui_sort_keys[];   /* NULL-terminated */
 int  tui_sort_key_index(const char *key);   /* -1 if unknown */
 /* Column showing a sort key (self -> share too); -1 if none. */
