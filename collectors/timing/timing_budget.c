@@ -108,38 +108,25 @@ static uint8_t tb_st(unsigned m, bool win)
 	return m == PROTO_FMODE_COUNTED ? TM_ST_COUNTED : TM_ST_OFF;
 }
 
-/* Parse a budget: a decimal percent (0 < PCT <= 100) or "off"; ppm or -1. */
-static long tb_parse(const char *s)
-{
-	char *end;
-	double v;
-
-	if (strcmp(s, "off") == 0)
-		return 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || !(v > 0) || v > 100)
-		return -1;
-	return (long)(v * 10000 + 0.5) > 0 ? (long)(v * 10000 + 0.5) : 1;
-}
-
 /* See timing_int.h. */
 void tm_budget_init(void)
 {
 	const char *b = getenv("HOOKSCOPE_BUDGET"), *m = getenv("HOOKSCOPE_MODE");
+	char err[160];
+	uint32_t ppm;
+	int mode;
 
 	if (b != NULL && b[0] != '\0') {
-		long v = tb_parse(b);
-
-		if (v < 0)
-			agent_warn("HOOKSCOPE_BUDGET=\"%s\" is not a percent of the CPU (above 0, at "
-			    "most 100, e.g. 5 or 0.5) or \"off\"; using %g", b, TB_DEFAULT_PPM / 1e4);
+		if (proto_budget_parse(b, &ppm, err, sizeof err) == 0)
+			tb_ppm = ppm;
 		else
-			tb_ppm = (uint32_t)v;
+			agent_warn("HOOKSCOPE_BUDGET: %s; using %g%%", err, TB_DEFAULT_PPM / 1e4);
 	}
 	if (m != NULL && m[0] != '\0') {
-		if (strcmp(m, "counted") == 0)
-			tb_start = PROTO_FMODE_COUNTED;
-		else if (strcmp(m, "timed") != 0)
+		mode = proto_fmode_parse(m);
+		if (mode == PROTO_FMODE_TIMED || mode == PROTO_FMODE_COUNTED)
+			tb_start = (uint8_t)mode;
+		else
 			agent_warn("HOOKSCOPE_MODE=\"%s\" is not \"timed\" or \"counted\"; using timed", m);
 	}
 	tm_st_default = tb_st(tb_start, false);
