@@ -14,11 +14,11 @@
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
  * window of TB_WIN_NS every TB_PERIOD_NS, in which every sampled and
- * counted function is timed); off (never watched).  A "clean" interval is one where every
- * function watched is timed (a window, or no function demoted): only clean
- * figures make the averages, so a caller's self time never absorbs a
- * child's time that was not timed: outside clean intervals a timed
- * function's self is its clean self per call times its calls.
+ * counted function is timed); off (never watched).  A "clean" interval is
+ * one where every function watched is timed (a window, or no function
+ * demoted): only clean figures make the averages.  While functions are
+ * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
+ * self time never absorbs the children no longer timed.
  *
  * A sampled function's calls outside its windows are estimated against an
  * anchor: the calls counted exactly (timed or counted functions) over the
