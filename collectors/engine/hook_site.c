@@ -314,6 +314,12 @@ void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n)
 }
 
 /* See engine.h. */
+uintptr_t hook_engine_uc_pc(const void *uc)
+{
+	return hook_backend.uc_pc(uc);
+}
+
+/* See engine.h. */
 void hook_engine_start_mode(enum hook_mode m)
 {
 	hook_mode_start = (uint8_t)m;

@@ -79,6 +79,10 @@ void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n);
 /* The mode of sites given none (before the first patching). */
 void hook_engine_start_mode(enum hook_mode m);
 
+/* The interrupted pc in a signal handler's ucontext (the back-end's;
+ * async-signal-safe). */
+uintptr_t hook_engine_uc_pc(const void *uc);
+
 /* hook_patch.c: the modules loaded now (the agent flagged), for users of
  * the GOT outside the engine (hook_got_wrap). */
 void hook_mods_read(struct hook_mods *ms);

@@ -14,11 +14,11 @@
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
  * window of TB_WIN_NS every TB_PERIOD_NS, in which every sampled and
- * counted function is timed); off (never watched).  A "clean" interval is one where every
- * function watched is timed (a window, or no function demoted): only clean
- * figures make the averages, so a caller's self time never absorbs a
- * child's time that was not timed: outside clean intervals a timed
- * function's self is its clean self per call times its calls.
+ * counted function is timed); off (never watched).  A "clean" interval is
+ * one where every function watched is timed (a window, or no function
+ * demoted): only clean figures make the averages.  While functions are
+ * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
+ * self time never absorbs the children no longer timed.
  *
  * A sampled function's calls outside its windows are estimated against an
  * anchor: the calls counted exactly (timed or counted functions) over the
@@ -60,6 +60,7 @@ struct tb_fn {
 	double   s_calls, s_anchor, owed;          /* sampled: windows, anchor owed */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
+	uint64_t samples;         /* self-time samples since the last accounting */
 	double   dec_calls;       /* calls since the last decision (estimated if need be) */
 	double   rate;            /* calls per ns of CPU at the last decision */
 };
@@ -72,6 +73,7 @@ static size_t tb_demoted;                /* functions not in tb_start's mode */
 static bool tb_win;                      /* a sampling window is open */
 static uint64_t tb_win_end, tb_win_next;
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
+static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
 static uint32_t tb_cost_ppm;
 static struct tm_modes *tb_tabs[2];      /* finstrument states outside / in windows */
@@ -108,38 +110,25 @@ static uint8_t tb_st(unsigned m, bool win)
 	return m == PROTO_FMODE_COUNTED ? TM_ST_COUNTED : TM_ST_OFF;
 }
 
-/* Parse a budget: a decimal percent (0 < PCT <= 100) or "off"; ppm or -1. */
-static long tb_parse(const char *s)
-{
-	char *end;
-	double v;
-
-	if (strcmp(s, "off") == 0)
-		return 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || !(v > 0) || v > 100)
-		return -1;
-	return (long)(v * 10000 + 0.5) > 0 ? (long)(v * 10000 + 0.5) : 1;
-}
-
 /* See timing_int.h. */
 void tm_budget_init(void)
 {
 	const char *b = getenv("HOOKSCOPE_BUDGET"), *m = getenv("HOOKSCOPE_MODE");
+	char err[160];
+	uint32_t ppm;
+	int mode;
 
 	if (b != NULL && b[0] != '\0') {
-		long v = tb_parse(b);
-
-		if (v < 0)
-			agent_warn("HOOKSCOPE_BUDGET=\"%s\" is not a percent of the CPU (above 0, at "
-			    "most 100, e.g. 5 or 0.5) or \"off\"; using %g", b, TB_DEFAULT_PPM / 1e4);
+		if (proto_budget_parse(b, &ppm, err, sizeof err) == 0)
+			tb_ppm = ppm;
 		else
-			tb_ppm = (uint32_t)v;
+			agent_warn("HOOKSCOPE_BUDGET: %s; using %g%%", err, TB_DEFAULT_PPM / 1e4);
 	}
 	if (m != NULL && m[0] != '\0') {
-		if (strcmp(m, "counted") == 0)
-			tb_start = PROTO_FMODE_COUNTED;
-		else if (strcmp(m, "timed") != 0)
+		mode = proto_fmode_parse(m);
+		if (mode == PROTO_FMODE_TIMED || mode == PROTO_FMODE_COUNTED)
+			tb_start = (uint8_t)mode;
+		else
 			agent_warn("HOOKSCOPE_MODE=\"%s\" is not \"timed\" or \"counted\"; using timed", m);
 	}
 	tm_st_default = tb_st(tb_start, false);
@@ -314,8 +303,20 @@ static void tb_add_est(struct tb_fn *f, double x)
 	f->calls_est = f->time_est = true;
 	if (f->ref_calls > 0) {
 		f->es_total += x * (double)f->ref_total / (double)f->ref_calls;
-		f->es_self += x * (double)f->ref_self / (double)f->ref_calls;
+		if (!tb_ip)
+			f->es_self += x * (double)f->ref_self / (double)f->ref_calls;
 	}
+}
+
+/* tm_ip_drain's callback: one sample in fn (functions not seen are not
+ * shown: their samples go nowhere). */
+static void tb_sample(uintptr_t fn, void *arg)
+{
+	size_t k = tm_report_find(fn);
+
+	(void)arg;
+	if (k < tb_n)
+		tb_fns[k].samples++;
 }
 
 /* See timing_int.h: account the interval since the last harvest. */
@@ -325,6 +326,8 @@ void tm_budget_account(void)
 	bool clean;
 
 	tb_grow();
+	if (tb_ip)
+		tm_ip_drain(tb_sample, NULL);
 	tb_threads(&cost, &cpu);
 	tb_dec_cpu_ns += cpu;
 	tb_dec_cost_ps += cost;
@@ -353,7 +356,13 @@ void tm_budget_account(void)
 			f->ref_total += dtotal;
 			f->ref_self += dself;
 		}
-		if (clean || f->ref_calls == 0) {
+		if (tb_ip) {
+			/* Self time from the samples only (timing_ipsample.c). */
+			if (f->samples > 0)
+				f->time_est = true;
+			f->es_self += (double)f->samples * (double)TM_IP_PERIOD_NS / tm_ns_per_tick;
+			f->samples = 0;
+		} else if (clean || f->ref_calls == 0) {
 			f->sh_self += dself;
 		} else {
 			/* Its self would absorb the children not timed. */
@@ -362,7 +371,8 @@ void tm_budget_account(void)
 		}
 		if (dcounts > 0 && f->ref_calls > 0) {
 			f->es_total += (double)dcounts * (double)f->ref_total / (double)f->ref_calls;
-			f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
+			if (!tb_ip)
+				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
 			f->time_est = true;
 		}
 		if (f->mode != PROTO_FMODE_SAMPLED)
@@ -474,14 +484,29 @@ static void tb_restore(uint64_t now)
 	free(pick);
 }
 
+/* Self time from samples exactly while functions are demoted; new threads
+ * get their timers here. */
+static void tb_ip_sync(void)
+{
+	bool want = tb_ppm > 0 && tb_demoted > 0;
+
+	if (want || tb_ip)
+		tm_ip_set(want);
+	tb_ip = want;
+}
+
 /* See timing.h. */
 void timing_budget_set(uint32_t ppm)
 {
 	if (ppm > 1000000)
 		ppm = 1000000;
 	tb_ppm = ppm;
-	if (ppm == 0)
+	if (ppm == 0) {
+		tm_report_harvest();
+		tm_budget_account();
 		tb_restore(proto_now_ns());
+		tb_ip_sync();
+	}
 	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
 }
 
@@ -510,6 +535,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		tb_anchor_moved = false;
 		tb_window(true, now);
 	}
+	tb_ip_sync();
 	return now + TB_TICK_NS;
 }
 
@@ -567,6 +593,6 @@ void tm_budget_forget(void)
 	free(tb_fns);
 	tb_fns = NULL;
 	tb_n = tb_cap = tb_demoted = 0;
-	tb_win = false;
+	tb_win = tb_ip = false;
 	tm_select_modes(NULL);
 }

@@ -97,7 +97,10 @@ void tm_block_free(struct tm_block *b)
 /* See timing.h. */
 void tm_blocks_free_all(void)
 {
-	struct tm_block *b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
+	struct tm_block *b;
+
+	tm_ip_set(false);         /* no sample signal may outlive the agent */
+	b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
 
 	while (b != NULL) {
 		struct tm_block *next = b->next;
@@ -599,6 +602,21 @@ void tm_site_rehook(const uint32_t *done, size_t n)
 		*b->stack[done[k]].slot = b->stack[done[k]].tramp;
 }
 
+/* A self-time sample on this thread (timing_ipsample.c's signal handler):
+ * the interrupted pc into the thread's own ring.  Agent code running here
+ * (the guard) is not the target's: no sample. */
+HOT void tm_ip_record(uintptr_t pc)
+{
+	struct tm_block *b = tm_tls;
+	uint32_t h;
+
+	if (!TM_REAL(b))
+		return;
+	h = b->ip_head;
+	STORE(&b->ips[h % TM_IPS], pc);
+	__atomic_store_n(&b->ip_head, h + 1, __ATOMIC_RELEASE);
+}
+
 /* See timing.h. */
 HOT struct tm_block *timing_guard_enter(void)
 {
@@ -654,6 +672,7 @@ void tm_hot_atfork_child(void)
 		return;
 	own->next = NULL;
 	own->dropped = 0;
+	own->ip_on = false;       /* timers are not inherited */
 	own->born = tm_ticks();   /* the child's running time counts from here */
 	for (uint32_t k = 0; k < tm_block_count(own); k++) {
 		struct tm_entry *e = tm_block_entry(own, k);

@@ -32,6 +32,7 @@
 #define TM_SLOTS      4096                    /* hash slots per thread, power of 2 */
 #define TM_MAX_FUNCS  (TM_SLOTS / 4 * 3)      /* keep probes short: 75% load */
 #define TM_SCAN       8                       /* frames searched on a mismatched exit */
+#define TM_IPS        64                      /* self-time samples a block holds */
 
 /* One function as seen by one thread (one cache line). */
 struct tm_entry {
@@ -85,6 +86,14 @@ struct tm_block {
 	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
 	                           * budget tick (timing_budget.c) */
 	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
+	/* Self-time samples (timing_ipsample.c): the interrupted pc of each
+	 * tick of the thread's CPU timer, written by the owner's signal
+	 * handler (head: release store), read by the reporter up to head. */
+	uint32_t  ip_head;
+	uint32_t  ip_tail;        /* reporter only: samples read */
+	void     *ip_timer;       /* reporter only: its timer (timer_t), when ip_on */
+	bool      ip_on;          /* reporter only */
+	uintptr_t ips[TM_IPS];
 	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
 	/* Counted calls of table[i]'s function (the counted path: no frame,
 	 * no clock); written by the owner only, like the entries. */
@@ -226,6 +235,7 @@ struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
 void tm_block_free(struct tm_block *b);
 struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
 void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
+void tm_ip_record(uintptr_t pc);          /* a self-time sample (signal handler) */
 
 
 /* timing.c: the tick clock seen from the reporter */
@@ -247,6 +257,7 @@ void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);
 void tm_report_forget(void);
 const struct tm_fig *tm_report_cur(size_t k);  /* k < tm_report_count(): its sums now */
 const char *tm_report_name(size_t k);          /* its name (resolved once) */
+size_t tm_report_find(uintptr_t fn);           /* fn's k, or SIZE_MAX if not seen */
 
 /* timing_budget.c: the overhead budget (reporter only; doc/architecture.md) */
 void tm_budget_init(void);                /* HOOKSCOPE_BUDGET, HOOKSCOPE_MODE */
@@ -258,6 +269,13 @@ void tm_budget_forget(void);              /* fork child */
 void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
 void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
 uint32_t tm_budget_ppm(void);
+
+/* timing_ipsample.c: self time by sampling the pc on each thread's CPU
+ * clock, while the budget demotes functions (reporter only). */
+#define TM_IP_PERIOD_NS 10000000ull           /* CPU time per sample */
+void tm_ip_set(bool on);                  /* start or stop every live thread's timer */
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg);  /* each new sample's function */
+void tm_ip_block_gone(struct tm_block *b);   /* before a block is freed */
 /* timing.c: the counted path's calibrated cost, ps per call (0: unknown). */
 extern uint64_t tm_count_ps;
 

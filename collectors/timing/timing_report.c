@@ -167,6 +167,7 @@ static void tm_retire_dead(void)
 			continue;
 		}
 		tm_fold(b);
+		tm_ip_block_gone(b);
 		if (prev != NULL) {
 			prev->next = next;
 		} else {
@@ -386,6 +387,19 @@ void tm_report_encode(msgpack_sbuffer *sb, bool resend_all)
 const struct tm_fig *tm_report_cur(size_t k)
 {
 	return &tm_aggs[k].cur;
+}
+
+/* See timing_int.h. */
+size_t tm_report_find(uintptr_t fn)
+{
+	size_t i;
+
+	if (tm_index_slots == 0)
+		return SIZE_MAX;
+	for (i = tm_agg_hash(fn) & (tm_index_slots - 1); tm_index[i] != 0; i = (i + 1) & (tm_index_slots - 1))
+		if (tm_aggs[tm_index[i] - 1].fn == fn)
+			return tm_index[i] - 1;
+	return SIZE_MAX;
 }
 
 /* See timing_int.h. */

@@ -48,30 +48,38 @@ static unsigned tr_up(const struct tr_fn *f, const struct tr_params *p)
 	}
 }
 
-struct tr_key {
-	size_t i;
-	bool   named;
-	double v;
-};
-
-/* Order: unnamed before named, then v descending. */
-static int tr_cmp_down(const void *a, const void *b)
+/* What demoting f first is worth: its hooks' cost relative to its own time. */
+static double tr_weight(const struct tr_fn *f, const struct tr_params *p)
 {
-	const struct tr_key *x = a, *y = b;
-
-	if (x->named != y->named)
-		return x->named ? 1 : -1;
-	return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
+	return f->calls * tr_mode_cost(p, f->mode) * p->timed_ps / (p->timed_ps + (double)f->avg_ps);
 }
 
-/* Order: named before unnamed, then v ascending. */
-static int tr_cmp_up(const void *a, const void *b)
+/* Is a demoted before b?  Unnamed before named, then the heavier. */
+static bool tr_before(const struct tr_fn *f, size_t a, size_t b, const double *w)
 {
-	const struct tr_key *x = a, *y = b;
+	if (f[a].named != f[b].named)
+		return !f[a].named;
+	return w[a] > w[b];
+}
 
-	if (x->named != y->named)
-		return x->named ? -1 : 1;
-	return x->v < y->v ? -1 : x->v > y->v;
+/* Sift heap position i down (a max-heap of indexes by tr_before). */
+static void tr_sift(size_t *h, size_t n, size_t i, const struct tr_fn *f, const double *w)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && tr_before(f, h[l], h[m], w))
+			m = l;
+		if (r < n && tr_before(f, h[r], h[m], w))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
 }
 
 /* Change f's mode to m; the projected cost's change. */
@@ -84,12 +92,68 @@ static double tr_move(struct tr_fn *f, unsigned m, const struct tr_params *p)
 	return d;
 }
 
+/* Over the budget: take the function first in line (tr_before), demote it
+ * one step, put it back in line at its new weight; until the cost is low. */
+static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
+    double low)
+{
+	size_t *h = xcalloc(n, sizeof *h), hn = 0;
+	double *w = xcalloc(n, sizeof *w);
+
+	for (size_t i = 0; i < n; i++) {
+		w[i] = tr_weight(&f[i], p);
+		if (f[i].calls > 0 && f[i].mode != PROTO_FMODE_OFF)
+			h[hn++] = i;
+	}
+	for (size_t i = hn / 2; i-- > 0;)
+		tr_sift(h, hn, i, f, w);
+	while (hn > 0 && total > low) {
+		struct tr_fn *x = &f[h[0]];
+
+		total += tr_move(x, tr_down(x, p), p);
+		w[h[0]] = tr_weight(x, p);
+		if (x->mode == PROTO_FMODE_OFF)
+			h[0] = h[--hn];
+		tr_sift(h, hn, 0, f, w);
+	}
+	free(h);
+	free(w);
+	return total;
+}
+
+/* Well under the budget: promote functions not held one step, the named
+ * first, then the cheapest, while the cost stays under high. */
+static double tr_promote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
+    double high)
+{
+	for (;;) {
+		size_t best = n;
+		double add = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double a;
+
+			if (f[i].held || f[i].changed || f[i].mode == PROTO_FMODE_TIMED)
+				continue;
+			a = f[i].calls * (tr_mode_cost(p, tr_up(&f[i], p)) - tr_mode_cost(p, f[i].mode));
+			if (total + a > high)
+				continue;
+			if (best == n || (f[i].named && !f[best].named) ||
+			    (f[i].named == f[best].named && a < add)) {
+				best = i;
+				add = a;
+			}
+		}
+		if (best == n)
+			return total;
+		total += tr_move(&f[best], tr_up(&f[best], p), p);
+	}
+}
+
 /* See timing_rule.h. */
 uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p)
 {
 	double total = 0, budget = p->cpu_ps * p->budget_ppm / 1e6;
-	double low = budget * TR_LOW_PERMILLE / 1000, high = budget * TR_PROMOTE_PERMILLE / 1000;
-	struct tr_key *k;
 
 	if (p->cpu_ps <= 0 || n == 0)
 		return 0;
@@ -97,38 +161,10 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p)
 		f[i].changed = false;
 		total += f[i].calls * tr_mode_cost(p, f[i].mode);
 	}
-	k = xcalloc(n, sizeof *k);
-	if (total > budget) {
-		for (size_t i = 0; i < n; i++)
-			k[i] = (struct tr_key){ .i = i, .named = f[i].named,
-			    .v = f[i].calls * tr_mode_cost(p, f[i].mode) * p->timed_ps /
-			        (p->timed_ps + (double)f[i].avg_ps) };
-		qsort(k, n, sizeof *k, tr_cmp_down);
-		/* Each pass demotes each function one step at most: the
-		 * cheapest way down is spread over the most expensive first. */
-		for (int pass = 0; pass < 3 && total > low; pass++)
-			for (size_t j = 0; j < n && total > low; j++) {
-				struct tr_fn *x = &f[k[j].i];
-				unsigned m = tr_down(x, p);
-
-				if (m != x->mode && x->calls > 0)
-					total += tr_move(x, m, p);
-			}
-	} else if (total < high) {
-		for (size_t i = 0; i < n; i++)
-			k[i] = (struct tr_key){ .i = i, .named = f[i].named,
-			    .v = f[i].calls * (tr_mode_cost(p, tr_up(&f[i], p)) -
-			        tr_mode_cost(p, f[i].mode)) };
-		qsort(k, n, sizeof *k, tr_cmp_up);
-		for (size_t j = 0; j < n; j++) {
-			struct tr_fn *x = &f[k[j].i];
-
-			if (x->held || x->mode == PROTO_FMODE_TIMED || total + k[j].v > high)
-				continue;
-			total += tr_move(x, tr_up(x, p), p);
-		}
-	}
-	free(k);
+	if (total > budget)
+		total = tr_demote(f, n, p, total, budget * TR_LOW_PERMILLE / 1000);
+	else if (total < budget * TR_PROMOTE_PERMILLE / 1000)
+		total = tr_promote(f, n, p, total, budget * TR_PROMOTE_PERMILLE / 1000);
 	return (uint32_t)(total / p->cpu_ps * 1e6 + 0.5);
 }
 

@@ -40,13 +40,14 @@ struct tr_params {
 
 /* What one call of a function in mode costs, ps. */
 double tr_mode_cost(const struct tr_params *p, unsigned mode);
-/* Keep the projected cost within the budget: over it, demote the functions
- * whose hooks cost the most relative to their own time first (weight
- * calls x cost x cost / (cost + avg)), the named ones last, one step per
- * function per pass, until the cost is at TR_LOW_PERMILLE of the budget;
- * under TR_PROMOTE_PERMILLE of it, promote functions not held one step,
- * the cheapest first (the named first), while the cost stays under that
- * share.  Returns the projected cost after the changes, ppm of cpu_ps. */
+/* Keep the projected cost within the budget: over it, demote one step at a
+ * time the function whose hooks cost the most relative to its own time
+ * (weight: calls x its mode's cost x timed cost / (timed cost + average)),
+ * the named ones last, weighing it again at its new mode, until the cost
+ * is at TR_LOW_PERMILLE of the budget; under TR_PROMOTE_PERMILLE of it,
+ * promote functions not held one step each, the named first, then the
+ * cheapest, while the cost stays under that share.  Returns the projected
+ * cost after the changes, ppm of cpu_ps. */
 uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
 
 /* A sampled function's calls while it was not watched: its calls in the
