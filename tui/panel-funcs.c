@@ -268,15 +268,23 @@ static const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a
 
 /* Enter on the functions: everything about the selected one on the
  * message line; the time so far of calls in flight is apart from the
- * returned calls' total. */
+ * returned calls' total; a demoted one says its mode, since when, why and
+ * which figures are estimates. */
 static void tui_panel_funcs_details(struct tui_app *a)
 {
 	const struct proto_func *f = tui_panel_funcs_selected(a);
 	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
-	char run[16], running[48] = "";
+	char run[16], running[48] = "", age[16], why[16], mode[128] = "";
 
 	if (f == NULL)
 		return;
+	if (f->mode != PROTO_FMODE_TIMED && proto_fmode_name(f->mode) != NULL) {
+		tui_fmt_age(f->mode_age_ms, age, sizeof age);
+		snprintf(mode, sizeof mode, "%s for %s (timing cost %s of the CPU; calls %s, "
+		    "times %s); ", proto_fmode_name(f->mode), f->mode_age_ms ? age : "?",
+		    f->hook_ppm ? proto_ppm_str(f->hook_ppm, why, sizeof why) : "?",
+		    f->calls_est ? "estimated" : "exact", f->time_est ? "estimated" : "measured");
+	}
 	tui_fmt_count(f->calls, calls, sizeof calls);
 	tui_fmt_rate(f->calls_per_s, rate, sizeof rate);
 	tui_fmt_ns(f->total_ns, total, sizeof total);
@@ -288,8 +296,8 @@ static void tui_panel_funcs_details(struct tui_app *a)
 		tui_fmt_ns(f->running_ns, run, sizeof run);
 		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
 	}
-	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
-	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
+	tui_app_message(a, false, "%s [%s 0x%llx]: %s%llu calls (%s), %s/s, total %s%s, self %s (%s), "
+	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr, mode,
 	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
 	    (unsigned long long)f->slow);
 }

@@ -29,6 +29,12 @@ wait_screen 10 $W grep -Eq '^fake_fn_2 +~[0-9]+ +~[0-9.]+ +~[0-9.]+.?s +~[0-9.]+
 wait_screen 10 $W grep -Eq '^fake_fn_3 +[0-9]+ +[0-9.]+ +[0-9.]+.?s +[0-9.]+.?s [^~]* off *$'
 wait_screen 10 $W grep -Eq '^fake_fn_0 [^~]*$'
 
+# Enter on the first row (off): its mode, since when, why, which figures are estimates.
+sel=$(screen $W | sed -n 4p | awk '{ print $1 }')
+[ "$sel" = fake_fn_3 ] || fail "the first row is $sel, not fake_fn_3 (rows: total descending)"
+tm send-keys -t $W Enter
+wait_screen 5 $W grep -Eq '^fake_fn_3 \[fake-target 0x401030\]: off for [0-9.]+s \(timing cost 0.4% of the CPU; calls exact, times measured\); [0-9]+ calls '
+
 # :budget: refused on the spot, else sent; the status bar follows in two seconds.
 tm send-keys -t $W ':budget abc' Enter
 wait_screen 5 $W sh -c "tail -n 2 | grep -q \"budget: bad budget 'abc' (expected a share of the target's CPU over 0 up to 100 percent\""
