@@ -23,8 +23,9 @@
  * A sampled function's calls outside its windows are estimated against an
  * anchor: the calls counted exactly (timed or counted functions) over the
  * same intervals.  Its calls per anchor call in the windows, times the
- * anchor outside them (timing_rule.c, tr_est_calls).  The ratio is reset
- * whenever the anchor's set of functions changes, and a window follows.
+ * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
+ * half as much as the next.  The ratio is reset whenever the anchor's set
+ * of functions changes, and a window follows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,12 @@ static void tb_window(bool on, uint64_t now)
 		tb_win_end = now + TB_WIN_NS;
 	else
 		tb_win_next = now + TB_PERIOD_NS;
+	/* The ratios weigh each window half as much as the next: a program
+	 * whose mix of calls changes is followed within a few windows. */
+	for (size_t i = 0; on && i < tb_n; i++) {
+		tb_fns[i].s_calls /= 2;
+		tb_fns[i].s_anchor /= 2;
+	}
 	/* A window's cost is not the steady cost: no decision on it. */
 	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
 	for (size_t i = 0; i < tb_n; i++)
