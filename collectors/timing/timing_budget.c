@@ -23,8 +23,9 @@
  * A sampled function's calls outside its windows are estimated against an
  * anchor: the calls counted exactly (timed or counted functions) over the
  * same intervals.  Its calls per anchor call in the windows, times the
- * anchor outside them (timing_rule.c, tr_est_calls).  The ratio is reset
- * whenever the anchor's set of functions changes, and a window follows.
+ * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
+ * half as much as the next.  The ratio is reset whenever the anchor's set
+ * of functions changes, and a window follows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,19 +96,22 @@ static double tb_counted_ps(void)
 	return tm_count_ps ? (double)tm_count_ps : tb_timed_ps() / 4;
 }
 
-/* The engine's and the hot path's state of a function in mode m. */
-static uint8_t tb_hook_mode(unsigned m)
-{
-	if (m == PROTO_FMODE_TIMED || (m != PROTO_FMODE_OFF && tb_win))
-		return HOOK_M_TIMED;
-	return m == PROTO_FMODE_COUNTED ? HOOK_M_COUNTED : HOOK_M_OFF;
-}
-
+/* The hot path's state of a function in mode m, in a window or not, and
+ * the engine's mode for it now. */
 static uint8_t tb_st(unsigned m, bool win)
 {
 	if (m == PROTO_FMODE_TIMED || (m != PROTO_FMODE_OFF && win))
 		return TM_ST_TIMED;
 	return m == PROTO_FMODE_COUNTED ? TM_ST_COUNTED : TM_ST_OFF;
+}
+
+static uint8_t tb_hook_mode(unsigned m)
+{
+	static const uint8_t of[] = {
+		[TM_ST_TIMED] = HOOK_M_TIMED, [TM_ST_COUNTED] = HOOK_M_COUNTED, [TM_ST_OFF] = HOOK_M_OFF,
+	};
+
+	return of[tb_st(m, tb_win)];
 }
 
 /* See timing_int.h. */
@@ -142,46 +146,36 @@ uint32_t tm_budget_ppm(void)
 	return tb_ppm;
 }
 
+/* qsort comparator: the functions' addresses of a tm_modes being built. */
+static int tb_cmp_fn(const void *a, const void *b)
+{
+	uintptr_t x = tm_report_fn(*(const size_t *)a), y = tm_report_fn(*(const size_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
 /* Publish the -finstrument path's states (two tables: outside and in a
  * window), built afresh after mode changes; the old ones are retired, not
  * freed (a hot path may be reading them). */
 static void tb_tabs_build(void)
 {
+	size_t *order = xcalloc(tb_n + 1, sizeof *order);
+
+	for (size_t i = 0; i < tb_n; i++)
+		order[i] = i;
+	qsort(order, tb_n, sizeof *order, tb_cmp_fn);
 	for (int w = 0; w < 2; w++) {
 		struct tm_modes *t = xcalloc(1, sizeof *t);
-		size_t k = 0;
 
 		t->fns = xcalloc(tb_n + 1, sizeof *t->fns);
 		t->st = xcalloc(tb_n + 1, 1);
-		for (size_t i = 0; i < tb_n; i++)
-			if (tb_st(tb_fns[i].mode, w) != tm_st_default)
-				t->fns[k++] = tm_report_fn(i);
-		t->n = k;
-		/* Sorted by address (insertion sort: few functions are demoted). */
-		for (size_t i = 1; i < k; i++)
-			for (size_t j = i; j > 0 && t->fns[j - 1] > t->fns[j]; j--) {
-				uintptr_t x = t->fns[j];
+		for (size_t j = 0; j < tb_n; j++) {
+			uint8_t st = tb_st(tb_fns[order[j]].mode, w);
 
-				t->fns[j] = t->fns[j - 1];
-				t->fns[j - 1] = x;
-			}
-		for (size_t i = 0; i < tb_n; i++) {
-			uint8_t st = tb_st(tb_fns[i].mode, w);
-
-			if (st != tm_st_default) {
-				uintptr_t fn = tm_report_fn(i);
-				size_t lo = 0, hi = k;
-
-				while (lo < hi) {
-					size_t mid = (lo + hi) / 2;
-
-					if (t->fns[mid] < fn)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				t->st[lo] = st;
-			}
+			if (st == tm_st_default)
+				continue;
+			t->fns[t->n] = tm_report_fn(order[j]);
+			t->st[t->n++] = st;
 		}
 		if (tb_tabs[w] != NULL) {
 			tb_tabs[w]->next = tb_retired;
@@ -189,6 +183,7 @@ static void tb_tabs_build(void)
 		}
 		tb_tabs[w] = t;
 	}
+	free(order);
 	tm_select_modes(tb_tabs[tb_win]);
 }
 
@@ -221,6 +216,12 @@ static void tb_window(bool on, uint64_t now)
 		tb_win_end = now + TB_WIN_NS;
 	else
 		tb_win_next = now + TB_PERIOD_NS;
+	/* The ratios weigh each window half as much as the next: a program
+	 * whose mix of calls changes is followed within a few windows. */
+	for (size_t i = 0; on && i < tb_n; i++) {
+		tb_fns[i].s_calls /= 2;
+		tb_fns[i].s_anchor /= 2;
+	}
 	/* A window's cost is not the steady cost: no decision on it. */
 	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
 	for (size_t i = 0; i < tb_n; i++)
