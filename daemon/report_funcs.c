@@ -91,7 +91,7 @@ funcs_text(struct report_buf *b, const struct report_ctx *c)
 	struct daemon_totals tot;
 	size_t n;
 	struct daemon_func **rows = funcs_ranked(c, PROTO_RANK_TOTAL, &n, &tot);
-	char c1[32], c2[32], c3[32], c4[32], c5[32], e[6][40];
+	char c1[32], c2[32], e[7][40], d[32];
 	double ovh_ns = (double)c->s->overhead_ps / 1000.0;
 
 	report_add(b, "calls:     %" PRIu64 "\n", tot.calls);
@@ -106,17 +106,18 @@ funcs_text(struct report_buf *b, const struct report_ctx *c)
 		const struct daemon_func *f = rows[i];
 		bool t = f->time_est;
 
+		/* One buffer per cell: the arguments are evaluated in any order. */
 		snprintf(c1, sizeof c1, "%" PRIu64, f->calls);
-		snprintf(c5, sizeof c5, "%" PRIu64, f->slow);
-		report_add(b, "%5zu %12s %12s %12s %12s %12s %12s %8s %-7s  ",
-		    i + 1, funcs_est(e[0], sizeof e[0], f->calls_est, c1),
-		    funcs_est(e[1], sizeof e[1], t, report_dur(c2, sizeof c2, f->total_ns)),
-		    f->running_ns ? report_dur(c4, sizeof c4, f->running_ns) : "-",
-		    funcs_est(e[2], sizeof e[2], t, report_dur(c2, sizeof c2, f->self_ns)),
-		    funcs_est(e[3], sizeof e[3], t || f->calls_est,
-		    report_dur(c3, sizeof c3, daemon_func_avg(f))),
-		    funcs_est(e[4], sizeof e[4], t, report_dur(c4, sizeof c4, f->max_ns)),
-		    funcs_est(e[5], sizeof e[5], t, c5), proto_fmode_name(f->mode));
+		funcs_est(e[0], sizeof e[0], f->calls_est, c1);
+		funcs_est(e[1], sizeof e[1], t, report_dur(d, sizeof d, f->total_ns));
+		snprintf(e[2], sizeof e[2], "%s", f->running_ns ? report_dur(d, sizeof d, f->running_ns) : "-");
+		funcs_est(e[3], sizeof e[3], t, report_dur(d, sizeof d, f->self_ns));
+		funcs_est(e[4], sizeof e[4], t || f->calls_est, report_dur(d, sizeof d, daemon_func_avg(f)));
+		funcs_est(e[5], sizeof e[5], t, report_dur(d, sizeof d, f->max_ns));
+		snprintf(c1, sizeof c1, "%" PRIu64, f->slow);
+		funcs_est(e[6], sizeof e[6], t, c1);
+		report_add(b, "%5zu %12s %12s %12s %12s %12s %12s %8s %-7s  ", i + 1, e[0], e[1], e[2],
+		    e[3], e[4], e[5], e[6], proto_fmode_name(f->mode));
 		if (f->name != NULL)
 			report_add(b, "%s", f->name);
 		else

@@ -45,27 +45,38 @@ static void target_state_pack(msgpack_packer *pk, const void *obj)
 	proto_pack_str(pk, proto_target_state_name(((const struct proto_target *)obj)->state));
 }
 
-static int target_state_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+/* An enum that travels by name: key's string through parse into *out
+ * (left alone when the key is absent and not required); what names the
+ * thing in the error ("target has an unknown state ..."). */
+static int server_name_decode(const msgpack_object *o, const char *key, bool required,
+    int (*parse)(const char *), uint8_t *out, const char *what, char *err, size_t errlen)
 {
-	struct proto_target *t = obj;
-	char *state = NULL;
-	int st;
+	char *name = NULL;
+	int v;
 
-	if (proto_get_str(o, "state", true, &state, err, errlen) < 0)
+	if (!required && proto_map_get(o, key) == NULL)
+		return 0;
+	if (proto_get_str(o, key, true, &name, err, errlen) < 0)
 		return -1;
-	st = server_state_parse(state);
-	if (st < 0) {
-		snprintf(err, errlen, "target has an unknown state \"%.40s\"", state);
-		free(state);
+	if ((v = parse(name)) < 0) {
+		snprintf(err, errlen, "%s has an unknown %s \"%.40s\"", what, key, name);
+		free(name);
 		return -1;
 	}
-	free(state);
-	t->state = (uint8_t)st;
+	free(name);
+	*out = (uint8_t)v;
 	return 0;
 }
 
-static void target_state_copy(void *dst, const void *src) { (void)dst; (void)src; }
-static void target_state_release(void *obj) { (void)obj; }
+/* Such an enum owns nothing: copy and release have nothing to do. */
+static void server_name_copy(void *dst, const void *src) { (void)dst; (void)src; }
+static void server_name_release(void *obj) { (void)obj; }
+
+static int target_state_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	return server_name_decode(o, "state", true, server_state_parse,
+	    &((struct proto_target *)obj)->state, "target", err, errlen);
+}
 
 static void target_state_json(struct proto_json *j, const char *key, const void *obj)
 {
@@ -73,7 +84,7 @@ static void target_state_json(struct proto_json *j, const char *key, const void 
 }
 
 static const struct proto_fcodec target_state_codec = {
-	NULL, target_state_pack, target_state_decode, target_state_copy, target_state_release,
+	NULL, target_state_pack, target_state_decode, server_name_copy, server_name_release,
 	target_state_json,
 };
 
@@ -114,26 +125,9 @@ static void func_mode_pack(msgpack_packer *pk, const void *obj)
 
 static int func_mode_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
 {
-	struct proto_func *f = obj;
-	char *name = NULL;
-	int m;
-
-	if (proto_map_get(o, "mode") == NULL)
-		return 0;
-	if (proto_get_str(o, "mode", true, &name, err, errlen) < 0)
-		return -1;
-	if ((m = proto_fmode_parse(name)) < 0) {
-		snprintf(err, errlen, "function has an unknown mode \"%.40s\"", name);
-		free(name);
-		return -1;
-	}
-	free(name);
-	f->mode = (uint8_t)m;
-	return 0;
+	return server_name_decode(o, "mode", false, proto_fmode_parse,
+	    &((struct proto_func *)obj)->mode, "function", err, errlen);
 }
-
-static void func_mode_copy(void *dst, const void *src) { (void)dst; (void)src; }
-static void func_mode_release(void *obj) { (void)obj; }
 
 static void func_mode_json(struct proto_json *j, const char *key, const void *obj)
 {
@@ -143,7 +137,7 @@ static void func_mode_json(struct proto_json *j, const char *key, const void *ob
 }
 
 static const struct proto_fcodec func_mode_codec = {
-	NULL, func_mode_pack, func_mode_decode, func_mode_copy, func_mode_release, func_mode_json,
+	NULL, func_mode_pack, func_mode_decode, server_name_copy, server_name_release, func_mode_json,
 };
 
 #define F struct proto_func

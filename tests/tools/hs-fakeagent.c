@@ -120,7 +120,9 @@ fa_hello(int fd)
 	free(syms);
 }
 
-/* One funcs record for t seconds since start (or the last reset). */
+#define FA_REC_FUNCS 4096   /* functions per funcs record (the agent's TM_REC_ITEMS) */
+
+/* The funcs records for t seconds since start (or the last reset). */
 static void
 fa_funcs(int fd, double t)
 {
@@ -151,7 +153,14 @@ fa_funcs(int fd, double t)
 			g->hook_ppm = (i + 1) * 1000;
 		}
 	}
-	fa_record(fd, &r);
+	/* In records of at most FA_REC_FUNCS functions, as the agent sends them. */
+	for (size_t k = 0, n = r.nfuncs; k < n || k == 0; k += FA_REC_FUNCS) {
+		struct proto_agent_rec part = r;
+
+		part.funcs = r.funcs + k;
+		part.nfuncs = n - k < FA_REC_FUNCS ? n - k : FA_REC_FUNCS;
+		fa_record(fd, &part);
+	}
 	free(r.funcs);
 }
 

@@ -23,7 +23,8 @@ budget_session(void)
 	struct proto_ag_hello h = hello_for(FAKE_PID, "/opt/x/target");
 	struct daemon_session *s = daemon_session_new(FAKE_PID, 0);
 	struct proto_ag_func f[3] = {
-		{ .addr = 0x1000, .calls = 10, .total_ns = 100, .self_ns = 50 },
+		{ .addr = 0x1000, .calls = 10, .total_ns = 100, .self_ns = 50, .max_ns = 20,
+		  .running_ns = 4000 },
 		{ .addr = 0x1001, .calls = 2000000, .total_ns = 9000000, .self_ns = 9000000,
 		  .mode = PROTO_FMODE_COUNTED, .time_est = true, .mode_since_ns = 1 * S,
 		  .hook_ppm = 15000 },
@@ -152,6 +153,9 @@ test_reports(void **state)
 	assert_non_null(strstr(text, "      2000000     ~9.00 ms"));
 	assert_non_null(strstr(text, "         ~500     ~5.00 us"));
 	assert_non_null(strstr(text, "counted  hot_counted"));
+	/* every cell its own figure: running and max of a timed row */
+	assert_non_null(strstr(text, "           10       100 ns      4.00 us        50 ns        "
+	    "10 ns        20 ns        0 timed    0x1000"));
 	assert_non_null(strstr(text, "  counted     2.000 s ago      1.5% of the CPU"));
 	free(text);
 	text = report_build(&s, 1, REPORT_JSON, 3 * S, proto_wall_ms(), &len);

@@ -495,7 +495,8 @@ static char *columns_text(const struct proto_frame *f, bool utf8)
 	return text;
 }
 
-/* The plain --once table, exactly. */
+/* The plain --once table, exactly: estimates marked '~', the MODE column
+ * while a row is demoted. */
 static void test_columns_print(void **state)
 {
 	struct proto_frame f = json_frame;
@@ -507,11 +508,11 @@ static void test_columns_print(void **state)
 	(void)state;
 	s = columns_text(&f, true);
 	assert_string_equal(s,
-	    "target demo (pid 42) live, level 2 | sort total | 5 functions seen | 210K calls | "
-	    "1 dropped | 2 threads\n"
-	    "NAME        CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODULE\n"
-	    "slow_work     200      10  200ms+   199ms  1.00ms  1.20ms      3  75.0% demo\n"
-	    "fast_hash    210K   10.5K  5.00ms  5.00ms    23ns   900ns      0  25.0% libx.so\n");
+	    "target demo (pid 42) live, level 2 | cost 3.1%/5% | sort total | 5 functions seen | "
+	    "210K calls | 1 dropped | 2 threads\n"
+	    "NAME        CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODE    MODULE\n"
+	    "slow_work     200      10 ~200ms+  ~199ms ~1.00ms ~1.20ms     ~3 ~75.0% counted demo\n"
+	    "fast_hash    210K   10.5K  5.00ms  5.00ms    23ns   900ns      0  25.0%         libx.so\n");
 	free(s);
 
 	/* Unknown target pid; terminal escapes in names are neutralised. */
@@ -529,8 +530,8 @@ static void test_columns_print(void **state)
 	f.sort = "a\nb";
 	s = columns_text(&f, true);
 	assert_string_equal(s,
-	    "target bad?[2J (pid 9) lost, level 4 | sort a?b | 5 functions seen | 210K calls | "
-	    "1 dropped | 2 threads\n"
+	    "target bad?[2J (pid 9) lost, level 4 | cost 3.1%/5% | sort a?b | 5 functions seen | "
+	    "210K calls | 1 dropped | 2 threads\n"
 	    "NAME    CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODULE\n"
 	    "\xe4\xb8\xad\xe6\x96\x87?       3       0       0       0       0       0      0 "
 	    "     - m\n");
