@@ -278,6 +278,13 @@ static void tm_atfork_child(void)
 	timing_guard_leave(saved);
 }
 
+/* Exit or detach, after the final report: no self-time sample signal may
+ * come once the agent's handlers are given back (detach resets them next). */
+static void tm_fini(void)
+{
+	tm_ip_set(false);
+}
+
 const struct collector_ops timing_collector = {
 	.name          = "timing",
 	.init          = tm_init,
@@ -288,4 +295,5 @@ const struct collector_ops timing_collector = {
 	.encode        = tm_report_encode,
 	.hello         = tm_hello,
 	.atfork_child  = tm_atfork_child,
+	.fini          = tm_fini,
 };

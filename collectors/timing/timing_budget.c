@@ -45,6 +45,7 @@
 #define TB_WIN_NS        TB_TICK_NS            /* a sampling window */
 #define TB_PERIOD_NS     1000000000ull         /* one window per second */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
+#define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
@@ -206,6 +207,20 @@ static void tb_apply(const bool *pick)
 	free(modes);
 }
 
+/* The hooks' cost since the last decision, ppm of the threads' CPU. */
+static uint32_t tb_cost_now(void)
+{
+	return (uint32_t)(tb_dec_cost_ps / (tb_dec_cpu_ns * 1000) * 1e6 + 0.5);
+}
+
+/* Start a new decision window. */
+static void tb_dec_reset(void)
+{
+	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
+	for (size_t i = 0; i < tb_n; i++)
+		tb_fns[i].dec_calls = 0;
+}
+
 /* Open or close the sampling window: the sampled functions' sites. */
 static void tb_window(bool on, uint64_t now)
 {
@@ -222,10 +237,7 @@ static void tb_window(bool on, uint64_t now)
 		tb_fns[i].s_calls /= 2;
 		tb_fns[i].s_anchor /= 2;
 	}
-	/* A window's cost is not the steady cost: no decision on it. */
-	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
-	for (size_t i = 0; i < tb_n; i++)
-		tb_fns[i].dec_calls = 0;
+	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	for (size_t i = 0; i < tb_n; i++)
 		pick[i] = tb_fns[i].mode == PROTO_FMODE_SAMPLED || tb_fns[i].mode == PROTO_FMODE_COUNTED;
 	tb_apply(pick);
@@ -424,7 +436,7 @@ static void tb_decide(uint64_t now)
 	bool moved = false;
 	size_t changed = 0;
 
-	tb_cost_ppm = (uint32_t)(tb_dec_cost_ps / (tb_dec_cpu_ns * 1000) * 1e6 + 0.5);
+	tb_cost_ppm = tb_cost_now();
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
 
@@ -461,7 +473,7 @@ static void tb_decide(uint64_t now)
 		tb_apply(pick);
 		tb_tabs_build();
 	}
-	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
+	tb_dec_cpu_ns = tb_dec_cost_ps = 0;       /* dec_calls were taken above */
 	free(v);
 	free(pick);
 }
@@ -508,7 +520,7 @@ void timing_budget_set(uint32_t ppm)
 		tb_restore(proto_now_ns());
 		tb_ip_sync();
 	}
-	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
+	tb_dec_reset();
 }
 
 /* See timing.h: harvest, account, decide, open or close the window. */
@@ -524,8 +536,17 @@ uint64_t timing_budget_tick(uint64_t now)
 		tb_forgot = NULL;
 		tb_nforgot = 0;
 	}
-	if (tb_ppm == 0 || !LOAD(&tm_params.enabled))
+	if (!LOAD(&tm_params.enabled))
 		return now + TB_PERIOD_NS;
+	if (tb_ppm == 0) {
+		/* No decisions; the cost is still measured (the reporter's
+		 * harvests account the intervals). */
+		if (tb_dec_cpu_ns >= TB_DECIDE_CPU_NS) {
+			tb_cost_ppm = tb_cost_now();
+			tb_dec_reset();
+		}
+		return now + TB_OFF_TICK_NS;
+	}
 	tm_report_harvest();
 	tm_budget_account();
 	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS)

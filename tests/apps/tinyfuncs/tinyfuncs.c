@@ -28,7 +28,7 @@ static volatile unsigned sink;
 } while (0)
 
 /* A tiny function: a few dependent multiplies, a few ns. */
-#define TINY(j) __attribute__((noinline)) int tiny_##j(int x) \
+#define TINY(j) __attribute__((noinline)) unsigned tiny_##j(unsigned x) \
 	{ x = x * (2 * 1##j + 3) + 1; x ^= x >> 7; return x * 40503 + 1##j; }
 TINY(00) TINY(01) TINY(02) TINY(03) TINY(04) TINY(05) TINY(06) TINY(07) TINY(08) TINY(09)
 TINY(10) TINY(11) TINY(12) TINY(13) TINY(14) TINY(15) TINY(16) TINY(17) TINY(18) TINY(19)
@@ -40,14 +40,14 @@ TINY(30) TINY(31) TINY(32) TINY(33) TINY(34) TINY(35) TINY(36) TINY(37) TINY(38)
 /* Direct calls: dispatch's own time is little more than the calls. */
 __attribute__((noinline)) void dispatch(void)
 {
-	int acc = (int)sink;
+	unsigned acc = sink;
 
 	for (int r = 0; r < REPS; r++) {
 		C4(00, 01, 02, 03) C4(04, 05, 06, 07) C4(08, 09, 10, 11) C4(12, 13, 14, 15)
 		C4(16, 17, 18, 19) C4(20, 21, 22, 23) C4(24, 25, 26, 27) C4(28, 29, 30, 31)
 		C4(32, 33, 34, 35) C4(36, 37, 38, 39)
 	}
-	sink = (unsigned)acc;
+	sink = acc;
 }
 
 #define WORK(i) __attribute__((noinline)) void work_##i(void) { SPIN(40 - 2 * i); }
