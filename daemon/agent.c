@@ -244,6 +244,7 @@ agent_hello(struct daemon_agent *a, const struct proto_ag_hello *h, uint64_t now
 	daemon_log(DLOG_INFO, "pid %d (%s) connected: %s, level %u",
 	    (int)s->pid, s->name, s->exe ? s->exe : "?", (unsigned)s->level);
 	daemon_fps_greet(a, d->opts->refresh_hz);
+	daemon_budget_greet(a, d->opts);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 static const struct daemon_cmd_entry *const cmd_table[] = {
 	&daemon_cmd_level_entry,
+	&daemon_cmd_budget_entry,
 	&daemon_cmd_reset_entry,
 	&daemon_cmd_dump_entry,
 	&daemon_cmd_threshold_entry,

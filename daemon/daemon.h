@@ -70,6 +70,8 @@ struct daemon_opts {
 	char  **run_argv;         /* PROG ARGS..., NULL-terminated (into argv) */
 	char   *run_map;          /* --map entries as HOOKSCOPE_MAP, or NULL */
 	double  refresh_hz;       /* --refresh: frame budget of every agent; 0 = agent's */
+	uint32_t budget_ppm;      /* --budget: overhead budget of every agent, 0 = off */
+	bool    budget_set;       /* --budget given (else the agent's own, the same default) */
 	/* attach (attach*.c) */
 	pid_t   attach_pid;       /* "attach PID": inject, then exit */
 	pid_t   detach_pid;       /* "detach PID": unload, then exit */
@@ -106,7 +108,16 @@ struct daemon_func {
 	                           * the last report (not cumulative) */
 	uint64_t samp_calls[DAEMON_RATE_SLOTS];  /* calls at the session's samples */
 	double   rate;            /* calls/s, computed by daemon_session_rates */
+	/* How the agent watches it (the overhead budget): settings, kept
+	 * across a reset until the agent says otherwise. */
+	uint8_t  mode;            /* enum proto_fmode */
+	bool     calls_est, time_est;  /* which figures are estimates */
+	uint64_t mode_since_ns;   /* agent monotonic clock of the last change; 0 = never */
+	uint32_t hook_ppm;        /* what timing it cost when the mode was chosen */
 };
+/* ms since f's mode last changed at now_ns (same clock as the agent's);
+ * 0 when it never changed, at least 1 when it did. */
+uint64_t daemon_func_mode_age_ms(const struct daemon_func *f, uint64_t now_ns);
 
 /* Functions of one session, hashed by address (open addressing). */
 struct daemon_functab {
@@ -164,6 +175,9 @@ struct daemon_session {
 	uint64_t started_ms, ended_ms;  /* wall clock */
 	uint64_t overhead_ps, dropped;
 	uint32_t threads;
+	uint32_t cost_ppm;        /* the agent's hook cost over its last window */
+	uint32_t budget_ppm;      /* the overhead budget in force, 0 = off */
+	uint32_t nmode[PROTO_FMODE_N];  /* functions per mode but timed (daemon_session_nmode) */
 	bool     bye;             /* the agent said the target is exiting */
 	int      exit_status;     /* wait status if we reaped it, else -1 */
 	struct daemon_functab funcs;
@@ -233,6 +247,11 @@ void daemon_session_reset(struct daemon_session *s, uint64_t now_ns);
 void daemon_session_frame(struct daemon_session *s, struct proto_frame *f);
 /* Free what every collector holds (daemon_session_free). */
 void daemon_session_collectors_free(struct daemon_session *s);
+/* Functions known in mode (enum proto_fmode): timed ones are all the others. */
+uint64_t daemon_session_nmode(const struct daemon_session *s, unsigned mode);
+/* Functions not timed: counted, sampled or off. */
+#define daemon_session_demoted(s) \
+	((s)->funcs.n - daemon_session_nmode((s), PROTO_FMODE_TIMED))
 /* Compute every function's rate (calls/s over about the last second). */
 void daemon_session_rates(struct daemon_session *s);
 /* sites.c: keep a "sites" record (absolute figures: it replaces the last). */
@@ -401,6 +420,8 @@ int  daemon_agent_callback(struct daemon_state *d, struct lws *wsi, int reason,
 int  daemon_agent_send(struct daemon_agent *a, const struct proto_agent_rec *r);
 /* fps.c: a new agent gets the frame budget of --refresh HZ (0: nothing). */
 void daemon_fps_greet(struct daemon_agent *a, double refresh_hz);
+/* cmd-budget.c: a new agent gets the overhead budget of --budget, if given. */
+void daemon_budget_greet(struct daemon_agent *a, const struct daemon_opts *o);
 
 /* ---- websocket clients (client.c, frame.c) ---- */
 
@@ -462,6 +483,7 @@ struct daemon_cmd_entry {
 };
 
 extern const struct daemon_cmd_entry daemon_cmd_level_entry;
+extern const struct daemon_cmd_entry daemon_cmd_budget_entry;
 extern const struct daemon_cmd_entry daemon_cmd_reset_entry;
 extern const struct daemon_cmd_entry daemon_cmd_dump_entry;
 extern const struct daemon_cmd_entry daemon_cmd_threshold_entry;

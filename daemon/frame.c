@@ -35,7 +35,7 @@ daemon_hello_encode(struct daemon_state *d, msgpack_sbuffer *sb)
 /* Fill f->funcs from ranked rows; hex holds names of unnamed functions. */
 static void
 frame_rows(struct proto_frame *f, struct daemon_func *const *rows, size_t n,
-    uint64_t self_total, char (*hex)[24])
+    uint64_t self_total, char (*hex)[24], uint64_t now_ns)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct daemon_func *r = rows[i];
@@ -56,6 +56,11 @@ frame_rows(struct proto_frame *f, struct daemon_func *const *rows, size_t n,
 			.slow = r->slow,
 			.share = self_total ? (double)r->self_ns / (double)self_total : 0.0,
 			.running_ns = r->running_ns,
+			.mode = r->mode,
+			.calls_est = r->calls_est,
+			.time_est = r->time_est,
+			.mode_age_ms = daemon_func_mode_age_ms(r, now_ns),
+			.hook_ppm = r->hook_ppm,
 		};
 	}
 	f->nfuncs = n;
@@ -89,7 +94,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		n = daemon_rank_view(s, v->sort, v->filter, v->top, &rows, &tot);
 		hex = xcalloc(n ? n : 1, sizeof *hex);
 		f.funcs = xcalloc(n ? n : 1, sizeof *f.funcs);
-		frame_rows(&f, rows, n, tot.self_ns, hex);
+		frame_rows(&f, rows, n, tot.self_ns, hex, now);
 		f.pid = s->pid;
 		f.agent_age_ms = s->last_report_ns && now > s->last_report_ns ?
 		    (now - s->last_report_ns) / 1000000 : 0;
@@ -99,6 +104,9 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.dropped = s->dropped;
 		f.overhead_ps = s->overhead_ps;
 		f.threads = s->threads;
+		f.cost_ppm = s->cost_ppm;
+		f.budget_ppm = s->budget_ppm;
+		f.demoted = daemon_session_demoted(s);
 		daemon_session_frame(s, &f);   /* each collector's part, borrowed */
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */

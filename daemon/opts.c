@@ -52,6 +52,9 @@ daemon_opts_usage(FILE *f)
 "  --top N           functions per frame (default %d, at most %d)\n"
 "  --refresh HZ      display refresh rate: frames longer than 1000/HZ ms are\n"
 "                    jank (default: the agent's budget, 1000/60 ms)\n"
+"  --budget PCT|off  overhead budget of every agent: its hooks may cost the\n"
+"                    target at most PCT percent of its CPU time (over 0 up to\n"
+"                    100; default 5, the agent's own); off: time every call\n"
 "  --report-dir DIR  where 'dump' writes reports (default:\n"
 "                    $XDG_STATE_HOME/hookscope/reports, else\n"
 "                    ~/.local/state/hookscope/reports)\n"
@@ -339,6 +342,16 @@ opts_value(struct daemon_opts *o, int c, const char *arg, char *err, size_t errl
 		}
 		o->refresh_hz = d;
 		return 0;
+	case 'B':
+		if (proto_budget_parse(arg, &o->budget_ppm, err, errlen) < 0) {
+			char why[256];
+
+			snprintf(why, sizeof why, "%s", err);
+			snprintf(err, errlen, "--budget: %s", why);
+			return -1;
+		}
+		o->budget_set = true;
+		return 0;
 	case 't':
 		if (daemon_parse_int(arg, 1, DAEMON_MAX_TOP, &v) < 0) {
 			snprintf(err, errlen, "bad --top '%s' (expected 1-%d)",
@@ -410,6 +423,7 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		{ "rate",       required_argument, NULL, 'r' },
 		{ "top",        required_argument, NULL, 't' },
 		{ "refresh",    required_argument, NULL, 'R' },
+		{ "budget",     required_argument, NULL, 'B' },
 		{ "report-dir", required_argument, NULL, 'd' },
 		{ "agent",      required_argument, NULL, 'A' },
 		{ "attach-grace", required_argument, NULL, 'G' },
@@ -427,6 +441,7 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	o->rate_hz = DAEMON_DEFAULT_RATE;
 	o->top = DAEMON_DEFAULT_TOP;
 	o->run_level = -1;
+	o->budget_ppm = PROTO_BUDGET_DEFAULT_PPM;
 	o->attach_level = 2;
 	o->attach_grace_s = ATTACH_GRACE_S_DEFAULT;
 	opterr = 0;

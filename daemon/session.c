@@ -98,6 +98,7 @@ daemon_session_hello(struct daemon_session *s, const struct proto_ag_hello *h,
 	s->level = h->level;
 	s->attached = h->attached;
 	s->overhead_ps = h->overhead_ps;
+	s->budget_ppm = h->budget_ppm;
 	s->state = PROTO_TARGET_LIVE;
 	s->ended_ms = 0;
 	s->bye = false;
@@ -167,6 +168,43 @@ session_sample(struct daemon_session *s, uint64_t now_ns)
 		s->samp_n++;
 }
 
+/* How f is watched now, the per-mode counts following. */
+static void
+session_func_mode(struct daemon_session *s, struct daemon_func *f, const struct proto_ag_func *g)
+{
+	if (g->mode != f->mode) {
+		s->nmode[f->mode] -= f->mode != PROTO_FMODE_TIMED;
+		s->nmode[g->mode] += g->mode != PROTO_FMODE_TIMED;
+		f->mode = g->mode;
+	}
+	f->calls_est = g->calls_est;
+	f->time_est = g->time_est;
+	f->mode_since_ns = g->mode_since_ns;
+	f->hook_ppm = g->hook_ppm;
+}
+
+/* See daemon.h. */
+uint64_t
+daemon_session_nmode(const struct daemon_session *s, unsigned mode)
+{
+	uint64_t demoted = 0;
+
+	if (mode != PROTO_FMODE_TIMED)
+		return s->nmode[mode];
+	for (unsigned m = 0; m < PROTO_FMODE_N; m++)
+		demoted += m != PROTO_FMODE_TIMED ? s->nmode[m] : 0;
+	return s->funcs.n - demoted;
+}
+
+/* See daemon.h. */
+uint64_t
+daemon_func_mode_age_ms(const struct daemon_func *f, uint64_t now_ns)
+{
+	if (f->mode_since_ns == 0)
+		return 0;
+	return now_ns > f->mode_since_ns + 1000000 ? (now_ns - f->mode_since_ns) / 1000000 : 1;
+}
+
 /* Cumulative figures: replace, then sample for the rates. */
 static void
 session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
@@ -184,9 +222,12 @@ session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
 		f->max_ns = g->max_ns;
 		f->slow = g->slow;
 		f->running_ns = g->running_ns;
+		session_func_mode(s, f, g);
 	}
 	s->threads = r->threads;
 	s->dropped = r->dropped;
+	s->cost_ppm = r->cost_ppm;
+	s->budget_ppm = r->budget_ppm;
 	/* A function new on this connection had no calls at older samples
 	 * (its samp_calls start at zero), so its rate counts from zero. */
 	if (s->baseline) {

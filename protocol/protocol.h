@@ -220,6 +220,13 @@ struct proto_func {
 	uint64_t slow;                    /* calls longer than slow_ms */
 	double   share;                   /* self_ns / all self time, 0..1 */
 	uint64_t running_ns;              /* time so far in calls not yet returned */
+	/* How the function is watched (the overhead budget, enum proto_fmode). */
+	uint8_t  mode;
+	bool     calls_est;               /* calls (and calls_per_s) is an estimate */
+	bool     time_est;                /* total/self/avg/max/slow are (partly) estimates */
+	uint64_t mode_age_ms;             /* since the last change of mode; 0: never changed */
+	uint32_t hook_ppm;                /* why: what timing it cost, per million of the
+	                                   * target's CPU, when its mode was chosen */
 };
 
 /* A collector's part as a member of struct proto_frame and proto_agent_rec. */
@@ -238,6 +245,9 @@ struct proto_frame {
 	uint64_t dropped;                 /* events the agent dropped */
 	uint64_t overhead_ps;             /* agent's calibrated cost per call */
 	uint32_t threads;                 /* threads the agent has seen */
+	uint32_t cost_ppm;                /* the agent's hook cost, per million of the target's CPU */
+	uint32_t budget_ppm;              /* the overhead budget in force; 0 = off */
+	uint64_t demoted;                 /* functions not timed (counted, sampled or off) */
 	size_t   ntargets;
 	struct proto_target *targets;
 	size_t   nfuncs;
@@ -347,6 +357,19 @@ enum proto_fmode {
 #define PROTO_FMODE_N 4
 /* "timed", "counted", "sampled", "off"; NULL out of range. */
 const char *proto_fmode_name(unsigned mode);
+/* The mode of a name, or -1. */
+int proto_fmode_parse(const char *name);
+
+/* The overhead budget (budget.c): the agent keeps its hooks' cost within
+ * it, in parts per million of the target's CPU time; 0 = off. */
+#define PROTO_BUDGET_DEFAULT_PPM 50000    /* 5%: the agent's default */
+/* "off", or a percentage over 0 up to 100 ("5", "0.5", "5%") into *ppm;
+ * 0, or -1 with err saying what is expected. */
+int proto_budget_parse(const char *s, uint32_t *ppm, char *err, size_t errlen);
+/* "5%", "0.5%", "12%" or "off" (0) into buf. */
+const char *proto_budget_str(uint32_t ppm, char *buf, size_t len);
+/* A share in ppm as a percentage: "3.1%", "0.05%", "12%" into buf. */
+const char *proto_ppm_str(uint32_t ppm, char *buf, size_t len);
 
 struct proto_ag_func {
 	uint64_t addr;

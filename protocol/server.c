@@ -45,27 +45,38 @@ static void target_state_pack(msgpack_packer *pk, const void *obj)
 	proto_pack_str(pk, proto_target_state_name(((const struct proto_target *)obj)->state));
 }
 
-static int target_state_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+/* An enum that travels by name: key's string through parse into *out
+ * (left alone when the key is absent and not required); what names the
+ * thing in the error ("target has an unknown state ..."). */
+static int server_name_decode(const msgpack_object *o, const char *key, bool required,
+    int (*parse)(const char *), uint8_t *out, const char *what, char *err, size_t errlen)
 {
-	struct proto_target *t = obj;
-	char *state = NULL;
-	int st;
+	char *name = NULL;
+	int v;
 
-	if (proto_get_str(o, "state", true, &state, err, errlen) < 0)
+	if (!required && proto_map_get(o, key) == NULL)
+		return 0;
+	if (proto_get_str(o, key, true, &name, err, errlen) < 0)
 		return -1;
-	st = server_state_parse(state);
-	if (st < 0) {
-		snprintf(err, errlen, "target has an unknown state \"%.40s\"", state);
-		free(state);
+	if ((v = parse(name)) < 0) {
+		snprintf(err, errlen, "%s has an unknown %s \"%.40s\"", what, key, name);
+		free(name);
 		return -1;
 	}
-	free(state);
-	t->state = (uint8_t)st;
+	free(name);
+	*out = (uint8_t)v;
 	return 0;
 }
 
-static void target_state_copy(void *dst, const void *src) { (void)dst; (void)src; }
-static void target_state_release(void *obj) { (void)obj; }
+/* Such an enum owns nothing: copy and release have nothing to do. */
+static void server_name_copy(void *dst, const void *src) { (void)dst; (void)src; }
+static void server_name_release(void *obj) { (void)obj; }
+
+static int target_state_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	return server_name_decode(o, "state", true, server_state_parse,
+	    &((struct proto_target *)obj)->state, "target", err, errlen);
+}
 
 static void target_state_json(struct proto_json *j, const char *key, const void *obj)
 {
@@ -73,7 +84,7 @@ static void target_state_json(struct proto_json *j, const char *key, const void 
 }
 
 static const struct proto_fcodec target_state_codec = {
-	NULL, target_state_pack, target_state_decode, target_state_copy, target_state_release,
+	NULL, target_state_pack, target_state_decode, server_name_copy, server_name_release,
 	target_state_json,
 };
 
@@ -103,6 +114,32 @@ static const struct proto_field target_fields[] = {
 const struct proto_struct proto_target_desc =
 	PF_STRUCT_CHECK("a target", struct proto_target, target_fields, target_check);
 
+/* A row's "mode": its name on the wire, the enum in memory; a frame
+ * without it (an older daemon) is timed. */
+static void func_mode_pack(msgpack_packer *pk, const void *obj)
+{
+	const char *name = proto_fmode_name(((const struct proto_func *)obj)->mode);
+
+	proto_pack_str(pk, name ? name : "timed");
+}
+
+static int func_mode_decode(const msgpack_object *o, void *obj, char *err, size_t errlen)
+{
+	return server_name_decode(o, "mode", false, proto_fmode_parse,
+	    &((struct proto_func *)obj)->mode, "function", err, errlen);
+}
+
+static void func_mode_json(struct proto_json *j, const char *key, const void *obj)
+{
+	const char *name = proto_fmode_name(((const struct proto_func *)obj)->mode);
+
+	proto_json_str(j, key, name ? name : "timed");
+}
+
+static const struct proto_fcodec func_mode_codec = {
+	NULL, func_mode_pack, func_mode_decode, server_name_copy, server_name_release, func_mode_json,
+};
+
 #define F struct proto_func
 static const struct proto_field func_fields[] = {
 	PF_ROW("name", PF_STR, F, name, PF_REQUIRED),
@@ -117,6 +154,11 @@ static const struct proto_field func_fields[] = {
 	PF_ROW("slow", PF_U64, F, slow, 0),
 	PF_F64_ROW("share", F, share, 0),
 	PF_ROW("running_ns", PF_U64, F, running_ns, 0),
+	PF_CUSTOM_ROW("mode", &func_mode_codec, 0),
+	PF_ROW("calls_est", PF_BOOL, F, calls_est, PF_IFSET),
+	PF_ROW("time_est", PF_BOOL, F, time_est, PF_IFSET),
+	PF_ROW("mode_age_ms", PF_U64, F, mode_age_ms, 0),
+	PF_ROW("hook_ppm", PF_U32, F, hook_ppm, 0),
 };
 #undef F
 const struct proto_struct proto_func_desc = PF_STRUCT("a function row", struct proto_func, func_fields);
@@ -190,6 +232,9 @@ static const struct proto_field frame_fields[] = {
 	PF_ROW("dropped", PF_U64, M, dropped, 0),
 	PF_ROW("overhead_ps", PF_U64, M, overhead_ps, 0),
 	PF_ROW("threads", PF_U32, M, threads, 0),
+	PF_ROW("cost_ppm", PF_U32, M, cost_ppm, 0),
+	PF_ROW("budget_ppm", PF_U32, M, budget_ppm, 0),
+	PF_ROW("demoted", PF_U64, M, demoted, 0),
 	PF_ARR_ROW("targets", PF_OBJS, M, targets, ntargets, UINT32_MAX, &proto_target_desc),
 	{ .key = "funcs", .type = PF_OBJS, .flags = PF_REQUIRED, .off = offsetof(M, funcs),
 	  .cnt = offsetof(M, nfuncs), .max = UINT32_MAX, .sub = &proto_func_desc },

@@ -237,6 +237,11 @@ static void cl_candidates(struct tui_app *a, const char *cmd)
 	} else if (strcmp(cmd, "view") == 0) {
 		for (int v = 0; v < tui_nviews; v++)
 			cl_words[n++] = tui_views[v]->name;
+	} else if (strcmp(cmd, "budget") == 0) {
+		static const char *const pcts[] = { "off", "1", "2", "5", "10", "20" };
+
+		for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+			cl_words[n++] = pcts[i];
 	} else if (strcmp(cmd, "pause") == 0) {
 		cl_words[n++] = "on";
 		cl_words[n++] = "off";

@@ -32,21 +32,45 @@ static void col_avg(const struct proto_func *f, char *b, size_t n)   { tui_fmt_n
 static void col_max(const struct proto_func *f, char *b, size_t n)   { tui_fmt_ns(f->max_ns, b, n); }
 static void col_slow(const struct proto_func *f, char *b, size_t n)  { tui_fmt_count(f->slow, b, n); }
 static void col_share(const struct proto_func *f, char *b, size_t n) { tui_fmt_share(f->share, b, n); }
+/* Only a demoted function says how it is watched: timed is the rule. */
+static void col_mode(const struct proto_func *f, char *b, size_t n)
+{
+	snprintf(b, n, "%s", f->mode != PROTO_FMODE_TIMED && proto_fmode_name(f->mode) ?
+	    proto_fmode_name(f->mode) : "");
+}
 static void col_module(const struct proto_func *f, char *b, size_t n) { snprintf(b, n, "%s", f->module); }
 
-/* In display order; the digit keys 1-8 pick the sort column in this order. */
+/* In display order; the digit keys 1-8 pick the sort column in this order.
+ * The last field: which estimate flag of the row makes the figure one. */
 const struct tui_column tui_columns[TUI_COL_COUNT] = {
-	[TUI_COL_NAME]   = { "NAME",    "name",  0, true,  col_name },
-	[TUI_COL_CALLS]  = { "CALLS",   "calls", 7, false, col_calls },
-	[TUI_COL_RATE]   = { "CALLS/S", "rate",  7, false, col_rate },
-	[TUI_COL_TOTAL]  = { "TOTAL",   "total", 7, false, col_total },
-	[TUI_COL_SELF]   = { "SELF",    "self",  7, false, col_self },
-	[TUI_COL_AVG]    = { "AVG",     "avg",   7, false, col_avg },
-	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max },
-	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow },
-	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share },
-	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module },
+	[TUI_COL_NAME]   = { "NAME",    "name",  0, true,  col_name,   0 },
+	[TUI_COL_CALLS]  = { "CALLS",   "calls", 7, false, col_calls,  TUI_EST_CALLS },
+	[TUI_COL_RATE]   = { "CALLS/S", "rate",  7, false, col_rate,   TUI_EST_CALLS },
+	[TUI_COL_TOTAL]  = { "TOTAL",   "total", 7, false, col_total,  TUI_EST_TIME },
+	[TUI_COL_SELF]   = { "SELF",    "self",  7, false, col_self,   TUI_EST_TIME },
+	[TUI_COL_AVG]    = { "AVG",     "avg",   7, false, col_avg,    TUI_EST_CALLS | TUI_EST_TIME },
+	[TUI_COL_MAX]    = { "MAX",     "max",   7, false, col_max,    TUI_EST_TIME },
+	[TUI_COL_SLOW]   = { "SLOW",    "slow",  6, false, col_slow,   TUI_EST_TIME },
+	[TUI_COL_SHARE]  = { "SHARE%",  NULL,    6, false, col_share,  TUI_EST_TIME },
+	[TUI_COL_MODE]   = { "MODE",    NULL,    7, true,  col_mode,   0 },
+	[TUI_COL_MODULE] = { "MODULE",  NULL,   16, true,  col_module, 0 },
 };
+
+/* See tui.h: an estimated figure gets a leading '~' (each formatter leaves
+ * a column for it). */
+void tui_column_cell(int c, const struct proto_func *f, char *b, size_t n)
+{
+	unsigned est = tui_columns[c].est;
+	size_t len;
+
+	tui_columns[c].fmt(f, b, n);
+	len = strlen(b);
+	if (((est & TUI_EST_CALLS && f->calls_est) || (est & TUI_EST_TIME && f->time_est)) &&
+	    len + 2 <= n) {
+		memmove(b + 1, b, len + 1);
+		b[0] = '~';
+	}
+}
 
 /* The daemon's sort keys, in the order `s` cycles through them. */
 const char *const tui_sort_keys[] = {
@@ -103,18 +127,29 @@ const struct proto_target *tui_frame_target(const struct proto_frame *f)
 }
 
 /* See tui.h. */
+bool tui_frame_demoted(const struct proto_frame *f)
+{
+	for (size_t i = 0; i < f->nfuncs; i++)
+		if (f->funcs[i].mode != PROTO_FMODE_TIMED)
+			return true;
+	return false;
+}
+
+/* See tui.h. */
 void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 {
 	const struct proto_target *t = tui_frame_target(f);
-	char calls[16], cell[1024];
+	char calls[16], cell[1024], cost[48];
 	char *sort = tui_fmt_clean(f->sort, false), *name = tui_fmt_clean(t ? t->name : "", false);
 	int namew = 4;
+	bool demoted = tui_frame_demoted(f);
 
 	tui_fmt_count(f->calls_total, calls, sizeof calls);
+	tui_fmt_cost(f, cost, sizeof cost);
 	if (t != NULL)
-		fprintf(out, "target %s (pid %d) %s, level %u | sort %s | %llu functions seen | "
+		fprintf(out, "target %s (pid %d) %s, level %u | %s | sort %s | %llu functions seen | "
 		    "%s calls | %llu dropped | %u threads\n", name, (int)t->pid,
-		    proto_target_state_name(t->state), t->level, sort,
+		    proto_target_state_name(t->state), t->level, cost, sort,
 		    (unsigned long long)f->nfuncs_seen, calls, (unsigned long long)f->dropped,
 		    f->threads);
 	else if (f->pid != 0)
@@ -132,6 +167,8 @@ void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
 		int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
 
+		if (c == TUI_COL_MODE && !demoted)
+			continue;
 		if (c == TUI_COL_MODULE) {
 			fprintf(out, " %s", tui_columns[c].title);
 			continue;
@@ -145,7 +182,9 @@ void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8)
 			char v[512];
 			int w = c == TUI_COL_NAME ? namew : tui_columns[c].width;
 
-			tui_columns[c].fmt(&f->funcs[i], v, sizeof v);
+			if (c == TUI_COL_MODE && !demoted)
+				continue;
+			tui_column_cell(c, &f->funcs[i], v, sizeof v);
 			if (c == TUI_COL_MODULE) {
 				tui_fmt_fit(v, tui_fmt_width(v, utf8), utf8, true, cell, sizeof cell);
 				fprintf(out, " %s", cell);

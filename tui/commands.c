@@ -13,6 +13,7 @@
 
 static int cmd_plain(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_level(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_budget(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_dump(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_sort(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_top(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
@@ -30,6 +31,8 @@ static int cmd_refresh(struct tui_app *a, int argc, char **argv, char *err, size
 const struct tui_command tui_commands[] = {
 	{ .name = "level", .args = "N", .min_args = 1, .max_args = 1, .exec = cmd_level,
 	  .help = "set the target's monitoring level, 0 (none) to 4 (every function)" },
+	{ .name = "budget", .args = "PCT|off", .min_args = 1, .max_args = 1, .exec = cmd_budget,
+	  .help = "the hooks may cost the target at most PCT% of its CPU; off: time all" },
 	{ .name = "reset", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_plain,
 	  .help = "zero the target's figures" },
 	{ .name = "dump", .args = "[-f FORMAT] [-a] [FILE]", .min_args = 0, .max_args = 4,
@@ -61,7 +64,7 @@ const struct tui_command tui_commands[] = {
 	{ .name = "blocks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_blocks,
 	  .help = "UI-thread blocks with their symbolized stacks (also b)" },
 	{ .name = "sites", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_sites,
-	  .help = "hooked functions per back-end: active, disabled, skipped and why" },
+	  .help = "hooked functions per back-end: active, disabled, skipped, why; demotions" },
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
 	  .help = "switch the colour theme (doc/themes.md)" },
 	{ .name = "view", .args = "NAME", .min_args = 1, .max_args = 1, .exec = cmd_view,
@@ -186,6 +189,20 @@ static int cmd_level(struct tui_app *a, int argc, char **argv, char *err, size_t
 
 	if (!cmd_number(argv[1], 0, 4, &v)) {
 		snprintf(err, errlen, "level: '%s' is not a level (0 to 4)", argv[1]);
+		return -1;
+	}
+	return tui_app_send(a, argc, (const char *const *)argv);
+}
+
+/* budget PCT|off: checked here with the daemon's own rule, so a typo gets
+ * an answer at once. */
+static int cmd_budget(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	uint32_t ppm;
+	char why[PROTO_ERR_LEN];
+
+	if (proto_budget_parse(argv[1], &ppm, why, sizeof why) < 0) {
+		snprintf(err, errlen, "budget: %s", why);
 		return -1;
 	}
 	return tui_app_send(a, argc, (const char *const *)argv);
@@ -355,7 +372,7 @@ static int cmd_help(struct tui_app *a, int argc, char **argv, char *err, size_t 
 /* sites: the hook-site figures of the frame shown, with skip reasons. */
 static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
 {
-	char text[2048];
+	char text[16384];
 
 	(void)argc;
 	(void)argv;
@@ -364,6 +381,7 @@ static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t
 		return -1;
 	}
 	tui_fmt_sites_why(&a->frame->frame, text, sizeof text);
+	tui_fmt_demoted(&a->frame->frame, text + strlen(text), sizeof text - strlen(text));
 	tui_app_overlay(a, " hook sites ", text);
 	return 0;
 }
@@ -503,8 +521,10 @@ char *tui_help_text(void)
 
 	snprintf(s, n, "Keys\n%s\nCommands (type : then the command; Tab completes, "
 	    "Up/Down recall, Esc leaves)\n%s\nStatus bar: connection, target and its state "
-	    "(live, lost, exited),\nmonitoring level, age of the last frame, functions seen, "
-	    "calls, dropped events.", keys, cmds);
+	    "(live, lost, exited),\nmonitoring level, what the hooks cost against the overhead "
+	    "budget (cost 3.1%%/5%%:\nshare of the target's CPU), age of the last frame, "
+	    "functions seen, calls, dropped events.\n~ before a figure: an estimate (a function "
+	    "the budget counts or samples; MODE says which).", keys, cmds);
 	free(keys);
 	free(cmds);
 	return s;

@@ -92,6 +92,15 @@ void tui_fmt_share(double share, char *buf, size_t len)
 }
 
 /* See tui.h. */
+void tui_fmt_cost(const struct proto_frame *f, char *buf, size_t len)
+{
+	char cost[16], budget[16];
+
+	snprintf(buf, len, "cost %s/%s", proto_ppm_str(f->cost_ppm, cost, sizeof cost),
+	    proto_budget_str(f->budget_ppm, budget, sizeof budget));
+}
+
+/* See tui.h. */
 void tui_fmt_age(uint64_t ms, char *buf, size_t len)
 {
 	if (ms < 10000)
@@ -336,5 +345,43 @@ void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len)
 		for (size_t k = 0; k < s->nreasons && off < len; k++)
 			off += (size_t)snprintf(buf + off, len - off, "\n  %-12s %llu",
 			    s->reasons[k].key, (unsigned long long)s->reasons[k].count);
+	}
+}
+
+/* See tui.h: what the budget costs, then each demoted row: mode, since
+ * when, why (timing's cost when the mode was chosen), calls/s, average. */
+void tui_fmt_demoted(const struct proto_frame *f, char *buf, size_t len)
+{
+	char cost[48], why[16], age[16], num[16], rate[20], avg[20];
+	size_t off = 0;
+	bool first = true;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	tui_fmt_cost(f, cost, sizeof cost);
+	off += (size_t)snprintf(buf + off, len - off, "\n\noverhead budget: %s of the target's "
+	    "CPU; %llu function%s demoted%s", cost, (unsigned long long)f->demoted,
+	    f->demoted == 1 ? "" : "s", f->budget_ppm ? "" : " (budget off: all timed)");
+	for (size_t i = 0; i < f->nfuncs && off < len; i++) {
+		const struct proto_func *p = &f->funcs[i];
+
+		if (p->mode == PROTO_FMODE_TIMED || proto_fmode_name(p->mode) == NULL)
+			continue;
+		if (first)
+			off += (size_t)snprintf(buf + off, len - off, "; those in the rows shown\n"
+			    "(WHY: what timing the function cost, share of the CPU, when chosen):\n"
+			    "  %-8s %7s %7s %7s %7s  %s", "MODE", "SINCE", "WHY", "CALLS/S", "AVG", "NAME");
+		first = false;
+		tui_fmt_age(p->mode_age_ms, age, sizeof age);
+		tui_fmt_rate(p->calls_per_s, num, sizeof num);
+		snprintf(rate, sizeof rate, "%s%s", p->calls_est ? "~" : "", num);
+		tui_fmt_ns(p->avg_ns, num, sizeof num);
+		snprintf(avg, sizeof avg, "%s%s", p->time_est || p->calls_est ? "~" : "", num);
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "\n  %-8s %7s %7s %7s %7s  %s",
+			    proto_fmode_name(p->mode), p->mode_age_ms ? age : "-",
+			    p->hook_ppm ? proto_ppm_str(p->hook_ppm, why, sizeof why) : "-",
+			    rate, avg, p->name);
 	}
 }

@@ -44,12 +44,13 @@ static int panel_name_need(const struct tui_app *a)
  * leaves, and the name every column the bar does not take. */
 static void panel_layout(const struct tui_app *a, int w, struct panel_layout *l)
 {
-	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_AVG,
-	    TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
+	static const int drop[] = { TUI_COL_MODULE, TUI_COL_SLOW, TUI_COL_MAX, TUI_COL_MODE,
+	    TUI_COL_AVG, TUI_COL_RATE, TUI_COL_SELF, TUI_COL_CALLS, TUI_COL_TOTAL, TUI_COL_SHARE };
 	int fixed = 0, avail, need = panel_name_need(a);
+	bool demoted = a->frame != NULL && tui_frame_demoted(&a->frame->frame);
 
 	for (int c = 0; c < TUI_COL_COUNT; c++) {
-		l->show[c] = c != TUI_COL_MODULE || a->show_module;
+		l->show[c] = (c != TUI_COL_MODULE || a->show_module) && (c != TUI_COL_MODE || demoted);
 		l->width[c] = tui_columns[c].width;
 		if (c != TUI_COL_NAME && l->show[c])
 			fixed += l->width[c] + 1;
@@ -151,14 +152,16 @@ static void panel_row(const struct tui_app *a, WINDOW *win, int y, int x, int w,
 	for (int c = 0; c < TUI_COL_COUNT && cx < x + w; c++) {
 		if (!l->show[c])
 			continue;
-		tui_columns[c].fmt(f, v, sizeof v);
+		tui_column_cell(c, f, v, sizeof v);
 		if (c == TUI_COL_NAME)        /* a cut name keeps its end */
 			tui_fmt_fit_middle(v, l->width[c], a->utf8, cell, sizeof cell);
 		else
 			tui_fmt_fit(v, l->width[c], a->utf8, tui_columns[c].left, cell, sizeof cell);
-		/* A figure over its threshold: calls slower than `threshold slow`. */
-		cx += tui_screen_put(win, y, cx, x + w - cx, c == TUI_COL_SLOW && f->slow > 0 &&
-		    !selected ? a->attr[TUI_EL_ALERT] : at, cell) + 1;
+		/* A figure over its threshold: calls slower than `threshold slow`;
+		 * the mode of a function the budget demoted. */
+		cx += tui_screen_put(win, y, cx, x + w - cx, selected ? at :
+		    c == TUI_COL_SLOW && f->slow > 0 ? a->attr[TUI_EL_ALERT] :
+		    c == TUI_COL_MODE ? a->attr[TUI_EL_DEMOTED] : at, cell) + 1;
 		if (c == TUI_COL_SHARE && l->barw > 0) {
 			panel_bar(a, f->share, l->barw, v, sizeof v);
 			tui_screen_put(win, y, cx, x + w - cx < l->barw ? x + w - cx : l->barw,
@@ -265,15 +268,23 @@ static const struct proto_func *tui_panel_funcs_selected(const struct tui_app *a
 
 /* Enter on the functions: everything about the selected one on the
  * message line; the time so far of calls in flight is apart from the
- * returned calls' total. */
+ * returned calls' total; a demoted one says its mode, since when, why and
+ * which figures are estimates. */
 static void tui_panel_funcs_details(struct tui_app *a)
 {
 	const struct proto_func *f = tui_panel_funcs_selected(a);
 	char calls[16], rate[16], total[16], self[16], avg[16], max[16], share[16];
-	char run[16], running[48] = "";
+	char run[16], running[48] = "", age[16], why[16], mode[128] = "";
 
 	if (f == NULL)
 		return;
+	if (f->mode != PROTO_FMODE_TIMED && proto_fmode_name(f->mode) != NULL) {
+		tui_fmt_age(f->mode_age_ms, age, sizeof age);
+		snprintf(mode, sizeof mode, "%s for %s (timing cost %s of the CPU; calls %s, "
+		    "times %s); ", proto_fmode_name(f->mode), f->mode_age_ms ? age : "?",
+		    f->hook_ppm ? proto_ppm_str(f->hook_ppm, why, sizeof why) : "?",
+		    f->calls_est ? "estimated" : "exact", f->time_est ? "estimated" : "measured");
+	}
 	tui_fmt_count(f->calls, calls, sizeof calls);
 	tui_fmt_rate(f->calls_per_s, rate, sizeof rate);
 	tui_fmt_ns(f->total_ns, total, sizeof total);
@@ -285,8 +296,8 @@ static void tui_panel_funcs_details(struct tui_app *a)
 		tui_fmt_ns(f->running_ns, run, sizeof run);
 		snprintf(running, sizeof running, " + %s running (not returned yet)", run);
 	}
-	tui_app_message(a, false, "%s [%s 0x%llx]: %llu calls (%s), %s/s, total %s%s, self %s (%s), "
-	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr,
+	tui_app_message(a, false, "%s [%s 0x%llx]: %s%llu calls (%s), %s/s, total %s%s, self %s (%s), "
+	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr, mode,
 	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
 	    (unsigned long long)f->slow);
 }

@@ -267,7 +267,8 @@ static unsigned long screen_state_attr(const struct tui_app *a, int state)
 	    a->attr[TUI_EL_STATUS_WARN] : a->attr[TUI_EL_STATUS_ERROR];
 }
 
-/* Row 0: connection, target, level, frame age, functions, calls, dropped. */
+/* Row 0: connection, target, level, hook cost against the budget, frame
+ * age, functions, calls, dropped. */
 static void screen_status(struct tui_app *a, int cols)
 {
 	const struct proto_frame *f = a->frame ? &a->frame->frame : NULL;
@@ -275,7 +276,7 @@ static void screen_status(struct tui_app *a, int cols)
 	unsigned long base = a->attr[TUI_EL_STATUS];
 	struct screen_seg s = { scr_main, 0, 0, cols };
 	const char *sep = a->utf8 ? " \u2502 " : " | ";
-	char n1[16], n2[16], sites[96];
+	char n1[16], n2[16], sites[96], cost[48];
 
 	tui_screen_fill(scr_main, 0, 0, cols, base);
 	screen_seg(&s, base, " hookscope ");
@@ -297,6 +298,12 @@ static void screen_status(struct tui_app *a, int cols)
 		screen_seg(&s, base, "%s%s %d ", sep, t->name, (int)t->pid);
 		screen_seg(&s, screen_state_attr(a, t->state), " %s ", proto_target_state_name(t->state));
 		screen_seg(&s, base, "%slevel %u", sep, t->level);
+		if (f != NULL && f->pid == t->pid) {  /* early too: what watching costs */
+			tui_fmt_cost(f, cost, sizeof cost);
+			screen_seg(&s, base, "%s", sep);
+			screen_seg(&s, f->budget_ppm && f->cost_ppm > f->budget_ppm ?
+			    a->attr[TUI_EL_STATUS_WARN] : base, "%s", cost);
+		}
 		if (tui_blocks_flag(a, sites, sizeof sites))   /* early: never cut off */
 			screen_seg(&s, a->attr[TUI_EL_STATUS_ERROR], " %s", sites);
 	} else if (f != NULL && f->pid == 0) {

@@ -48,6 +48,7 @@ static const struct {
 	[TUI_EL_TITLE]        = { "title",        "black green bold",        TUI_A_REVERSE | TUI_A_BOLD },
 	[TUI_EL_ALERT]        = { "alert",        "brightred default bold",  TUI_A_BOLD | TUI_A_UNDERLINE },
 	[TUI_EL_PAUSED]       = { "paused",       "black brightyellow bold", TUI_A_REVERSE | TUI_A_BLINK },
+	[TUI_EL_DEMOTED]      = { "demoted",      "magenta default",         TUI_A_ITALIC },
 };
 
 static const char *const theme_colour_names[16] = {

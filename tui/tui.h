@@ -151,6 +151,9 @@ void tui_fmt_age(uint64_t ms, char *buf, size_t len);
 bool tui_fmt_sites(const struct proto_frame *f, char *buf, size_t len);
 /* Per back-end counts and skip reasons, several lines (the :sites overlay). */
 void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len);
+/* The overhead budget's lines of :sites: cost, budget, the demoted rows
+ * with mode, since when, why, calls/s and average. */
+void tui_fmt_demoted(const struct proto_frame *f, char *buf, size_t len);
 /* Display columns of s (non-printables count as one '?'). */
 int  tui_fmt_width(const char *s, bool utf8);
 /* s made printable and fitted to exactly width columns: cut with an
@@ -170,7 +173,7 @@ bool tui_locale_utf8(void);
 
 enum tui_col {
 	TUI_COL_NAME, TUI_COL_CALLS, TUI_COL_RATE, TUI_COL_TOTAL, TUI_COL_SELF,
-	TUI_COL_AVG, TUI_COL_MAX, TUI_COL_SLOW, TUI_COL_SHARE, TUI_COL_MODULE,
+	TUI_COL_AVG, TUI_COL_MAX, TUI_COL_SLOW, TUI_COL_SHARE, TUI_COL_MODE, TUI_COL_MODULE,
 	TUI_COL_COUNT
 };
 
@@ -180,9 +183,14 @@ struct tui_column {
 	int         width;                /* 0: flexible */
 	bool        left;                 /* left-aligned */
 	void      (*fmt)(const struct proto_func *f, char *buf, size_t len);
+	unsigned    est;                  /* TUI_EST_*: a row flag that makes it an estimate */
 };
+#define TUI_EST_CALLS 0x1                 /* the row's calls_est */
+#define TUI_EST_TIME  0x2                 /* the row's time_est */
 
 extern const struct tui_column tui_columns[TUI_COL_COUNT];
+/* Column c of row f, '~' first when the row's flags make it an estimate. */
+void tui_column_cell(int c, const struct proto_func *f, char *buf, size_t len);
 extern const char *const tui_sort_keys[];   /* NULL-terminated */
 int  tui_sort_key_index(const char *key);   /* -1 if unknown */
 /* Column showing a sort key (self -> share too); -1 if none. */
@@ -192,6 +200,10 @@ void tui_funcs_sort(struct proto_func *f, size_t n, const char *key);
 /* The frame as a plain text table (--once without --json). */
 void tui_columns_print(FILE *out, const struct proto_frame *f, bool utf8);
 const struct proto_target *tui_frame_target(const struct proto_frame *f);
+/* Does a row of the frame have a mode other than timed (the MODE column)? */
+bool tui_frame_demoted(const struct proto_frame *f);
+/* "cost 3.1%/5%": the agent's hook cost against the overhead budget. */
+void tui_fmt_cost(const struct proto_frame *f, char *buf, size_t len);
 
 /* ---- json.c ---- */
 
@@ -206,7 +218,7 @@ enum tui_el {
 	TUI_EL_SELECTED, TUI_EL_BAR, TUI_EL_MESSAGE, TUI_EL_ERROR, TUI_EL_PROMPT,
 	TUI_EL_CMDLINE, TUI_EL_HINT, TUI_EL_HELP, TUI_EL_HELP_TITLE,
 	TUI_EL_FPS, TUI_EL_FPS_MISSED,
-	TUI_EL_TITLE, TUI_EL_ALERT, TUI_EL_PAUSED,
+	TUI_EL_TITLE, TUI_EL_ALERT, TUI_EL_PAUSED, TUI_EL_DEMOTED,
 	TUI_EL_COUNT
 };
 

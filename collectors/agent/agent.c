@@ -8,6 +8,10 @@
  *   HOOKSCOPE_LEVEL        initial monitoring level 0-4 (default 2)
  *   HOOKSCOPE_INTERVAL_MS  report period, 10-60000 ms (default 100)
  *   HOOKSCOPE_DEBUG        non-empty and not "0": diagnostics on stderr
+ *   HOOKSCOPE_BUDGET       the overhead budget: a percent of the target's CPU
+ *                          or "off" (default 5; read by timing_budget.c)
+ *   HOOKSCOPE_MODE         how functions start: "timed" (default) or "counted"
+ *                          (read by timing_budget.c)
  * An agent injected into a running process (hookscoped attach) reads these
  * from its attach file instead (agent_attach.c).
  *   HOOKSCOPE_UI_THREAD    the UI thread: "main" (default), a tid or a name
@@ -135,6 +139,10 @@ void agent_apply(const struct proto_agent_rec *r)
 	case PROTO_AG_LEVEL:
 		agent_log("level %d", r->level);
 		agent_set_level(r->level);
+		break;
+	case PROTO_AG_BUDGET:
+		agent_log("budget %u ppm", r->budget_ppm);
+		timing_budget_set(r->budget_ppm);
 		break;
 	case PROTO_AG_RESET:
 		agent_log("reset");

@@ -203,6 +203,7 @@ static void *rep_main(void *arg)
 {
 	uint64_t interval = (uint64_t)agent_cfg.interval_ms * MS;
 	uint64_t next = proto_now_ns() + (rep.delay_first ? interval : 0);
+	uint64_t budget_next = 0;     /* the overhead budget's next tick */
 	bool detach = false;
 
 	(void)arg;
@@ -215,7 +216,8 @@ static void *rep_main(void *arg)
 			{ .fd = rep.link.fd, .events = POLLIN },
 		};
 		uint64_t now = proto_now_ns(), req, done;
-		int timeout = next > now ? (int)((next - now + MS - 1) / MS) : 0;
+		uint64_t due = budget_next < next ? budget_next : next;
+		int timeout = due > now ? (int)((due - now + MS - 1) / MS) : 0;
 		bool stop;
 
 		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout) > 0) {
@@ -237,6 +239,11 @@ static void *rep_main(void *arg)
 		now = proto_now_ns();
 		if ((detach = rep_detach_due(now)))
 			break;
+		if (now >= budget_next) {
+			pthread_mutex_lock(&rep.cycle_lock);
+			budget_next = timing_budget_tick(now);
+			pthread_mutex_unlock(&rep.cycle_lock);
+		}
 		if (req == done && now < next)
 			continue;
 		rep_cycle(false, req != done);

@@ -21,7 +21,7 @@
 
 #include "hook_layout.h"
 
-#define HOOK_RELOC_MAX  (HOOK_BLK_SIZE - HOOK_BLK_HEAD)
+#define HOOK_RELOC_MAX  HOOK_BLK_HEAD_MAX
 
 
 /* The prologue plan of one function (the back-end's plan op). */
@@ -63,6 +63,9 @@ struct hook_site {
 	uintptr_t *sw;              /* its switch */
 	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
 	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
+	uintptr_t  count_addr;      /* blk + HOOK_BLK_COUNT: when counted */
+	uint8_t    mode;            /* enum hook_mode: the budget's (while on) */
+	bool       mode_set;        /* mode was given (else the starting mode applies) */
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
 	bool       global;          /* global or weak binding */
@@ -73,6 +76,7 @@ struct hook_site {
 	bool       on;
 	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
 	bool       code_on;         /* nop site: the branch is written (else the NOP) */
+	uintptr_t  code_to;         /* nop site: where that branch goes */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the branch replaced (nop site: the NOP) */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
@@ -101,12 +105,15 @@ int  hook_tramp_seal(const struct hook_region *r);
 /* The stubs (the back-end's trampoline code). */
 void hook_enter_common(void);
 void hook_exit_common(void);
+void hook_count_common(void);
 /* Called by the stubs (hook_hot.c): open a frame for the call whose return
  * address is in *slot, entered through the block that hook_enter_common
  * returns to at entered (false: not timed, go on untouched); close it and
  * return the real return address. */
 bool      hook_site_enter(const uint8_t *entered, uintptr_t *slot);
 uintptr_t hook_site_exit(uintptr_t *slot);
+/* Called by the count stub, which returns to counted (the block's). */
+void      hook_site_count(const uint8_t *counted);
 
 
 /* hook_stop.c: stop every other thread of the process. */

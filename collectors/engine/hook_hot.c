@@ -27,3 +27,11 @@ uintptr_t hook_site_exit(uintptr_t *slot)
 {
 	return tm_site_exit(slot);
 }
+
+/* Called by hook_count_common for a counted site: count the call. */
+void hook_site_count(const uint8_t *counted)
+{
+	const uint8_t *blk = counted - HOOK_BLK_COUNTED;
+
+	tm_site_count(hook_blk_switch(blk)[HOOK_SW_FN]);
+}

@@ -294,20 +294,34 @@ void hook_nop_untrap(void)
 		sigaction(SIGTRAP, &hook_nop_old, NULL);
 }
 
-/* The 5 bytes site s should hold: the branch to its block's entry, or the NOP. */
+/* Where site s's entry should branch: where its switch points (the timed
+ * or the counted path), or 0 for the NOP (a site off, or not watched). */
+static uintptr_t hook_nop_to(const struct hook_site *s)
+{
+	uintptr_t to = __atomic_load_n(s->sw, __ATOMIC_RELAXED);
+
+	return s->on && to != s->reloc ? to : 0;
+}
+
+/* The 5 bytes site s should hold: the branch, or the NOP. */
 static void hook_nop_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN])
 {
-	if (!s->on) {
+	uintptr_t to = hook_nop_to(s);
+
+	if (to == 0) {
 		memcpy(out, s->orig, HOOK_PATCH_LEN);
 		return;
 	}
-	hook_backend.branch(out, s->fn, s->on_addr);
+	hook_backend.branch(out, s->fn, to);
 }
 
 /* Does site s's code differ from what its switch says? */
 static bool hook_nop_stale(const struct hook_site *s)
 {
-	return s->kind == HOOK_K_NOP && s->patched && s->code_on != s->on;
+	uintptr_t to = hook_nop_to(s);
+
+	return s->kind == HOOK_K_NOP && s->patched &&
+	    (s->code_on != (to != 0) || (to != 0 && s->code_to != to));
 }
 
 /* Write bytes 1-4 of every stale site's new instruction, or (head) its
@@ -326,7 +340,8 @@ static void hook_nop_write(struct hook_engine *g, bool head)
 			continue;
 		}
 		hook_code_store1((void *)s->fn, code[0]);
-		s->code_on = s->on;
+		s->code_to = hook_nop_to(s);
+		s->code_on = s->code_to != 0;
 	}
 }
 

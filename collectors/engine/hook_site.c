@@ -45,6 +45,9 @@ static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;   /* level vs dlop
  * the agent's static TLS stays one pointer (attach: doc/architecture.md). */
 static pthread_t hook_owner;
 static bool hook_owned;
+static uint8_t hook_mode_start;           /* enum hook_mode of sites given none */
+static struct hook_site **hook_byfn;      /* the sites sorted by fn (hook_lock) */
+static size_t hook_nbyfn;
 
 /* See hook_int.h.  A dlopen may add sites while another thread holds the
  * table: the old table is kept (retired), the new one published with a
@@ -127,6 +130,18 @@ static int hook_init(void)
 	return 0;
 }
 
+/* What site s's switch holds for its selection (want) and mode. */
+static uintptr_t hook_switch_to(struct hook_site *s, bool want)
+{
+	if (!s->mode_set) {
+		s->mode = hook_mode_start;
+		s->mode_set = true;
+	}
+	if (!want || s->mode == HOOK_M_OFF)
+		return s->reloc;
+	return s->mode == HOOK_M_COUNTED ? s->count_addr : s->on_addr;
+}
+
 /* Flip each site's switch for the level (hook_lock held).  Modules
  * unloaded behind the dlclose wrapper's back (an attached agent interposes
  * nothing) are forgotten first, so no code is written where they were. */
@@ -144,11 +159,8 @@ static void hook_apply(int level)
 			continue;
 		all++;
 		on += want;
-		if (want == s->on)
-			continue;
 		s->on = want;
-		__atomic_store_n(s->sw, want ? s->on_addr : s->reloc,
-		    __ATOMIC_RELAXED);
+		__atomic_store_n(s->sw, hook_switch_to(s, want), __ATOMIC_RELAXED);
 	}
 	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or branch */
 	if (hook_patched)
@@ -245,6 +257,72 @@ int hook_engine_detach(char *err, size_t errlen)
 	}
 	hook_leave();
 	return r;
+}
+
+/* qsort comparator: sites by function. */
+static int hook_cmp_fn(const void *a, const void *b)
+{
+	uintptr_t x = (*(struct hook_site *const *)a)->fn, y = (*(struct hook_site *const *)b)->fn;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of the sites of fn in hook_byfn (rebuilt when sites were
+ * added), or hook_nbyfn; hook_lock held. */
+static size_t hook_byfn_find(uintptr_t fn)
+{
+	size_t lo = 0, hi;
+
+	if (hook_nbyfn != hook_g.nsites) {
+		hook_byfn = xrealloc(hook_byfn, (hook_g.nsites + 1) * sizeof *hook_byfn);
+		memcpy(hook_byfn, hook_g.sites, hook_g.nsites * sizeof *hook_byfn);
+		hook_nbyfn = hook_g.nsites;
+		qsort(hook_byfn, hook_nbyfn, sizeof *hook_byfn, hook_cmp_fn);
+	}
+	hi = hook_nbyfn;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hook_byfn[mid]->fn < fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* See engine.h.  Switch stores at once; nop sites' code in one sync. */
+void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n)
+{
+	if (!hook_on)
+		return;
+	hook_enter();
+	if (hook_patched && !hook_detached) {
+		for (size_t k = 0; k < n; k++) {
+			for (size_t i = hook_byfn_find(fns[k]); i < hook_nbyfn && hook_byfn[i]->fn == fns[k]; i++) {
+				struct hook_site *s = hook_byfn[i];
+
+				s->mode = modes[k];
+				s->mode_set = true;
+				if (hook_kinds[s->kind].levelled && !s->dead)
+					__atomic_store_n(s->sw, hook_switch_to(s, s->on), __ATOMIC_RELAXED);
+			}
+		}
+		hook_nop_sync(&hook_g);
+	}
+	hook_leave();
+}
+
+/* See engine.h. */
+uintptr_t hook_engine_uc_pc(const void *uc)
+{
+	return hook_backend.uc_pc(uc);
+}
+
+/* See engine.h. */
+void hook_engine_start_mode(enum hook_mode m)
+{
+	hook_mode_start = (uint8_t)m;
 }
 
 /* See engine.h: counts for the "sites" record (reporter thread). */

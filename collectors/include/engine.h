@@ -69,6 +69,20 @@ bool hook_engine_has(uintptr_t fn);
  * a block, seen in a sampled stack), or 0.  Takes the engine's lock. */
 uintptr_t hook_engine_block_fn(uintptr_t addr);
 
+/* How a site's calls are watched while its level selects it: timed, only
+ * counted (the back-end's cheaper path), or not at all (the overhead
+ * budget's choice, timing_budget.c). */
+enum hook_mode { HOOK_M_TIMED = 0, HOOK_M_COUNTED, HOOK_M_OFF };
+/* Set the mode of every site of fns[k] to modes[k] (k < n), live; sites of
+ * other functions keep theirs.  Reporter thread. */
+void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n);
+/* The mode of sites given none (before the first patching). */
+void hook_engine_start_mode(enum hook_mode m);
+
+/* The interrupted pc in a signal handler's ucontext (the back-end's;
+ * async-signal-safe). */
+uintptr_t hook_engine_uc_pc(const void *uc);
+
 /* hook_patch.c: the modules loaded now (the agent flagged), for users of
  * the GOT outside the engine (hook_got_wrap). */
 void hook_mods_read(struct hook_mods *ms);

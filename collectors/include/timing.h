@@ -25,6 +25,8 @@ struct tm_block;
  * returns the real return address.  Both run under the stubs' register
  * rules (hook.h): general registers only. */
 bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp);
+/* A counted site's call of fn: count it (no frame, no clock). */
+void tm_site_count(uintptr_t fn);
 uintptr_t tm_site_exit(uintptr_t *slot);
 /* Before an unwinder walks this thread's stack: put the real return address
  * back into every slot that holds its frame's tramp; the indexes of those frames go to
@@ -58,6 +60,15 @@ uint64_t timing_overhead_ps(void);
  * way without them.  Sets o_in_site/o_out_site (they default to the
  * -finstrument-functions figures). */
 void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn);
+/* The same for the counted path: call runs a call through the count stub. */
+void tm_calibrate_count(void (*call)(void), void (*plain)(void));
+
+/* The overhead budget (timing_budget.c; reporter thread, cycle lock held):
+ * set it (ppm of the target's CPU, 0 = off: every function timed again), and
+ * its tick: harvest, account, decide, sampling windows; returns when the
+ * next tick is due (agent clock, ns). */
+void timing_budget_set(uint32_t ppm);
+uint64_t timing_budget_tick(uint64_t now_ns);
 
 /* The functions the timing collector has seen (reporter thread). */
 size_t tm_report_count(void);             /* functions seen (reporter thread) */

@@ -34,6 +34,7 @@
 #define STORE(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 double tm_ns_per_tick = 1.0;
+uint64_t tm_count_ps;
 static uint64_t tm_tick0, tm_mono0;       /* clock pair at init */
 static double tm_o_full;                  /* ticks per hooked call */
 static int64_t tm_slow_ns = TM_SLOW_NS_DEFAULT;
@@ -191,6 +192,29 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 	    (double)(tm_ticks() - t0) * tm_ns_per_tick / 1e6);
 }
 
+/* See timing.h.  Ticks per call through the count stub minus per plain
+ * call, median of TM_CAL_RUNS runs, on a private block. */
+void tm_calibrate_count(void (*call)(void), void (*plain)(void))
+{
+	double full[TM_CAL_RUNS], in[TM_CAL_RUNS] = { 0 };
+	struct tm_block *cb = tm_block_new(), *saved;
+	uint64_t o_in, o_out;
+
+	if (cb == NULL)
+		return;
+	saved = tm_tls_swap(cb);
+	for (int r = -1; r < TM_CAL_RUNS; r++) {
+		double base = tm_ticks_per_call(plain), with = tm_ticks_per_call(call);
+
+		if (r >= 0)
+			full[r] = with > base ? with - base : 0;
+	}
+	tm_tls_swap(saved);
+	tm_block_free(cb);
+	tm_count_ps = (uint64_t)(tm_cal_split(full, in, &o_in, &o_out) * tm_ns_per_tick * 1000.0 + 0.5);
+	agent_log("calibration (counted sites): %.2f ns per call", tm_count_ps / 1000.0);
+}
+
 /* Collector init: the thread-exit key, the clock base, the calibration. */
 static int tm_init(void)
 {
@@ -199,6 +223,7 @@ static int tm_init(void)
 	tm_clock_pair(&tm_tick0, &tm_mono0);
 	tm_calibrate();
 	tm_clock_update();
+	tm_budget_init();
 	agent_log("calibration: %.1f ticks per hooked call (%llu inside, %llu outside), "
 	    "%.4f ns per tick, took %.2f ms", tm_o_full, (unsigned long long)tm_params.o_in,
 	    (unsigned long long)tm_params.o_out, tm_ns_per_tick,
@@ -219,6 +244,7 @@ static void tm_harvest(void)
 {
 	tm_select_sync();
 	tm_report_harvest();
+	tm_budget_account();
 }
 
 /* The "slow" threshold: calls whose inclusive time exceeds it are counted. */
@@ -237,6 +263,7 @@ static int tm_set_threshold(const char *name, int64_t value)
 static void tm_hello(struct proto_ag_hello *h)
 {
 	h->overhead_ps = timing_overhead_ps();
+	h->budget_ppm = tm_budget_ppm();
 }
 
 /* Fork child: forget the parent's threads and figures. */
@@ -246,8 +273,16 @@ static void tm_atfork_child(void)
 
 	tm_hot_atfork_child();
 	saved = timing_guard_enter();
+	tm_budget_forget();
 	tm_report_forget();
 	timing_guard_leave(saved);
+}
+
+/* Exit or detach, after the final report: no self-time sample signal may
+ * come once the agent's handlers are given back (detach resets them next). */
+static void tm_fini(void)
+{
+	tm_ip_set(false);
 }
 
 const struct collector_ops timing_collector = {
@@ -260,4 +295,5 @@ const struct collector_ops timing_collector = {
 	.encode        = tm_report_encode,
 	.hello         = tm_hello,
 	.atfork_child  = tm_atfork_child,
+	.fini          = tm_fini,
 };

@@ -97,7 +97,10 @@ void tm_block_free(struct tm_block *b)
 /* See timing.h. */
 void tm_blocks_free_all(void)
 {
-	struct tm_block *b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
+	struct tm_block *b;
+
+	tm_ip_set(false);         /* no sample signal may outlive the agent */
+	b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
 
 	while (b != NULL) {
 		struct tm_block *next = b->next;
@@ -191,29 +194,38 @@ static inline HOT struct tm_entry *tm_find(struct tm_block *b, uintptr_t fn)
 	}
 }
 
-/* The selection moved since e was decided: decide again (timing_select.c
- * publishes the selection before the generation). */
-static HOT __attribute__((noinline)) bool tm_sel_refresh(struct tm_entry *e, uintptr_t fn)
+/* The selection or the budget's states moved since e was decided: decide
+ * again (both are published before the generation). */
+static HOT __attribute__((noinline)) uint32_t tm_sel_refresh(struct tm_entry *e, uintptr_t fn)
 {
 	uint32_t gen = __atomic_load_n(&tm_params.sel_gen, __ATOMIC_ACQUIRE);
 	const struct tm_sel *s = __atomic_load_n(&tm_sel_now, __ATOMIC_ACQUIRE);
-	bool off = s != NULL && !tm_sel_find(s, fn);
+	const struct tm_modes *m = __atomic_load_n(&tm_modes_now, __ATOMIC_ACQUIRE);
+	uint32_t st = s != NULL && !tm_sel_find(s, fn) ? TM_ST_OFF :
+	    tm_modes_find(m, fn, LOAD(&tm_st_default));
 
-	e->sel = gen | off;
-	return off;
+	e->sel = gen | st;
+	return st;
 }
 
-/* Is fn (entry e) switched off at the current level?  The -finstrument
- * path's per-function switch: one load and compare while nothing moved. */
-static inline HOT bool tm_fn_off(struct tm_entry *e, uintptr_t fn)
+/* fn's state (entry e) at the current level and budget (TM_ST_*): the
+ * -finstrument path's per-function switch, one load and compare while
+ * nothing moved. */
+static inline HOT uint32_t tm_fn_state(struct tm_entry *e, uintptr_t fn)
 {
 	uint32_t gen = LOAD(&tm_params.sel_gen);
 
-	if (LIKELY(e->sel == gen))
-		return false;
-	if (e->sel == (gen | 1))
-		return true;
+	if (LIKELY((e->sel & ~(uint32_t)TM_ST_MASK) == gen))
+		return e->sel & TM_ST_MASK;
 	return tm_sel_refresh(e, fn);
+}
+
+/* Count one call of entry e of b (the counted state: no frame, no clock). */
+static inline HOT void tm_count(struct tm_block *b, const struct tm_entry *e)
+{
+	uint64_t *c = &b->counts[e - b->table];
+
+	STORE(c, *c + 1);
 }
 
 /* Close the top frame at time now: charge its self time, its inclusive time
@@ -347,8 +359,15 @@ HOOK void __cyg_profile_func_enter(void *fn, void *site)
 	if (b == NULL)
 		return;
 	e = tm_lookup(b, (uintptr_t)fn);
-	if (e != NULL && tm_fn_off(e, (uintptr_t)fn))
-		return;
+	if (e != NULL) {
+		uint32_t st = tm_fn_state(e, (uintptr_t)fn);
+
+		if (UNLIKELY(st != TM_ST_TIMED)) {
+			if (st == TM_ST_COUNTED)
+				tm_count(b, e);
+			return;
+		}
+	}
 	d = b->depth;
 	if (UNLIKELY(d >= TM_STACK)) {
 		b->lost++;
@@ -369,21 +388,21 @@ HOOK void __cyg_profile_func_exit(void *fn, void *site)
 		return;
 	if (UNLIKELY(b->lost > 0)) {
 		/* This exit's enter was lost to a full stack, unless fn is
-		 * switched off (its enter counted nothing). */
+		 * not timed (its enter pushed nothing). */
 		struct tm_entry *e = tm_find(b, (uintptr_t)fn);
 
-		if (e == NULL || !tm_fn_off(e, (uintptr_t)fn))
+		if (e == NULL || tm_fn_state(e, (uintptr_t)fn) == TM_ST_TIMED)
 			b->lost--;
 		return;
 	}
 	if (UNLIKELY(b->depth == 0))
 		return;
 	if (UNLIKELY(b->stack[b->depth - 1].fn != (uintptr_t)fn)) {
-		/* A function switched off has no frame; else a longjmp skipped
+		/* A function not timed has no frame; else a longjmp skipped
 		 * some exits. */
 		struct tm_entry *e = tm_find(b, (uintptr_t)fn);
 
-		if (e != NULL && tm_fn_off(e, (uintptr_t)fn))
+		if (e != NULL && tm_fn_state(e, (uintptr_t)fn) != TM_ST_TIMED)
 			return;
 		now = tm_ticks();
 		if (!tm_unwind(b, (uintptr_t)fn, now))
@@ -455,6 +474,25 @@ HOT bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp)
 	tm_push(b, d, fn, e, slot, *slot, tramp);
 	SIGNAL_FENCE();
 	return true;
+}
+
+/* See timing.h.  Like tm_site_enter's fast path: the home slot or the
+ * slow lookup; a thread's first call gets its block here too. */
+HOT void tm_site_count(uintptr_t fn)
+{
+	struct tm_block *b = tm_tls;
+	struct tm_entry *e;
+
+	if (UNLIKELY(!TM_REAL(b))) {
+		if (b != NULL || (b = TM_VEC_CALL(tm_thread_start)) == NULL)
+			return;
+	}
+	e = &b->table[tm_hash(fn)];
+	if (UNLIKELY(e->fn != fn) && (e = tm_lookup(b, fn)) == NULL) {
+		STORE(&b->dropped, b->dropped + 1);
+		return;
+	}
+	tm_count(b, e);
 }
 
 /* A site return with no frame for its slot: the real return address is
@@ -564,6 +602,21 @@ void tm_site_rehook(const uint32_t *done, size_t n)
 		*b->stack[done[k]].slot = b->stack[done[k]].tramp;
 }
 
+/* A self-time sample on this thread (timing_ipsample.c's signal handler):
+ * the interrupted pc into the thread's own ring.  Agent code running here
+ * (the guard) is not the target's: no sample. */
+HOT void tm_ip_record(uintptr_t pc)
+{
+	struct tm_block *b = tm_tls;
+	uint32_t h;
+
+	if (!TM_REAL(b))
+		return;
+	h = b->ip_head;
+	STORE(&b->ips[h % TM_IPS], pc);
+	__atomic_store_n(&b->ip_head, h + 1, __ATOMIC_RELEASE);
+}
+
 /* See timing.h. */
 HOT struct tm_block *timing_guard_enter(void)
 {
@@ -619,11 +672,12 @@ void tm_hot_atfork_child(void)
 		return;
 	own->next = NULL;
 	own->dropped = 0;
+	own->ip_on = false;       /* timers are not inherited */
 	own->born = tm_ticks();   /* the child's running time counts from here */
 	for (uint32_t k = 0; k < tm_block_count(own); k++) {
 		struct tm_entry *e = tm_block_entry(own, k);
 
 		if (e != NULL)
-			e->calls = e->total = e->self = e->max = e->slow = 0;
+			e->calls = e->total = e->self = e->max = e->slow = own->counts[e - own->table] = 0;
 	}
 }

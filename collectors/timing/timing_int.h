@@ -26,11 +26,13 @@
 #include <time.h>
 #include <msgpack.h>
 
+#include "protocol.h"
 #include "timing.h"
 
 #define TM_SLOTS      4096                    /* hash slots per thread, power of 2 */
 #define TM_MAX_FUNCS  (TM_SLOTS / 4 * 3)      /* keep probes short: 75% load */
 #define TM_SCAN       8                       /* frames searched on a mismatched exit */
+#define TM_IPS        64                      /* self-time samples a block holds */
 
 /* One function as seen by one thread (one cache line). */
 struct tm_entry {
@@ -42,7 +44,7 @@ struct tm_entry {
 	uint64_t  slow;           /* calls longer than the slow threshold */
 	uint32_t  active;         /* activations on the stack (release store) */
 	uint32_t  sel;            /* -finstrument path: the selection generation
-	                           * it was decided at, | 1 when off (owner only) */
+	                           * it was decided at | its TM_ST_* (owner only) */
 	uint64_t  start;          /* ticks at the outermost activation's start */
 };
 
@@ -81,8 +83,27 @@ struct tm_block {
 	/* Here, in the padding before the aligned table, so the hot fields
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */
+	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
+	                           * budget tick (timing_budget.c) */
+	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
+	/* Self-time samples (timing_ipsample.c): the interrupted pc of each
+	 * tick of the thread's CPU timer, written by the owner's signal
+	 * handler (head: release store), read by the reporter up to head. */
+	uint32_t  ip_head;
+	uint32_t  ip_tail;        /* reporter only: samples read */
+	void     *ip_timer;       /* reporter only: its timer (timer_t), when ip_on */
+	bool      ip_on;          /* reporter only */
+	uintptr_t ips[TM_IPS];
 	struct tm_entry table[TM_SLOTS] __attribute__((aligned(64)));
+	/* Counted calls of table[i]'s function (the counted path: no frame,
+	 * no clock); written by the owner only, like the entries. */
+	uint64_t  counts[TM_SLOTS];
 };
+
+/* A function's state in its entry's sel (the -finstrument path), and what
+ * an engine site's switch does: the budget's modes as the hot path sees
+ * them (a sampled function is timed in its windows, off between). */
+enum { TM_ST_TIMED = 0, TM_ST_OFF = 1, TM_ST_COUNTED = 2, TM_ST_MASK = 3 };
 
 /* Entries of b to read: the order[] places taken, at most TM_MAX_FUNCS. */
 static inline uint32_t tm_block_count(const struct tm_block *b)
@@ -105,7 +126,7 @@ static inline struct tm_entry *tm_block_entry(struct tm_block *b, uint32_t k)
 /* Read-mostly parameters of the hot path, on their own cache line. */
 struct tm_params {
 	uint32_t enabled;         /* level >= 1 */
-	uint32_t sel_gen;         /* selection generation: even, moves by 2 */
+	uint32_t sel_gen;         /* selection generation: a multiple of 4, moves by 4 */
 	uint64_t o_in;            /* hook ticks inside a call's own interval */
 	uint64_t o_out;           /* hook ticks outside it, charged to the caller */
 	uint64_t o_in_site;       /* the same two for hook-engine site frames */
@@ -151,6 +172,18 @@ struct tm_sel {
 	struct tm_sel *next;          /* retired list */
 };
 extern const struct tm_sel *tm_sel_now;   /* NULL: every function is on */
+/* The budget's states of the functions not timed (sorted by fn; NULL:
+ * every selected function is timed), published like tm_sel_now. */
+struct tm_modes {
+	size_t           n;
+	uintptr_t       *fns;
+	uint8_t         *st;            /* TM_ST_* of fns[k] */
+	struct tm_modes *next;          /* retired list */
+};
+extern const struct tm_modes *tm_modes_now;
+extern uint8_t tm_st_default;             /* the state of a function not in it */
+/* The budget's states changed: publish m (timing_budget.c keeps it). */
+void tm_select_modes(const struct tm_modes *m);
 /* The level changed: publish its selection. */
 void tm_select_level(int level);
 /* Reporter cycle: rebuild the selection if modules were loaded since. */
@@ -173,6 +206,24 @@ static inline bool tm_sel_find(const struct tm_sel *s, uintptr_t fn)
 	return false;
 }
 
+/* fn's state in m, or def when m has none for it (integer code only). */
+static inline uint8_t tm_modes_find(const struct tm_modes *m, uintptr_t fn, uint8_t def)
+{
+	size_t lo = 0, hi = m != NULL ? m->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->fns[mid] == fn)
+			return m->st[mid];
+		if (m->fns[mid] < fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return def;
+}
+
 /* timing_vec.c: call fn with the whole vector state saved around it
  * (x86-64; see the file), after tm_vec_init (from tm_hot_init). */
 void  tm_vec_init(void);
@@ -184,16 +235,48 @@ struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
 void tm_block_free(struct tm_block *b);
 struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
 void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
+void tm_ip_record(uintptr_t pc);          /* a self-time sample (signal handler) */
 
 
 /* timing.c: the tick clock seen from the reporter */
 extern double tm_ns_per_tick;             /* refreshed by tm_clock_update() */
 void tm_clock_update(void);               /* ns_per_tick and slow_ticks */
 
+/* The figures of one function (ticks); max is a maximum, the rest are
+ * sums.  running is the time so far of calls in flight (live threads
+ * only); counts the counted calls (no time); mode the budget's, for the
+ * record's change test (timing_budget.c). */
+struct tm_fig {
+	uint64_t calls, total, self, max, slow, running, counts, mode;
+};
+
 /* timing_report.c: per-function totals over all threads (reporter only) */
 void tm_report_harvest(void);
 void tm_report_reset(void);
 void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);
 void tm_report_forget(void);
+const struct tm_fig *tm_report_cur(size_t k);  /* k < tm_report_count(): its sums now */
+const char *tm_report_name(size_t k);          /* its name (resolved once) */
+size_t tm_report_find(uintptr_t fn);           /* fn's k, or SIZE_MAX if not seen */
+
+/* timing_budget.c: the overhead budget (reporter only; doc/architecture.md) */
+void tm_budget_init(void);                /* HOOKSCOPE_BUDGET, HOOKSCOPE_MODE */
+void tm_budget_account(void);             /* after each harvest */
+void tm_budget_reset(void);               /* the figures' reset */
+void tm_budget_forget(void);              /* fork child */
+/* Function k's figures since the reset as shown (now: exact, in ticks;
+ * replaced where the budget estimates), its mode fields in f. */
+void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
+void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
+uint32_t tm_budget_ppm(void);
+
+/* timing_ipsample.c: self time by sampling the pc on each thread's CPU
+ * clock, while the budget demotes functions (reporter only). */
+#define TM_IP_PERIOD_NS 10000000ull           /* CPU time per sample */
+void tm_ip_set(bool on);                  /* start or stop every live thread's timer */
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg);  /* each new sample's function */
+void tm_ip_block_gone(struct tm_block *b);   /* before a block is freed */
+/* timing.c: the counted path's calibrated cost, ps per call (0: unknown). */
+extern uint64_t tm_count_ps;
 
 #endif

@@ -31,12 +31,6 @@
 #define TM_REC_ITEMS 4096         /* functions or symbols per record */
 #define TM_REC_BYTES (256u << 10) /* symbol bytes per record, well under PROTO_MAX_MSG */
 
-/* The figures of one function; max is a maximum, the rest are sums.
- * running is the time so far of calls in flight (live threads only). */
-struct tm_fig {
-	uint64_t calls, total, self, max, slow, running;
-};
-
 /* One function over all threads. */
 struct tm_agg {
 	uintptr_t     fn;
@@ -112,11 +106,12 @@ static struct tm_agg *tm_agg_get(uintptr_t fn)
 
 /* Add one thread's entry to a figure set.  self is read first (acquire),
  * pairing with the owner's total-then-self stores (see tm_pop). */
-static void tm_fig_add(struct tm_fig *f, const struct tm_entry *e)
+static void tm_fig_add(struct tm_fig *f, const struct tm_block *b, const struct tm_entry *e)
 {
 	uint64_t self = ACQUIRE(&e->self);
 	uint64_t max = LOAD(&e->max);
 
+	f->counts += LOAD(&b->counts[e - b->table]);
 	f->self += self;
 	f->calls += LOAD(&e->calls);
 	f->total += LOAD(&e->total);
@@ -152,7 +147,7 @@ static void tm_fold(struct tm_block *b)
 		const struct tm_entry *e = tm_block_entry(b, k);
 
 		if (e != NULL)
-			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, e);
+			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, b, e);
 	}
 	tm_dropped_retired += LOAD(&b->dropped);
 }
@@ -172,6 +167,7 @@ static void tm_retire_dead(void)
 			continue;
 		}
 		tm_fold(b);
+		tm_ip_block_gone(b);
 		if (prev != NULL) {
 			prev->next = next;
 		} else {
@@ -218,7 +214,7 @@ void tm_report_harvest(void)
 			/* active before the figures: see tm_pop. */
 			if (live)
 				a->cur.running += tm_running(b, e, now);
-			tm_fig_add(&a->cur, e);
+			tm_fig_add(&a->cur, b, e);
 		}
 		dropped += LOAD(&b->dropped);
 	}
@@ -247,6 +243,7 @@ void tm_report_reset(void)
 	}
 	tm_dropped_base = tm_dropped_now;
 	tm_force = true;
+	tm_budget_reset();
 }
 
 /* Name, module and offset of a function, looked up once. */
@@ -330,16 +327,20 @@ static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 	rec.time_ns = proto_now_ns();
 	rec.threads = LOAD(&tm_threads);
 	rec.dropped = tm_dropped_now - tm_dropped_base;
+	tm_budget_rec(&rec);
 	for (size_t k = 0; k < tm_naggs; k++) {
 		struct tm_agg *a = &tm_aggs[k];
+		struct proto_ag_func mode = { .mode = 0 };
 		struct tm_fig now = {
-			.calls = a->cur.calls - a->base.calls,
+			.calls = a->cur.calls + a->cur.counts - a->base.calls - a->base.counts,
 			.total = a->cur.total - a->base.total,
 			.self = a->cur.self - a->base.self,
 			.max = a->cur.max,
 			.slow = a->cur.slow - a->base.slow,
 			.running = a->cur.running,     /* not cumulative: no baseline */
 		};
+		/* The budget's figures where it estimates, and its mode. */
+		tm_budget_fig(k, &now, &mode);
 		struct tm_fig ns = {
 			.calls = now.calls, .slow = now.slow,
 			.total = tm_fig_ns(now.total, a->sent.total, a->sent_ns.total),
@@ -353,7 +354,9 @@ static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 		v[rec.nfuncs++] = (struct proto_ag_func){
 			.addr = a->fn, .calls = ns.calls, .total_ns = ns.total,
 			.self_ns = ns.self, .max_ns = ns.max, .slow = ns.slow,
-			.running_ns = ns.running,
+			.running_ns = ns.running, .mode = mode.mode, .calls_est = mode.calls_est,
+			.time_est = mode.time_est, .mode_since_ns = mode.mode_since_ns,
+			.hook_ppm = mode.hook_ppm,
 		};
 		a->sent = now;
 		a->sent_ns = ns;
@@ -378,6 +381,32 @@ void tm_report_encode(msgpack_sbuffer *sb, bool resend_all)
 			tm_aggs[k].sym_sent = false;
 	tm_encode_syms(sb);
 	tm_encode_funcs(sb, all);
+}
+
+/* See timing_int.h. */
+const struct tm_fig *tm_report_cur(size_t k)
+{
+	return &tm_aggs[k].cur;
+}
+
+/* See timing_int.h. */
+size_t tm_report_find(uintptr_t fn)
+{
+	size_t i;
+
+	if (tm_index_slots == 0)
+		return SIZE_MAX;
+	for (i = tm_agg_hash(fn) & (tm_index_slots - 1); tm_index[i] != 0; i = (i + 1) & (tm_index_slots - 1))
+		if (tm_aggs[tm_index[i] - 1].fn == fn)
+			return tm_index[i] - 1;
+	return SIZE_MAX;
+}
+
+/* See timing_int.h. */
+const char *tm_report_name(size_t k)
+{
+	tm_agg_resolve(&tm_aggs[k]);
+	return tm_aggs[k].name;
 }
 
 /* See timing.h: the functions seen so far, in the order first seen

@@ -31,8 +31,10 @@
 
 #define TM_SEL_MODS 64
 
-/* The hot path's current selection (NULL: everything). */
+/* The hot path's current selection (NULL: everything) and budget states. */
 const struct tm_sel *tm_sel_now;
+const struct tm_modes *tm_modes_now;
+uint8_t tm_st_default = TM_ST_TIMED;
 
 static struct tm_sel *tm_sel_cache[4];            /* levels 1-3, this module set */
 static struct tm_sel *tm_sel_retired;             /* linked through ->next */
@@ -138,7 +140,7 @@ static void tm_sel_publish(int level, const struct tm_sel_mods *ms)
 		s = tm_sel_cache[level];
 	}
 	__atomic_store_n(&tm_sel_now, s, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&tm_params.sel_gen, 2, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&tm_params.sel_gen, TM_ST_MASK + 1, __ATOMIC_RELEASE);
 	tm_sel_level = level;
 }
 
@@ -184,6 +186,13 @@ void tm_select_sync(void)
 		    tm_sel_level, tm_sel_cache[tm_sel_level]->n);
 	}
 	free(ms);
+}
+
+/* See timing_int.h. */
+void tm_select_modes(const struct tm_modes *m)
+{
+	__atomic_store_n(&tm_modes_now, m, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&tm_params.sel_gen, TM_ST_MASK + 1, __ATOMIC_RELEASE);
 }
 
 /* See timing.h. */

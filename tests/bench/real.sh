@@ -11,7 +11,8 @@
 #     writes (inserts and queries in a :memory: database).
 # Each uninstrumented, then under `hookscoped run --level 2` and `--level 4`
 # (one daemon per run, started here and stopped after it), and with the
-# default budget and `--budget off` when hookscoped's help lists --budget.
+# default budget and `--budget off` when hookscoped's help lists --budget
+# (then also at level 1: every site patched, little timed: the fixed costs).
 # The target runs under timed-run (tests/bench/timed-run.c), which writes its
 # wall time and CPU time (user+sys, wait4) to a file; then the daemon's JSON
 # report of the target gives its timed calls (functions.calls_total), patched
@@ -204,6 +205,9 @@ program() {
 		row "${pkey}_2" "  level 2" 2 default "$@"
 		row "${pkey}_4" "  level 4" 4 default "$@"
 	else
+		# Level 1 times little (main, the named functions) but patches
+		# every site: the agent's fixed costs, which no budget removes.
+		row "${pkey}_1" "  level 1 (fixed costs)" 1 default "$@"
 		row "${pkey}_2" "  level 2, default budget" 2 default "$@"
 		row "${pkey}_4" "  level 4, default budget" 4 default "$@"
 		row "${pkey}_2off" "  level 2, --budget off" 2 off "$@"

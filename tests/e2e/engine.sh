@@ -44,10 +44,13 @@ cc -O2 -g -pthread -o "$HS_TMP/plain" tests/e2e/data/plain.c ||
 	fail "cannot build tests/e2e/data/plain.c with cc -O2 -g"
 if nm "$HS_TMP/plain" | grep -q __cyg_profile; then fail "plain was built instrumented"; fi
 
-# levels BINARY: steps 1-4 on one build of plain.c.
+# levels BINARY: steps 1-4 on one build of plain.c.  The levels are read
+# from exact counts and from which counts move or stop, so every selected
+# call must stay timed: the overhead budget (which would count, estimate or
+# stop some) is off.
 levels() {
 	export HOOKSCOPE_FUNCS='st_t*' HOOKSCOPE_LEVEL=4
-	start_daemon run -- "$1" 60
+	start_daemon --budget off run -- "$1" 60
 
 	# 1. level 4: static functions with exact counts, the ticker and spinner move.
 	wait_for 20 jq_once '.funcs[] | select(.name == "st_tick" and .calls > 3)' --top 500
@@ -92,7 +95,7 @@ levels "$HS_TMP/plain-fi"
 # 5. patched late, with a thread spinning in a hooked function.
 unset HOOKSCOPE_FUNCS
 export HOOKSCOPE_LEVEL=0
-start_daemon run -- "$HS_TMP/plain" 60
+start_daemon --budget off run -- "$HS_TMP/plain" 60
 wait_for 20 jq_once '.targets[0].level == 0'
 sleep 0.5
 cmd level 3 || fail "level 3 was refused"

@@ -1,5 +1,6 @@
 # fault-flood.sh - an agent floods the daemon with records (10000 functions
-# per record, back to back, for 8 s) next to a real target: the daemon's
+# in records of 4096 as the agent sends them, back to back, for 8 s) next to
+# a real target: the daemon's
 # memory stays bounded, the real target's session stays current, clients
 # keep getting frames; the flooder is slowed by the socket (backpressure),
 # not buffered.  Then a target that overflows the agent's own limits

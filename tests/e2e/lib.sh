@@ -108,6 +108,25 @@ jq_once() {
 	once_json "$@" | jq -e "$filter"
 }
 
+# perf_top N MINPCT PROG ARGS...: run PROG under `perf record -e cpu-clock`
+# (a software event: this machine kind has no hardware counters) and print
+# the N functions with the most self samples, highest first, among those
+# with at least MINPCT% of them; the report stays in $HS_TMP/report.txt.
+perf_top() {
+	local n=$1 min=$2 top; shift 2
+	command -v perf >/dev/null 2>&1 ||
+		fail "perf is not installed (apt-get install linux-perf; mk/deps.sh lists it)"
+	perf record -q -e cpu-clock -F 999 -o "$HS_TMP/perf.data" -- "$@" \
+		>"$HS_TMP/perf.out" 2>"$HS_TMP/perf.err" ||
+		fail "perf record failed: $(cat "$HS_TMP/perf.err")"
+	perf report -i "$HS_TMP/perf.data" --stdio --sort symbol 2>"$HS_TMP/report.err" >"$HS_TMP/report.txt" ||
+		fail "perf report failed: $(cat "$HS_TMP/report.err")"
+	top=$(awk -v min="$min" '$2 == "[.]" && $1 + 0 >= min { print $3 }' "$HS_TMP/report.txt" | head -n "$n")
+	[ "$(echo $top | wc -w)" -eq "$n" ] ||
+		fail "perf ranked fewer than $n functions with $min% of the samples: $(grep -v '^#' "$HS_TMP/report.txt" | head -n $((n + 2)))"
+	echo $top
+}
+
 # tmux on a private server: tm ARGS...; screen WINDOW prints its text;
 # wait_screen SECONDS WINDOW CMD... polls until CMD (given the screen on
 # stdin) succeeds, else shows the screen and fails.  Set TM_SOCK first.

@@ -5,6 +5,7 @@
  *   hs-fakeagent [--socket PATH] [--pid N] [--exe PATH] [--funcs N]
  *                [--report-hz HZ] [--duration S] [--bye] [--garbage]
  *                [--oversize] [--raw HEX] [--changing N] [--names A,B,...]
+ *                [--modes M,M,...] [--cost-pct PCT]
  *
  * After hello and syms, function i (name fake_fn_<i>, i from 0, or the i-th
  * of --names, which also sets --funcs to their count) is called
@@ -16,6 +17,15 @@
  * only the N hottest (the highest i) change and are sent, as a real agent
  * sends only what changed.  --garbage / --oversize / --raw send one bad record
  * after the first report (the daemon must drop this connection only).
+ *
+ * The overhead budget: the budget starts as HOOKSCOPE_BUDGET says (the
+ * agent's rule: a percentage or off, default 5%) and follows the daemon's
+ * budget records.  --modes gives function i the i-th mode (timed, counted,
+ * sampled, off; the rest timed): counted ones have estimated times, sampled
+ * ones estimated calls and times, every demoted one changed mode at the start
+ * for (i + 1) * 1000 ppm of hook cost.  --cost-pct PCT: what the hooks would
+ * cost with every function timed; each funcs record reports that, held to the
+ * budget when one is on (as a real agent's controller would).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +48,10 @@ static struct {
 	bool bye, garbage, oversize;
 	const char *raw;
 	const char *names;      /* --names A,B,...: the functions' names */
+	uint8_t modes[64];      /* --modes: function i's mode (enum proto_fmode) */
+	uint32_t cost_ppm;      /* --cost-pct, in ppm: the cost with nothing demoted */
+	uint32_t budget_ppm;    /* in force: HOOKSCOPE_BUDGET, then budget records */
+	uint64_t mode_since_ns; /* when the demoted ones were demoted */
 } fa = { .nfuncs = 5, .report_hz = 4, .duration_s = 0, .exe = "/usr/bin/fake-target" };
 
 /* Send all bytes or exit. */
@@ -82,7 +96,7 @@ fa_hello(int fd)
 
 	r.hello = (struct proto_ag_hello){ .pid = fa.pid, .exe = (char *)fa.exe,
 		.build_id = "", .cmdline = "fake-target --test", .level = 2,
-		.overhead_ps = 5000 };
+		.overhead_ps = 5000, .budget_ppm = fa.budget_ppm };
 	fa_record(fd, &r);
 	for (unsigned i = 0; i < fa.nfuncs; i++) {
 		snprintf(name, sizeof name, "fake_fn_%u", i);
@@ -106,7 +120,9 @@ fa_hello(int fd)
 	free(syms);
 }
 
-/* One funcs record for t seconds since start (or the last reset). */
+#define FA_REC_FUNCS 4096   /* functions per funcs record (the agent's TM_REC_ITEMS) */
+
+/* The funcs records for t seconds since start (or the last reset). */
 static void
 fa_funcs(int fd, double t)
 {
@@ -114,7 +130,9 @@ fa_funcs(int fd, double t)
 	unsigned lo = sent_all && fa.changing && fa.changing < fa.nfuncs ?
 	    fa.nfuncs - fa.changing : 0;
 	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS, .time_ns = proto_now_ns(),
-		.threads = 1, .nfuncs = fa.nfuncs - lo };
+		.threads = 1, .nfuncs = fa.nfuncs - lo, .budget_ppm = fa.budget_ppm,
+		.cost_ppm = fa.budget_ppm && fa.budget_ppm < fa.cost_ppm ? fa.budget_ppm :
+		    fa.cost_ppm };
 
 	sent_all = true;
 	r.funcs = xcalloc(fa.nfuncs ? fa.nfuncs : 1, sizeof *r.funcs);
@@ -125,8 +143,24 @@ fa_funcs(int fd, double t)
 			.calls = calls, .total_ns = calls * (i + 1) * 1000,
 			.self_ns = calls * (i + 1) * 500, .max_ns = (i + 1) * 2000,
 			.slow = calls / 10 };
+		if (i < sizeof fa.modes && fa.modes[i] != PROTO_FMODE_TIMED) {
+			struct proto_ag_func *g = &r.funcs[i - lo];
+
+			g->mode = fa.modes[i];
+			g->calls_est = g->mode == PROTO_FMODE_SAMPLED;
+			g->time_est = g->mode == PROTO_FMODE_COUNTED || g->mode == PROTO_FMODE_SAMPLED;
+			g->mode_since_ns = fa.mode_since_ns;
+			g->hook_ppm = (i + 1) * 1000;
+		}
 	}
-	fa_record(fd, &r);
+	/* In records of at most FA_REC_FUNCS functions, as the agent sends them. */
+	for (size_t k = 0, n = r.nfuncs; k < n || k == 0; k += FA_REC_FUNCS) {
+		struct proto_agent_rec part = r;
+
+		part.funcs = r.funcs + k;
+		part.nfuncs = n - k < FA_REC_FUNCS ? n - k : FA_REC_FUNCS;
+		fa_record(fd, &part);
+	}
 	free(r.funcs);
 }
 
@@ -183,6 +217,9 @@ fa_receive(int fd, unsigned char *buf, size_t *len, size_t cap)
 				printf("{\"t\":\"level\",\"level\":%u}\n", r.level);
 			else if (r.type == PROTO_AG_RESET)
 				printf("{\"t\":\"reset\"}\n"), reset = 1;
+			else if (r.type == PROTO_AG_BUDGET)
+				printf("{\"t\":\"budget\",\"budget_ppm\":%u}\n",
+				    fa.budget_ppm = r.budget_ppm);
 			else if (r.type == PROTO_AG_THRESHOLD)
 				printf("{\"t\":\"threshold\",\"name\":\"%s\",\"value\":%lld}\n",
 				    r.name, (long long)r.value);
@@ -214,6 +251,8 @@ main(int argc, char **argv)
 		{ "oversize", no_argument, NULL, 'o' },
 		{ "raw", required_argument, NULL, 'x' },
 		{ "names", required_argument, NULL, 'n' },
+		{ "modes", required_argument, NULL, 'm' },
+		{ "cost-pct", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -222,8 +261,15 @@ main(int argc, char **argv)
 	uint64_t start, end = 0;
 	bool bad_sent = false;
 	int c, fd;
+	char err[PROTO_ERR_LEN];
 
 	fa.pid = (int32_t)getpid();
+	fa.budget_ppm = PROTO_BUDGET_DEFAULT_PPM;
+	if (getenv("HOOKSCOPE_BUDGET") != NULL &&
+	    proto_budget_parse(getenv("HOOKSCOPE_BUDGET"), &fa.budget_ppm, err, sizeof err) < 0) {
+		fprintf(stderr, "hs-fakeagent: HOOKSCOPE_BUDGET: %s\n", err);
+		return 2;
+	}
 	fa.socket_path = getenv("HOOKSCOPE_SOCKET");
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -238,6 +284,26 @@ main(int argc, char **argv)
 		case 'g': fa.garbage = true; break;
 		case 'o': fa.oversize = true; break;
 		case 'x': fa.raw = optarg; break;
+		case 'm':
+			for (unsigned i = 0; optarg != NULL && i < sizeof fa.modes; i++) {
+				char m[16];
+				int mode;
+
+				snprintf(m, sizeof m, "%.*s", (int)strcspn(optarg, ","), optarg);
+				if ((mode = proto_fmode_parse(m)) < 0) {
+					fprintf(stderr, "hs-fakeagent: unknown mode '%s'\n", m);
+					return 2;
+				}
+				fa.modes[i] = (uint8_t)mode;
+				optarg = strchr(optarg, ',') ? strchr(optarg, ',') + 1 : NULL;
+			}
+			break;
+		case 'C':
+			if (proto_budget_parse(optarg, &fa.cost_ppm, err, sizeof err) < 0) {
+				fprintf(stderr, "hs-fakeagent: --cost-pct: %s\n", err);
+				return 2;
+			}
+			break;
 		case 'n':
 			fa.names = optarg;
 			fa.nfuncs = 1;
@@ -248,7 +314,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "usage: hs-fakeagent [--socket PATH] [--pid N] "
 			    "[--exe PATH] [--funcs N] [--report-hz HZ] [--duration S] "
 			    "[--bye] [--garbage] [--oversize] [--raw HEX] [--changing N] "
-			    "[--names A,B,...]\n");
+			    "[--names A,B,...] [--modes M,M,...] [--cost-pct PCT]\n");
 			return 2;
 		}
 	}
@@ -265,6 +331,7 @@ main(int argc, char **argv)
 		    fa.socket_path, strerror(errno));
 		return 1;
 	}
+	fa.mode_since_ns = proto_now_ns();
 	fa_hello(fd);
 	start = proto_now_ns();
 	if (fa.duration_s > 0)

@@ -280,11 +280,55 @@ static void test_fmt_sites(void **state)
 	assert_int_equal(strlen(buf), 19);
 }
 
+/* The overhead budget: the status bar's cost/budget, the :sites lines of
+ * the demoted rows (timed rows left out), and a short buffer. */
+static void test_fmt_budget(void **state)
+{
+	struct proto_func rows[3] = {
+		{ .name = "timed_one", .calls_per_s = 5 },
+		{ .name = "PyObject_Malloc", .mode = PROTO_FMODE_COUNTED, .time_est = true,
+		  .calls_per_s = 1.2e6, .avg_ns = 35, .mode_age_ms = 12000, .hook_ppm = 31400 },
+		{ .name = "sampled_one", .mode = PROTO_FMODE_SAMPLED, .calls_est = true, .time_est = true,
+		  .calls_per_s = 300, .avg_ns = 3000 },
+	};
+	struct proto_frame f = { .cost_ppm = 31400, .budget_ppm = 50000, .demoted = 7,
+		.nfuncs = 3, .funcs = rows };
+	char buf[1024];
+
+	(void)state;
+	tui_fmt_cost(&f, buf, sizeof buf);
+	assert_string_equal(buf, "cost 3.1%/5%");
+	f.budget_ppm = 0;
+	f.cost_ppm = 123000;
+	tui_fmt_cost(&f, buf, sizeof buf);
+	assert_string_equal(buf, "cost 12%/off");
+	f.budget_ppm = 5000;
+	f.cost_ppm = 4000;
+	tui_fmt_cost(&f, buf, sizeof buf);
+	assert_string_equal(buf, "cost 0.4%/0.5%");
+	tui_fmt_demoted(&f, buf, sizeof buf);
+	assert_string_equal(buf, "\n\noverhead budget: cost 0.4%/0.5% of the target's CPU; "
+	    "7 functions demoted; those in the rows shown\n"
+	    "(WHY: what timing the function cost, share of the CPU, when chosen):\n"
+	    "  MODE       SINCE     WHY CALLS/S     AVG  NAME\n"
+	    "  counted      12s    3.1%    1.2M   ~35ns  PyObject_Malloc\n"
+	    "  sampled        -       -    ~300 ~3.00us  sampled_one");
+	f.nfuncs = 1;                               /* no demoted row shown */
+	f.demoted = 1;
+	tui_fmt_demoted(&f, buf, sizeof buf);
+	assert_string_equal(buf, "\n\noverhead budget: cost 0.4%/0.5% of the target's CPU; "
+	    "1 function demoted");
+	f.nfuncs = 3;
+	tui_fmt_demoted(&f, buf, 30);               /* truncated, still terminated */
+	assert_int_equal(strlen(buf), 29);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_ns),
 		cmocka_unit_test(test_fmt_sites),
+		cmocka_unit_test(test_fmt_budget),
 		cmocka_unit_test(test_fmt_widths),
 		cmocka_unit_test(test_fmt_count),
 		cmocka_unit_test(test_fmt_rate_share_age),

@@ -203,7 +203,8 @@ static struct proto_func json_funcs[2] = {
 	{ .name = "slow_work", .module = "demo", .addr = 0x1234, .calls = 200,
 	  .calls_per_s = 10.25, .total_ns = 200000000, .self_ns = 199000000,
 	  .avg_ns = 1000000, .max_ns = 1200000, .slow = 3, .share = 0.75,
-	  .running_ns = 400000 },
+	  .running_ns = 400000, .mode = PROTO_FMODE_COUNTED, .time_est = true,
+	  .mode_age_ms = 1500, .hook_ppm = 12000 },
 	{ .name = "fast_hash", .module = "libx.so", .addr = 0x5678, .calls = 210000,
 	  .calls_per_s = 10500, .total_ns = 5000000, .self_ns = 5000000,
 	  .avg_ns = 23, .max_ns = 900, .share = 0.25 },
@@ -218,6 +219,7 @@ static const struct proto_frame json_frame = {
 	.seq = 7, .time_ms = 123456, .pid = 42, .sort = "total", .agent_age_ms = 150,
 	.nfuncs_seen = 5, .calls_total = 210200, .self_total_ns = 204000000,
 	.dropped = 1, .overhead_ps = 21000, .threads = 2,
+	.cost_ppm = 31000, .budget_ppm = 50000, .demoted = 1,
 	.ntargets = 2, .targets = json_targets, .nfuncs = 2, .funcs = json_funcs,
 	.nsites = 2, .sites = json_sites,
 };
@@ -229,6 +231,7 @@ static void test_json_frame(void **state)
 	    "{\"v\":1,\"t\":\"frame\",\"seq\":7,\"time_ms\":123456,\"pid\":42,\"sort\":\"total\","
 	    "\"agent_age_ms\":150,\"nfuncs_seen\":5,\"calls_total\":210200,"
 	    "\"self_total_ns\":204000000,\"dropped\":1,\"overhead_ps\":21000,\"threads\":2,"
+	    "\"cost_ppm\":31000,\"budget_ppm\":50000,\"demoted\":1,"
 	    "\"targets\":["
 	    "{\"pid\":42,\"name\":\"demo\",\"exe\":\"/bin/demo\",\"state\":\"live\",\"level\":2,"
 	    "\"started_ms\":1000,\"ended_ms\":0},"
@@ -238,10 +241,11 @@ static void test_json_frame(void **state)
 	    "{\"name\":\"slow_work\",\"module\":\"demo\",\"addr\":4660,\"calls\":200,"
 	    "\"calls_per_s\":10.25,\"total_ns\":200000000,\"self_ns\":199000000,"
 	    "\"avg_ns\":1000000,\"max_ns\":1200000,\"slow\":3,\"share\":0.75,"
-	    "\"running_ns\":400000},"
+	    "\"running_ns\":400000,\"mode\":\"counted\",\"calls_est\":false,\"time_est\":true,"
+	    "\"mode_age_ms\":1500,\"hook_ppm\":12000},"
 	    "{\"name\":\"fast_hash\",\"module\":\"libx.so\",\"addr\":22136,\"calls\":210000,"
 	    "\"calls_per_s\":10500,\"total_ns\":5000000,\"self_ns\":5000000,"
-	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0}],"
+	    "\"avg_ns\":23,\"max_ns\":900,\"slow\":0,\"share\":0.25,\"running_ns\":0,\"mode\":\"timed\",\"calls_est\":false,\"time_est\":false,\"mode_age_ms\":0,\"hook_ppm\":0}],"
 	    "\"sites\":{\"patch\":{\"active\":120,\"disabled\":15,\"skipped\":9,"
 	    "\"reasons\":{\"short\":7,\"branch-in\":2}},"
 	    "\"finstrument\":{\"active\":4,\"disabled\":0,\"skipped\":0,\"reasons\":{}}},"
@@ -254,11 +258,13 @@ static void test_json_frame(void **state)
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
-	    "dropped,overhead_ps,threads,targets,"
+	    "dropped,overhead_ps,threads,cost_ppm,budget_ppm,demoted,targets,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,funcs,"
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
+	    "mode,calls_est,time_est,mode_age_ms,hook_ppm,"
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
+	    "mode,calls_est,time_est,mode_age_ms,hook_ppm,"
 	    "sites,patch,active,disabled,skipped,reasons,short,branch-in,"
 	    "finstrument,active,disabled,skipped,reasons,"
 	    "fps,budget_ns,high_ns,frozen_ns,streams,"
@@ -298,6 +304,7 @@ static void test_json_empty_and_extremes(void **state)
 	assert_string_equal(s, "{\"v\":1,\"t\":\"frame\",\"seq\":0,\"time_ms\":0,\"pid\":0,"
 	    "\"sort\":\"\",\"agent_age_ms\":0,\"nfuncs_seen\":0,\"calls_total\":0,"
 	    "\"self_total_ns\":0,\"dropped\":0,\"overhead_ps\":0,\"threads\":0,"
+	    "\"cost_ppm\":0,\"budget_ppm\":0,\"demoted\":0,"
 	    "\"targets\":[],\"funcs\":[],\"sites\":{},"
 	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]},"
 	    "\"threading\":{\"time_ns\":0,\"created\":0,\"exited\":0,\"live\":0,\"other_live\":0,"
@@ -327,11 +334,11 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"ended_ms\":0}]"));
 	assert_non_null(strstr(s, "{\"name\":\"\",\"module\":\"\",\"addr\":0,"
 	    "\"calls\":18446744073709551615,\"calls_per_s\":null,"));
-	assert_non_null(strstr(s, "\"slow\":0,\"share\":null,\"running_ns\":0},{\"name\":\"g\","));
+	assert_non_null(strstr(s, "\"slow\":0,\"share\":null,\"running_ns\":0,\"mode\":\"timed\",\"calls_est\":false,\"time_est\":false,\"mode_age_ms\":0,\"hook_ppm\":0},{\"name\":\"g\","));
 	assert_non_null(strstr(s, "\"calls_per_s\":0.3333333333,"));
-	assert_non_null(strstr(s, "\"share\":1e-12,\"running_ns\":0}"));
+	assert_non_null(strstr(s, "\"share\":1e-12,\"running_ns\":0,\"mode\":\"timed\",\"calls_est\":false,\"time_est\":false,\"mode_age_ms\":0,\"hook_ppm\":0}"));
 	assert_non_null(strstr(s, "\"calls_per_s\":1e+20,"));
-	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615}],\"sites\":{},"));
+	assert_non_null(strstr(s, "\"share\":null,\"running_ns\":18446744073709551615,\"mode\":\"timed\",\"calls_est\":false,\"time_est\":false,\"mode_age_ms\":0,\"hook_ppm\":0}],\"sites\":{},"));
 	free(s);
 }
 
@@ -488,7 +495,8 @@ static char *columns_text(const struct proto_frame *f, bool utf8)
 	return text;
 }
 
-/* The plain --once table, exactly. */
+/* The plain --once table, exactly: estimates marked '~', the MODE column
+ * while a row is demoted. */
 static void test_columns_print(void **state)
 {
 	struct proto_frame f = json_frame;
@@ -500,11 +508,11 @@ static void test_columns_print(void **state)
 	(void)state;
 	s = columns_text(&f, true);
 	assert_string_equal(s,
-	    "target demo (pid 42) live, level 2 | sort total | 5 functions seen | 210K calls | "
-	    "1 dropped | 2 threads\n"
-	    "NAME        CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODULE\n"
-	    "slow_work     200      10  200ms+   199ms  1.00ms  1.20ms      3  75.0% demo\n"
-	    "fast_hash    210K   10.5K  5.00ms  5.00ms    23ns   900ns      0  25.0% libx.so\n");
+	    "target demo (pid 42) live, level 2 | cost 3.1%/5% | sort total | 5 functions seen | "
+	    "210K calls | 1 dropped | 2 threads\n"
+	    "NAME        CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODE    MODULE\n"
+	    "slow_work     200      10 ~200ms+  ~199ms ~1.00ms ~1.20ms     ~3 ~75.0% counted demo\n"
+	    "fast_hash    210K   10.5K  5.00ms  5.00ms    23ns   900ns      0  25.0%         libx.so\n");
 	free(s);
 
 	/* Unknown target pid; terminal escapes in names are neutralised. */
@@ -522,8 +530,8 @@ static void test_columns_print(void **state)
 	f.sort = "a\nb";
 	s = columns_text(&f, true);
 	assert_string_equal(s,
-	    "target bad?[2J (pid 9) lost, level 4 | sort a?b | 5 functions seen | 210K calls | "
-	    "1 dropped | 2 threads\n"
+	    "target bad?[2J (pid 9) lost, level 4 | cost 3.1%/5% | sort a?b | 5 functions seen | "
+	    "210K calls | 1 dropped | 2 threads\n"
 	    "NAME    CALLS CALLS/S   TOTAL    SELF     AVG     MAX   SLOW SHARE% MODULE\n"
 	    "\xe4\xb8\xad\xe6\x96\x87?       3       0       0       0       0       0      0 "
 	    "     - m\n");

@@ -211,11 +211,11 @@ static void test_theme_parse_errors(void **state)
 		{ "# ok\nrows = red blue\n", "t.theme:2: unknown element 'rows' (elements: status, "
 		  "status_ok, status_warn, status_error, info, header, sort, row, row_idle, "
 		  "selected, bar, message, error, prompt, cmdline, hint, help, help_title, fps, "
-		  "fps_missed, title, alert, paused)" },
+		  "fps_missed, title, alert, paused, demoted)" },
 		{ "= red blue\n", "t.theme:1: unknown element '' (elements: status, "
 		  "status_ok, status_warn, status_error, info, header, sort, row, row_idle, "
 		  "selected, bar, message, error, prompt, cmdline, hint, help, help_title, fps, "
-		  "fps_missed, title, alert, paused)" },
+		  "fps_missed, title, alert, paused, demoted)" },
 	};
 	struct tui_theme t;
 	char want[1024];

@@ -19,12 +19,13 @@
 
 void hook_cal_stub(void);
 void hook_cal_body(void);
+void hook_cal_counted(void);
 
 /* The switch the stub jumps through and the function after it, as a
  * block's (always "on"), and the region data's addresses of the common
  * stubs. */
 __attribute__((used, visibility("hidden"))) uintptr_t hook_cal_sw[2];
-__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_common[2];
+__attribute__((used, visibility("hidden"))) uintptr_t hook_cal_common[3];
 
 __asm__(
 	".text\n"
@@ -37,12 +38,18 @@ __asm__(
 	"	call hook_cal_body\n"
 	"	jmp *hook_cal_common+8(%rip)\n"
 	"	.long 0\n"
-	".size hook_cal_stub, .-hook_cal_stub\n"
 	".type hook_cal_body, @function\n"
 	"hook_cal_body:\n"
 	"	ret\n"
 	".size hook_cal_body, .-hook_cal_body\n"
-	".if hook_cal_on - hook_cal_stub - 6 || hook_cal_body - hook_cal_stub - 32\n"
+	"	.fill 31, 1, 0xcc\n"
+	"hook_cal_counted:\n"
+	"	call *hook_cal_common+16(%rip)\n"
+	"	.byte 0xe9\n"
+	"	.long hook_cal_body - . - 4\n"
+	".size hook_cal_stub, .-hook_cal_stub\n"
+	".if hook_cal_on - hook_cal_stub - 6 || hook_cal_body - hook_cal_stub - 32 || "
+	"hook_cal_counted - hook_cal_stub - 64\n"
 	".error \"hook_cal_stub is not laid out as a block (hook.h)\"\n"
 	".endif\n"
 );
@@ -65,5 +72,7 @@ void hook_cal_run(struct hook_engine *g)
 	hook_cal_sw[HOOK_SW_FN] = (uintptr_t)hook_cal_body;
 	hook_cal_common[0] = (uintptr_t)hook_enter_common;
 	hook_cal_common[1] = (uintptr_t)hook_exit_common;
+	hook_cal_common[2] = (uintptr_t)hook_count_common;
 	tm_calibrate_site(hook_cal_stub, hook_cal_body, (uintptr_t)hook_cal_body);
+	tm_calibrate_count(hook_cal_counted, hook_cal_body);
 }

@@ -16,10 +16,15 @@
  *                                        finds the site through the switch)
  *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
+ *   blk+64  call *count(%rip)            counted: to hook_count_common
+ *   blk+70  jmp blk+32                   counted, then the function
  *
- * The switch holds blk+6 (enabled) or blk+32 (disabled), so a level change
- * is one relaxed 8-byte store per site and a disabled site costs one
- * predicted indirect jump; no register is touched on either path.  The
+ * The switch holds blk+6 (timed), blk+64 (counted) or blk+32 (disabled), so
+ * a level or mode change is one relaxed 8-byte store per site and a
+ * disabled site costs one predicted indirect jump; no register is touched
+ * on either path.  A counted call costs the count stub (hook_tramp.c): a
+ * thread-local increment, no clock read and no shadow-stack frame; its
+ * return to blk+70 is predicted.  The
  * word after the switch holds the site's function (HOOK_SW_FN), so the
  * enabled path finds it from the block alone: the jmp's rel32, then that
  * word (two dependent loads, no table).
@@ -46,12 +51,15 @@
 #include <string.h>
 
 #define HOOK_PATCH_LEN  5           /* jmp rel32 */
-#define HOOK_BLK_SIZE   64          /* out-of-line block per site */
+#define HOOK_BLK_SIZE   128         /* out-of-line block per site */
 #define HOOK_BLK_ON     6           /* the enabled path (see above) */
 #define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */
 #define HOOK_BLK_RET    22          /* the function's return address */
 #define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
 #define HOOK_BLK_HEAD   32          /* the relocated prologue */
+#define HOOK_BLK_HEAD_MAX 32        /* its room */
+#define HOOK_BLK_COUNT  64          /* the counted path */
+#define HOOK_BLK_COUNTED 70         /* hook_count_common's return address */
 #define HOOK_BLK_SWREL  2           /* the jmp's rel32 to the switch, from blk+6 */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */
 

@@ -121,6 +121,23 @@ __asm__(
 	HOOK_RESTORE
 	"	ret\n"
 	".size hook_exit_common, .-hook_exit_common\n"
+	"\n"
+	/* hook_count_common: [rsp] = blk + HOOK_BLK_COUNTED, aligned as for
+	 * hook_enter_common; back there (a predicted return). */
+	".globl hook_count_common\n"
+	".hidden hook_count_common\n"
+	".type hook_count_common, @function\n"
+	"hook_count_common:\n"
+	HOOK_SAVE
+	"	leaq -8(%rsp), %rsp\n"
+	HOOK_VEC_SAVE
+	"	movq " HOOK_VEC "+80(%rsp), %rdi\n"            /* blk + 70 */
+	"	call hook_site_count\n"
+	HOOK_VEC_RESTORE
+	"	leaq 8(%rsp), %rsp\n"
+	HOOK_RESTORE
+	"	ret\n"
+	".size hook_count_common, .-hook_count_common\n"
 );
 
 /* Round up to a multiple of the page size. */
@@ -151,7 +168,7 @@ static bool hook_tramp_try(uintptr_t hint, size_t len, uint8_t **out)
 int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
 {
 	size_t code = hook_tramp_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_tramp_pages((nblk + 1) * 2 * sizeof(uintptr_t));
+	size_t len = code + hook_tramp_pages((nblk + 2) * 2 * sizeof(uintptr_t));
 	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
 
 	memset(r, 0, sizeof *r);
@@ -183,12 +200,12 @@ uint8_t *hook_tramp_blk(const struct hook_region *r, size_t i)
 	return r->base + i * HOOK_BLK_SIZE;
 }
 
-/* See hook.h.  The data part starts with the addresses of the two common
- * stubs (for the blocks' indirect call and jmp), then two words per block:
- * its switch and its function (HOOK_SW_FN). */
+/* See hook.h.  The data part starts with the addresses of the three common
+ * stubs (for the blocks' indirect calls and jmp) and a spare word, then two
+ * words per block: its switch and its function (HOOK_SW_FN). */
 uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i)
 {
-	return (uintptr_t *)(r->base + r->code_len) + 2 + 2 * i;
+	return (uintptr_t *)(r->base + r->code_len) + 4 + 2 * i;
 }
 
 /* Emit op *target(%rip) at p (6 bytes: ff 15 call, ff 25 jmp). */
@@ -209,9 +226,11 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	uint8_t *b = hook_tramp_blk(r, i);
 	uintptr_t *common = (uintptr_t *)(r->base + r->code_len);
 	int32_t rel = HOOK_BLK_HEAD - HOOK_BLK_RET;
+	int32_t back = HOOK_BLK_HEAD - (HOOK_BLK_COUNTED + 5);
 
 	common[0] = (uintptr_t)hook_enter_common;
 	common[1] = (uintptr_t)hook_exit_common;
+	common[2] = (uintptr_t)hook_count_common;
 	hook_tramp_ind(b, 0x25, hook_tramp_switch(r, i));             /* jmp *switch */
 	hook_tramp_ind(b + HOOK_BLK_ON, 0x15, &common[0]);            /* call *enter */
 	memcpy(b + HOOK_BLK_ENTERED, pop_slot, sizeof pop_slot);
@@ -220,11 +239,15 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	hook_tramp_ind(b + HOOK_BLK_RET, 0x25, &common[1]);           /* jmp *exit */
 	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
+	hook_tramp_ind(b + HOOK_BLK_COUNT, 0x15, &common[2]);         /* call *count */
+	b[HOOK_BLK_COUNTED] = 0xe9;                                    /* jmp blk+32 */
+	memcpy(b + HOOK_BLK_COUNTED + 1, &back, 4);
 	s->blk = b;
 	s->sw = hook_tramp_switch(r, i);
 	s->sw[HOOK_SW_FN] = s->fn;
 	s->on_addr = (uintptr_t)(b + HOOK_BLK_ON);
 	s->reloc = (uintptr_t)(b + HOOK_BLK_HEAD);
+	s->count_addr = (uintptr_t)(b + HOOK_BLK_COUNT);
 	__atomic_store_n(s->sw, s->reloc, __ATOMIC_RELAXED);
 }
 

@@ -1,0 +1,620 @@
+/*
+ * timing_budget.c - the overhead budget: what the hooks cost the target,
+ * how each function is watched to keep that within the budget, and the
+ * estimated figures of the functions no longer timed (doc/architecture.md,
+ * "the overhead budget").  Reporter thread only, with the cycle lock.
+ *
+ * Cost: at every harvest, per live thread, the timed and counted calls it
+ * made since the last one times their calibrated costs, against the CPU
+ * time the thread used meanwhile (its CPU clock); summed over the threads.
+ * Every TB_TICK_NS (timing_budget_tick) the figures are harvested again and,
+ * once the threads used TB_DECIDE_CPU_NS of CPU since the last decision, the
+ * rule (timing_rule.c) may change modes.
+ *
+ * Modes: timed; counted (the counted path: exact count, times estimated
+ * from the function's clean average); sampled (unwatched but for one
+ * window of TB_WIN_NS every TB_PERIOD_NS, in which every sampled and
+ * counted function is timed); off (never watched).  A "clean" interval is
+ * one where every function watched is timed (a window, or no function
+ * demoted): only clean figures make the averages.  While functions are
+ * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
+ * self time never absorbs the children no longer timed.
+ *
+ * A sampled function's calls outside its windows are estimated against an
+ * anchor: the calls counted exactly (timed or counted functions) over the
+ * same intervals.  Its calls per anchor call in the windows, times the
+ * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
+ * half as much as the next.  The ratio is reset whenever the anchor's set
+ * of functions changes, and a window follows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "engine.h"
+#include "protocol.h"
+#include "select.h"
+#include "timing_int.h"
+#include "timing_rule.h"
+
+#define TB_DEFAULT_PPM   50000                 /* 5% */
+#define TB_TICK_NS       10000000ull           /* 10 ms between budget ticks */
+#define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
+#define TB_WIN_NS        TB_TICK_NS            /* a sampling window */
+#define TB_PERIOD_NS     1000000000ull         /* one window per second */
+#define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
+#define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
+
+#define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
+
+/* One function's budget state (index: its aggregate's, timing_report.c). */
+struct tb_fn {
+	uint8_t  mode;            /* enum proto_fmode */
+	bool     named;           /* level 1 selects it */
+	bool     calls_est, time_est;   /* since the reset */
+	uint32_t hook_ppm;
+	uint64_t since_ns;
+	uint64_t held_until;
+	struct tm_fig prev;       /* the sums at the last accounting */
+	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
+	double   s_calls, s_anchor, owed;          /* sampled: windows, anchor owed */
+	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
+	double   es_calls, es_total, es_self;      /* and estimated part */
+	uint64_t samples;         /* self-time samples since the last accounting */
+	double   dec_calls;       /* calls since the last decision (estimated if need be) */
+	double   rate;            /* calls per ns of CPU at the last decision */
+};
+
+static uint32_t tb_ppm = TB_DEFAULT_PPM;
+static uint8_t tb_start = PROTO_FMODE_TIMED;   /* HOOKSCOPE_MODE */
+static struct tb_fn *tb_fns;
+static size_t tb_n, tb_cap;
+static size_t tb_demoted;                /* functions not in tb_start's mode */
+static bool tb_win;                      /* a sampling window is open */
+static uint64_t tb_win_end, tb_win_next;
+static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
+static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
+static double tb_dec_cpu_ns, tb_dec_cost_ps;
+static uint32_t tb_cost_ppm;
+static struct tm_modes *tb_tabs[2];      /* finstrument states outside / in windows */
+static struct tm_modes *tb_retired;
+static uintptr_t *tb_forgot;             /* fork child: functions to give tb_start back */
+static size_t tb_nforgot;
+
+/* Per-call costs, ps. */
+static double tb_timed_ps(void)
+{
+	uint64_t a = LOAD(&tm_params.o_in) + LOAD(&tm_params.o_out);
+	uint64_t b = LOAD(&tm_params.o_in_site) + LOAD(&tm_params.o_out_site);
+
+	return (double)(a > b ? a : b) * tm_ns_per_tick * 1000.0;
+}
+
+static double tb_counted_ps(void)
+{
+	return tm_count_ps ? (double)tm_count_ps : tb_timed_ps() / 4;
+}
+
+/* The hot path's state of a function in mode m, in a window or not, and
+ * the engine's mode for it now. */
+static uint8_t tb_st(unsigned m, bool win)
+{
+	if (m == PROTO_FMODE_TIMED || (m != PROTO_FMODE_OFF && win))
+		return TM_ST_TIMED;
+	return m == PROTO_FMODE_COUNTED ? TM_ST_COUNTED : TM_ST_OFF;
+}
+
+static uint8_t tb_hook_mode(unsigned m)
+{
+	static const uint8_t of[] = {
+		[TM_ST_TIMED] = HOOK_M_TIMED, [TM_ST_COUNTED] = HOOK_M_COUNTED, [TM_ST_OFF] = HOOK_M_OFF,
+	};
+
+	return of[tb_st(m, tb_win)];
+}
+
+/* See timing_int.h. */
+void tm_budget_init(void)
+{
+	const char *b = getenv("HOOKSCOPE_BUDGET"), *m = getenv("HOOKSCOPE_MODE");
+	char err[160];
+	uint32_t ppm;
+	int mode;
+
+	if (b != NULL && b[0] != '\0') {
+		if (proto_budget_parse(b, &ppm, err, sizeof err) == 0)
+			tb_ppm = ppm;
+		else
+			agent_warn("HOOKSCOPE_BUDGET: %s; using %g%%", err, TB_DEFAULT_PPM / 1e4);
+	}
+	if (m != NULL && m[0] != '\0') {
+		mode = proto_fmode_parse(m);
+		if (mode == PROTO_FMODE_TIMED || mode == PROTO_FMODE_COUNTED)
+			tb_start = (uint8_t)mode;
+		else
+			agent_warn("HOOKSCOPE_MODE=\"%s\" is not \"timed\" or \"counted\"; using timed", m);
+	}
+	tm_st_default = tb_st(tb_start, false);
+	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb_start));
+	tm_select_modes(NULL);
+}
+
+/* See timing_int.h. */
+uint32_t tm_budget_ppm(void)
+{
+	return tb_ppm;
+}
+
+/* qsort comparator: the functions' addresses of a tm_modes being built. */
+static int tb_cmp_fn(const void *a, const void *b)
+{
+	uintptr_t x = tm_report_fn(*(const size_t *)a), y = tm_report_fn(*(const size_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* Publish the -finstrument path's states (two tables: outside and in a
+ * window), built afresh after mode changes; the old ones are retired, not
+ * freed (a hot path may be reading them). */
+static void tb_tabs_build(void)
+{
+	size_t *order = xcalloc(tb_n + 1, sizeof *order);
+
+	for (size_t i = 0; i < tb_n; i++)
+		order[i] = i;
+	qsort(order, tb_n, sizeof *order, tb_cmp_fn);
+	for (int w = 0; w < 2; w++) {
+		struct tm_modes *t = xcalloc(1, sizeof *t);
+
+		t->fns = xcalloc(tb_n + 1, sizeof *t->fns);
+		t->st = xcalloc(tb_n + 1, 1);
+		for (size_t j = 0; j < tb_n; j++) {
+			uint8_t st = tb_st(tb_fns[order[j]].mode, w);
+
+			if (st == tm_st_default)
+				continue;
+			t->fns[t->n] = tm_report_fn(order[j]);
+			t->st[t->n++] = st;
+		}
+		if (tb_tabs[w] != NULL) {
+			tb_tabs[w]->next = tb_retired;
+			tb_retired = tb_tabs[w];
+		}
+		tb_tabs[w] = t;
+	}
+	free(order);
+	tm_select_modes(tb_tabs[tb_win]);
+}
+
+/* Give the engine the modes of the functions flagged in pick (NULL: all). */
+static void tb_apply(const bool *pick)
+{
+	uintptr_t *fns = xcalloc(tb_n + 1, sizeof *fns);
+	uint8_t *modes = xcalloc(tb_n + 1, 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < tb_n; i++) {
+		if (pick != NULL && !pick[i])
+			continue;
+		fns[n] = tm_report_fn(i);
+		modes[n++] = tb_hook_mode(tb_fns[i].mode);
+	}
+	if (n > 0)
+		hook_engine_modes(fns, modes, n);
+	free(fns);
+	free(modes);
+}
+
+/* The hooks' cost since the last decision, ppm of the threads' CPU. */
+static uint32_t tb_cost_now(void)
+{
+	return (uint32_t)(tb_dec_cost_ps / (tb_dec_cpu_ns * 1000) * 1e6 + 0.5);
+}
+
+/* Start a new decision window. */
+static void tb_dec_reset(void)
+{
+	tb_dec_cpu_ns = tb_dec_cost_ps = 0;
+	for (size_t i = 0; i < tb_n; i++)
+		tb_fns[i].dec_calls = 0;
+}
+
+/* Open or close the sampling window: the sampled functions' sites. */
+static void tb_window(bool on, uint64_t now)
+{
+	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
+
+	tb_win = on;
+	if (on)
+		tb_win_end = now + TB_WIN_NS;
+	else
+		tb_win_next = now + TB_PERIOD_NS;
+	/* The ratios weigh each window half as much as the next: a program
+	 * whose mix of calls changes is followed within a few windows. */
+	for (size_t i = 0; on && i < tb_n; i++) {
+		tb_fns[i].s_calls /= 2;
+		tb_fns[i].s_anchor /= 2;
+	}
+	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
+	for (size_t i = 0; i < tb_n; i++)
+		pick[i] = tb_fns[i].mode == PROTO_FMODE_SAMPLED || tb_fns[i].mode == PROTO_FMODE_COUNTED;
+	tb_apply(pick);
+	tm_select_modes(tb_tabs[tb_win]);
+	free(pick);
+}
+
+/* The CPU time of thread tid so far (ns), or 0. */
+static uint64_t tb_thread_cpu(int32_t tid)
+{
+	struct timespec ts;
+	clockid_t c = (clockid_t)((~(unsigned)tid << 3) | 6);   /* the kernel's per-thread CPU clock */
+
+	if (clock_gettime(c, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Per live thread: the hook cost and CPU time since the last accounting;
+ * their sums in *cost_ps and *cpu_ns. */
+static void tb_threads(double *cost_ps, double *cpu_ns)
+{
+	double ct = tb_timed_ps(), cc = tb_counted_ps();
+
+	*cost_ps = *cpu_ns = 0;
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
+		uint32_t n = tm_block_count(b);
+		uint64_t calls = 0, counts = 0, cpu;
+
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD)
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct tm_entry *e = tm_block_entry(b, k);
+
+			if (e != NULL) {
+				calls += LOAD(&e->calls);
+				counts += LOAD(&b->counts[e - b->table]);
+			}
+		}
+		cpu = tb_thread_cpu(b->tid);
+		/* A thread seen the first time: its past is not a window's. */
+		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
+			*cpu_ns += (double)(cpu - b->cpu_ns);
+			*cost_ps += (double)(calls - b->calls0) * ct + (double)(counts - b->counts0) * cc;
+		}
+		if (cpu > b->cpu_ns)
+			b->cpu_ns = cpu;
+		b->calls0 = calls;
+		b->counts0 = counts;
+	}
+}
+
+/* Grow the state to the functions seen; new ones start in tb_start. */
+static void tb_grow(void)
+{
+	size_t n = tm_report_count();
+
+	if (n > tb_cap) {
+		tb_cap = n * 2 > 256 ? n * 2 : 256;
+		tb_fns = xrealloc(tb_fns, tb_cap * sizeof *tb_fns);
+	}
+	for (; tb_n < n; tb_n++) {
+		struct tb_fn *f = &tb_fns[tb_n];
+
+		memset(f, 0, sizeof *f);
+		f->mode = tb_start;
+		f->named = select_level(1, tm_report_name(tb_n), true, true);
+	}
+}
+
+/* Add x estimated calls of f at its clean averages. */
+static void tb_add_est(struct tb_fn *f, double x)
+{
+	f->es_calls += x;
+	f->dec_calls += x;
+	f->calls_est = f->time_est = true;
+	if (f->ref_calls > 0) {
+		f->es_total += x * (double)f->ref_total / (double)f->ref_calls;
+		if (!tb_ip)
+			f->es_self += x * (double)f->ref_self / (double)f->ref_calls;
+	}
+}
+
+/* tm_ip_drain's callback: one sample in fn (functions not seen are not
+ * shown: their samples go nowhere). */
+static void tb_sample(uintptr_t fn, void *arg)
+{
+	size_t k = tm_report_find(fn);
+
+	(void)arg;
+	if (k < tb_n)
+		tb_fns[k].samples++;
+}
+
+/* See timing_int.h: account the interval since the last harvest. */
+void tm_budget_account(void)
+{
+	double cost, cpu, anchor = 0;
+	bool clean;
+
+	tb_grow();
+	if (tb_ip)
+		tm_ip_drain(tb_sample, NULL);
+	tb_threads(&cost, &cpu);
+	tb_dec_cpu_ns += cpu;
+	tb_dec_cost_ps += cost;
+	clean = tb_win || tb_demoted == 0;
+	for (size_t i = 0; i < tb_n; i++) {
+		const struct tm_fig *c = tm_report_cur(i);
+		struct tb_fn *f = &tb_fns[i];
+
+		if (f->mode == PROTO_FMODE_TIMED || f->mode == PROTO_FMODE_COUNTED)
+			anchor += (double)(c->calls - f->prev.calls + c->counts - f->prev.counts);
+	}
+	for (size_t i = 0; i < tb_n; i++) {
+		const struct tm_fig *c = tm_report_cur(i);
+		struct tb_fn *f = &tb_fns[i];
+		uint64_t dcalls = c->calls - f->prev.calls, dcounts = c->counts - f->prev.counts;
+		uint64_t dtotal = c->total - f->prev.total, dself = c->self - f->prev.self;
+		bool timed = f->mode == PROTO_FMODE_TIMED || (tb_win && f->mode != PROTO_FMODE_OFF);
+
+		f->prev = *c;
+		/* Counted and timed calls are exact, whatever the mode now. */
+		f->sh_calls += dcalls + dcounts;
+		f->dec_calls += (double)(dcalls + dcounts);
+		f->sh_total += dtotal;
+		if (clean && timed && dcalls > 0) {
+			f->ref_calls += dcalls;
+			f->ref_total += dtotal;
+			f->ref_self += dself;
+		}
+		if (tb_ip) {
+			/* Self time from the samples only (timing_ipsample.c). */
+			if (f->samples > 0)
+				f->time_est = true;
+			f->es_self += (double)f->samples * (double)TM_IP_PERIOD_NS / tm_ns_per_tick;
+			f->samples = 0;
+		} else if (clean || f->ref_calls == 0) {
+			f->sh_self += dself;
+		} else {
+			/* Its self would absorb the children not timed. */
+			f->es_self += (double)dcalls * (double)f->ref_self / (double)f->ref_calls;
+			f->time_est = true;
+		}
+		if (dcounts > 0 && f->ref_calls > 0) {
+			f->es_total += (double)dcounts * (double)f->ref_total / (double)f->ref_calls;
+			if (!tb_ip)
+				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
+			f->time_est = true;
+		}
+		if (f->mode != PROTO_FMODE_SAMPLED)
+			continue;
+		if (tb_win) {
+			f->s_calls += (double)dcalls;
+			f->s_anchor += anchor;
+		} else {
+			f->owed += anchor;
+		}
+		if (f->s_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+			f->owed = 0;
+		}
+	}
+}
+
+/* The anchor's set changes (a function moves into or out of the exactly
+ * counted ones): settle what is owed at the old ratio, start a new one. */
+static void tb_anchor_reset(void)
+{
+	for (size_t i = 0; i < tb_n; i++) {
+		struct tb_fn *f = &tb_fns[i];
+
+		if (f->s_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+			f->owed = 0;
+		}
+		f->s_calls = f->s_anchor = 0;
+	}
+	tb_anchor_moved = true;
+}
+
+static bool tb_exact(unsigned m)
+{
+	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
+}
+
+/* Run the rule on the figures since the last decision; apply its changes. */
+static void tb_decide(uint64_t now)
+{
+	struct tr_params p = {
+		.budget_ppm = tb_ppm, .cpu_ps = tb_dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
+		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TB_WIN_NS * 1000000 / TB_PERIOD_NS),
+	};
+	struct tr_fn *v = xcalloc(tb_n + 1, sizeof *v);
+	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
+	bool moved = false;
+	size_t changed = 0;
+
+	tb_cost_ppm = tb_cost_now();
+	for (size_t i = 0; i < tb_n; i++) {
+		struct tb_fn *f = &tb_fns[i];
+
+		if (f->mode != PROTO_FMODE_OFF)
+			f->rate = f->dec_calls / tb_dec_cpu_ns;
+		v[i] = (struct tr_fn){
+			.calls = f->mode == PROTO_FMODE_OFF ? f->rate * tb_dec_cpu_ns : f->dec_calls,
+			.avg_ps = f->ref_calls ? (uint64_t)((double)f->ref_total / (double)f->ref_calls *
+			    tm_ns_per_tick * 1000.0) : 0,
+			.mode = f->mode, .named = f->named, .held = now < f->held_until,
+		};
+		f->dec_calls = 0;
+	}
+	tr_decide(v, tb_n, &p);
+	for (size_t i = 0; i < tb_n; i++) {
+		struct tb_fn *f = &tb_fns[i];
+
+		if (!v[i].changed)
+			continue;
+		moved |= tb_exact(f->mode) != tb_exact(v[i].mode);
+		tb_demoted += (f->mode == tb_start) - (v[i].mode == tb_start);
+		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
+		f->mode = v[i].mode;
+		f->since_ns = now;
+		f->held_until = now + TB_HOLD_NS;
+		pick[i] = true;
+		changed++;
+	}
+	if (changed > 0) {
+		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %.2f%%)",
+		    changed, tb_cost_ppm / 1e4, tb_ppm / 1e4);
+		if (moved)
+			tb_anchor_reset();
+		tb_apply(pick);
+		tb_tabs_build();
+	}
+	tb_dec_cpu_ns = tb_dec_cost_ps = 0;       /* dec_calls were taken above */
+	free(v);
+	free(pick);
+}
+
+/* Every function back to the starting mode (the budget turned off). */
+static void tb_restore(uint64_t now)
+{
+	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
+
+	tb_win = false;
+	for (size_t i = 0; i < tb_n; i++) {
+		if (tb_fns[i].mode == tb_start)
+			continue;
+		tb_fns[i].mode = tb_start;
+		tb_fns[i].since_ns = now;
+		pick[i] = true;
+	}
+	tb_demoted = 0;
+	tb_apply(pick);
+	tb_tabs_build();
+	free(pick);
+}
+
+/* Self time from samples exactly while functions are demoted; new threads
+ * get their timers here. */
+static void tb_ip_sync(void)
+{
+	bool want = tb_ppm > 0 && tb_demoted > 0;
+
+	if (want || tb_ip)
+		tm_ip_set(want);
+	tb_ip = want;
+}
+
+/* See timing.h. */
+void timing_budget_set(uint32_t ppm)
+{
+	if (ppm > 1000000)
+		ppm = 1000000;
+	tb_ppm = ppm;
+	if (ppm == 0) {
+		tm_report_harvest();
+		tm_budget_account();
+		tb_restore(proto_now_ns());
+		tb_ip_sync();
+	}
+	tb_dec_reset();
+}
+
+/* See timing.h: harvest, account, decide, open or close the window. */
+uint64_t timing_budget_tick(uint64_t now)
+{
+	if (tb_nforgot > 0) {
+		uint8_t *m = xcalloc(tb_nforgot, 1);
+
+		memset(m, tb_hook_mode(tb_start), tb_nforgot);
+		hook_engine_modes(tb_forgot, m, tb_nforgot);
+		free(m);
+		free(tb_forgot);
+		tb_forgot = NULL;
+		tb_nforgot = 0;
+	}
+	if (!LOAD(&tm_params.enabled))
+		return now + TB_PERIOD_NS;
+	if (tb_ppm == 0) {
+		/* No decisions; the cost is still measured (the reporter's
+		 * harvests account the intervals). */
+		if (tb_dec_cpu_ns >= TB_DECIDE_CPU_NS) {
+			tb_cost_ppm = tb_cost_now();
+			tb_dec_reset();
+		}
+		return now + TB_OFF_TICK_NS;
+	}
+	tm_report_harvest();
+	tm_budget_account();
+	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS)
+		tb_decide(now);
+	if (tb_win && now >= tb_win_end)
+		tb_window(false, now);
+	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
+		tb_anchor_moved = false;
+		tb_window(true, now);
+	}
+	tb_ip_sync();
+	return now + TB_TICK_NS;
+}
+
+/* See timing_int.h. */
+void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f)
+{
+	struct tb_fn *b;
+
+	if (k >= tb_n)
+		return;
+	b = &tb_fns[k];
+	now->calls = b->sh_calls + (uint64_t)(b->es_calls + 0.5);
+	now->total = b->sh_total + (uint64_t)(b->es_total + 0.5);
+	now->self = b->sh_self + (uint64_t)(b->es_self + 0.5);
+	if (now->self > now->total)
+		now->self = now->total;
+	f->mode = b->mode;
+	f->calls_est = b->calls_est;
+	f->time_est = b->time_est;
+	f->mode_since_ns = b->since_ns;
+	f->hook_ppm = b->hook_ppm;
+	now->mode = b->mode | (uint64_t)b->calls_est << 8 | (uint64_t)b->time_est << 9;
+}
+
+/* See timing_int.h. */
+void tm_budget_rec(struct proto_agent_rec *rec)
+{
+	rec->cost_ppm = tb_cost_ppm;
+	rec->budget_ppm = tb_ppm;
+}
+
+/* See timing_int.h: what is shown starts again from 0; modes stay.  The
+ * interval up to the reset's harvest is accounted first. */
+void tm_budget_reset(void)
+{
+	tm_budget_account();
+	for (size_t i = 0; i < tb_n; i++) {
+		struct tb_fn *f = &tb_fns[i];
+
+		f->sh_calls = f->sh_total = f->sh_self = 0;
+		f->es_calls = f->es_total = f->es_self = 0;
+		f->calls_est = f->time_est = false;
+	}
+}
+
+/* See timing_int.h: the functions are forgotten (their indexes go); the
+ * demoted ones get the starting mode back at the next tick. */
+void tm_budget_forget(void)
+{
+	tb_forgot = xcalloc(tb_n + 1, sizeof *tb_forgot);
+	tb_nforgot = 0;
+	for (size_t i = 0; i < tb_n; i++)
+		if (tb_fns[i].mode != tb_start)
+			tb_forgot[tb_nforgot++] = tm_report_fn(i);
+	free(tb_fns);
+	tb_fns = NULL;
+	tb_n = tb_cap = tb_demoted = 0;
+	tb_win = tb_ip = false;
+	tm_select_modes(NULL);
+}

@@ -1,0 +1,132 @@
+/*
+ * timing_ipsample.c - self time by sampling, while the overhead budget has
+ * functions that are not timed (doc/architecture.md, "the overhead
+ * budget"): a caller's hooks cannot tell its own time from that of callees
+ * no longer timed, and a timed callee's hooks cost far more than a tiny
+ * callee itself, so neither subtracting estimated child times nor the
+ * hooks' figures keep self time true.  The pc does: each live thread gets
+ * a timer on its own CPU clock (one signal per TM_IP_PERIOD_NS of its CPU
+ * time), created by the reporter for that thread (SIGEV_THREAD_ID), so the
+ * hot path makes no syscall.  The handler stores the interrupted pc in the
+ * thread's block (tm_ip_record); the reporter maps each pc to its function
+ * (the symbol catalogue, or the site whose trampoline block holds it).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "engine.h"
+#include "symbols.h"
+#include "timing_int.h"
+
+#define TM_IP_SIG (SIGRTMAX - 5)          /* hook_stop uses -3, block -4 */
+
+static bool tm_ip_installed;
+static bool tm_ip_want;
+
+/* The sample signal: the interrupted pc, on the thread it interrupted. */
+static void tm_ip_handler(int sig, siginfo_t *si, void *uc)
+{
+	int e = errno;
+
+	(void)sig;
+	(void)si;
+	tm_ip_record(hook_engine_uc_pc(uc));
+	errno = e;
+}
+
+/* Install the handler once. */
+static bool tm_ip_install(void)
+{
+	struct sigaction sa;
+
+	if (tm_ip_installed)
+		return true;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = tm_ip_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(TM_IP_SIG, &sa, NULL) != 0) {
+		agent_warn("timing: cannot install the self-time sampling handler: %s", strerror(errno));
+		return false;
+	}
+	tm_ip_installed = true;
+	return true;
+}
+
+/* Start b's thread's timer. */
+static void tm_ip_start(struct tm_block *b)
+{
+	struct sigevent ev;
+	struct itimerspec its = {
+		.it_interval = { 0, TM_IP_PERIOD_NS }, .it_value = { 0, TM_IP_PERIOD_NS },
+	};
+	clockid_t c = (clockid_t)((~(unsigned)b->tid << 3) | 6);   /* the thread's CPU clock */
+	timer_t t;
+
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = TM_IP_SIG;
+	ev._sigev_un._tid = b->tid;
+	if (timer_create(c, &ev, &t) != 0)
+		return;           /* the thread is gone: its block retires soon */
+	if (timer_settime(t, 0, &its, NULL) != 0) {
+		timer_delete(t);
+		return;
+	}
+	b->ip_timer = t;
+	b->ip_tail = __atomic_load_n(&b->ip_head, __ATOMIC_ACQUIRE);
+	b->ip_on = true;
+}
+
+/* See timing_int.h. */
+void tm_ip_block_gone(struct tm_block *b)
+{
+	if (b->ip_on)
+		timer_delete((timer_t)b->ip_timer);
+	b->ip_on = false;
+}
+
+/* See timing_int.h.  Threads that got a block since are started here too. */
+void tm_ip_set(bool on)
+{
+	tm_ip_want = on && tm_ip_install();
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD || !tm_ip_want)
+			tm_ip_block_gone(b);
+		else if (!b->ip_on)
+			tm_ip_start(b);
+	}
+}
+
+/* The function whose code holds pc, or 0. */
+static uintptr_t tm_ip_fn(uintptr_t pc)
+{
+	struct sym_info si;
+
+	if (sym_resolve(pc, &si) == 0)
+		return pc - (uintptr_t)si.offset + (uintptr_t)si.start;
+	return hook_engine_block_fn(pc);
+}
+
+/* See timing_int.h. */
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg)
+{
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
+		uint32_t h;
+
+		if (!b->ip_on)
+			continue;
+		h = __atomic_load_n(&b->ip_head, __ATOMIC_ACQUIRE);
+		if (h - b->ip_tail > TM_IPS)
+			b->ip_tail = h - TM_IPS;          /* overrun: the newest only */
+		for (; b->ip_tail != h; b->ip_tail++) {
+			uintptr_t fn = tm_ip_fn(__atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED));
+
+			if (fn != 0)
+				add(fn, arg);
+		}
+	}
+}

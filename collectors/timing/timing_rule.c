@@ -1,0 +1,175 @@
+/*
+ * timing_rule.c - the overhead budget's rule (timing_rule.h).  Why this
+ * rule never oscillates: a demotion happens only above the budget and goes
+ * down to TR_LOW_PERMILLE of it; a promotion happens only when the cost
+ * after it stays under TR_PROMOTE_PERMILLE, so a steady program never
+ * crosses the budget again by a promotion; and a function changed recently
+ * (held, timing_budget.c) is not promoted, so its new figures are seen first.
+ */
+#include <stdlib.h>
+
+#include "protocol.h"
+#include "timing_rule.h"
+
+/* See timing_rule.h. */
+double tr_mode_cost(const struct tr_params *p, unsigned mode)
+{
+	switch (mode) {
+	case PROTO_FMODE_TIMED:   return p->timed_ps;
+	case PROTO_FMODE_COUNTED: return p->counted_ps;
+	case PROTO_FMODE_SAMPLED: return p->timed_ps * p->duty_ppm / 1e6;
+	default:                  return 0;
+	}
+}
+
+/* Is f cheap enough to count rather than sample (its average a small
+ * multiple of a timed hook)?  Unknown averages count. */
+static bool tr_countable(const struct tr_fn *f, const struct tr_params *p)
+{
+	return f->avg_ps == 0 || (double)f->avg_ps <= TR_COUNT_FACTOR * p->timed_ps;
+}
+
+/* The next mode down and up. */
+static unsigned tr_down(const struct tr_fn *f, const struct tr_params *p)
+{
+	switch (f->mode) {
+	case PROTO_FMODE_TIMED:   return tr_countable(f, p) ? PROTO_FMODE_COUNTED : PROTO_FMODE_SAMPLED;
+	case PROTO_FMODE_COUNTED: return PROTO_FMODE_SAMPLED;
+	default:                  return PROTO_FMODE_OFF;
+	}
+}
+
+static unsigned tr_up(const struct tr_fn *f, const struct tr_params *p)
+{
+	switch (f->mode) {
+	case PROTO_FMODE_OFF:     return PROTO_FMODE_SAMPLED;
+	case PROTO_FMODE_SAMPLED: return tr_countable(f, p) ? PROTO_FMODE_COUNTED : PROTO_FMODE_TIMED;
+	default:                  return PROTO_FMODE_TIMED;
+	}
+}
+
+/* What demoting f first is worth: its hooks' cost relative to its own time. */
+static double tr_weight(const struct tr_fn *f, const struct tr_params *p)
+{
+	return f->calls * tr_mode_cost(p, f->mode) * p->timed_ps / (p->timed_ps + (double)f->avg_ps);
+}
+
+/* Is a demoted before b?  Unnamed before named, then the heavier. */
+static bool tr_before(const struct tr_fn *f, size_t a, size_t b, const double *w)
+{
+	if (f[a].named != f[b].named)
+		return !f[a].named;
+	return w[a] > w[b];
+}
+
+/* Sift heap position i down (a max-heap of indexes by tr_before). */
+static void tr_sift(size_t *h, size_t n, size_t i, const struct tr_fn *f, const double *w)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && tr_before(f, h[l], h[m], w))
+			m = l;
+		if (r < n && tr_before(f, h[r], h[m], w))
+			m = r;
+		if (m == i)
+			return;
+		size_t t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Change f's mode to m; the projected cost's change. */
+static double tr_move(struct tr_fn *f, unsigned m, const struct tr_params *p)
+{
+	double d = f->calls * (tr_mode_cost(p, m) - tr_mode_cost(p, f->mode));
+
+	f->mode = (uint8_t)m;
+	f->changed = true;
+	return d;
+}
+
+/* Over the budget: take the function first in line (tr_before), demote it
+ * one step, put it back in line at its new weight; until the cost is low. */
+static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
+    double low)
+{
+	size_t *h = xcalloc(n, sizeof *h), hn = 0;
+	double *w = xcalloc(n, sizeof *w);
+
+	for (size_t i = 0; i < n; i++) {
+		w[i] = tr_weight(&f[i], p);
+		if (f[i].calls > 0 && f[i].mode != PROTO_FMODE_OFF)
+			h[hn++] = i;
+	}
+	for (size_t i = hn / 2; i-- > 0;)
+		tr_sift(h, hn, i, f, w);
+	while (hn > 0 && total > low) {
+		struct tr_fn *x = &f[h[0]];
+
+		total += tr_move(x, tr_down(x, p), p);
+		w[h[0]] = tr_weight(x, p);
+		if (x->mode == PROTO_FMODE_OFF)
+			h[0] = h[--hn];
+		tr_sift(h, hn, 0, f, w);
+	}
+	free(h);
+	free(w);
+	return total;
+}
+
+/* Well under the budget: promote functions not held one step, the named
+ * first, then the cheapest, while the cost stays under high. */
+static double tr_promote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
+    double high)
+{
+	for (;;) {
+		size_t best = n;
+		double add = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double a;
+
+			if (f[i].held || f[i].changed || f[i].mode == PROTO_FMODE_TIMED)
+				continue;
+			a = f[i].calls * (tr_mode_cost(p, tr_up(&f[i], p)) - tr_mode_cost(p, f[i].mode));
+			if (total + a > high)
+				continue;
+			if (best == n || (f[i].named && !f[best].named) ||
+			    (f[i].named == f[best].named && a < add)) {
+				best = i;
+				add = a;
+			}
+		}
+		if (best == n)
+			return total;
+		total += tr_move(&f[best], tr_up(&f[best], p), p);
+	}
+}
+
+/* See timing_rule.h. */
+uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p)
+{
+	double total = 0, budget = p->cpu_ps * p->budget_ppm / 1e6;
+
+	if (p->cpu_ps <= 0 || n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		f[i].changed = false;
+		total += f[i].calls * tr_mode_cost(p, f[i].mode);
+	}
+	if (total > budget)
+		total = tr_demote(f, n, p, total, budget * TR_LOW_PERMILLE / 1000);
+	else if (total < budget * TR_PROMOTE_PERMILLE / 1000)
+		total = tr_promote(f, n, p, total, budget * TR_PROMOTE_PERMILLE / 1000);
+	return (uint32_t)(total / p->cpu_ps * 1e6 + 0.5);
+}
+
+/* See timing_rule.h. */
+double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
+{
+	return win_anchor > 0 ? win_calls * off_anchor / win_anchor : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * timing_rule.h - the overhead budget's decisions and estimators as pure
+ * functions of figures (timing_rule.c): no state, no threads, no clock, so
+ * they are tested on synthetic figures (tests/unit/test-budget.c).  The
+ * accounting that feeds them and applies their choices is timing_budget.c.
+ */
+#ifndef HOOKSCOPE_TIMING_RULE_H
+#define HOOKSCOPE_TIMING_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Demotion stops at this share of the budget, promotion may not pass this
+ * one (per mille): the gap between them and the budget is the hysteresis. */
+#define TR_LOW_PERMILLE   800
+#define TR_PROMOTE_PERMILLE 500
+/* timed -> counted only when the function's average is at most this many
+ * times a timed hook's own cost (else counting saves too little: sampled). */
+#define TR_COUNT_FACTOR   8
+
+/* One function as the controller sees it over its decision window. */
+struct tr_fn {
+	double   calls;           /* calls in the window: exact, or the estimate of
+	                           * what it would have made if watched */
+	uint64_t avg_ps;          /* its average inclusive time per call (0: unknown) */
+	uint8_t  mode;            /* enum proto_fmode now; tr_decide writes the new one */
+	bool     named;           /* the user named it (level 1): demoted last */
+	bool     held;            /* changed too recently to be promoted */
+	bool     changed;         /* out: tr_decide changed mode */
+};
+
+struct tr_params {
+	uint32_t budget_ppm;      /* 1..1000000 */
+	double   cpu_ps;          /* the target threads' CPU time in the window */
+	double   timed_ps;        /* what one timed call costs */
+	double   counted_ps;      /* what one counted call costs */
+	uint32_t duty_ppm;        /* a sampled function's share of time timed */
+};
+
+/* What one call of a function in mode costs, ps. */
+double tr_mode_cost(const struct tr_params *p, unsigned mode);
+/* Keep the projected cost within the budget: over it, demote one step at a
+ * time the function whose hooks cost the most relative to its own time
+ * (weight: calls x its mode's cost x timed cost / (timed cost + average)),
+ * the named ones last, weighing it again at its new mode, until the cost
+ * is at TR_LOW_PERMILLE of the budget; under TR_PROMOTE_PERMILLE of it,
+ * promote functions not held one step each, the named first, then the
+ * cheapest, while the cost stays under that share.  Returns the projected
+ * cost after the changes, ppm of cpu_ps. */
+uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
+
+/* A sampled function's calls while it was not watched: its calls in the
+ * windows per unit of the anchor (the exactly counted calls of the other
+ * functions) over those windows, times the anchor outside them. */
+double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
+
+#endif

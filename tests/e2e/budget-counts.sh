@@ -1,0 +1,57 @@
+# budget-counts.sh - the overhead budget keeps counts true: tests/apps/tinyfuncs
+# (millions of tiny calls a second, known exact counts) at level 4 with the
+# default budget (5%), built both ways the agent times code: plain
+# `cc -O2 -g` (the hook engine's relocated prologues) and make's
+# -finstrument-functions build.  The budget must demote some functions; every
+# function timed or counted all along has the exact count; every estimated
+# count (a function sampled, now or for a while) is within 5% of the exact
+# count of a `--budget off` run of the same deterministic workload, and the
+# JSON marks it (calls_est, time_est, the mode).
+. tests/e2e/lib.sh
+
+ITER=3000
+command -v cc >/dev/null || fail "no C compiler (cc) to build tests/apps/tinyfuncs"
+cc -O2 -g -o "$HS_TMP/tinyfuncs" tests/apps/tinyfuncs/tinyfuncs.c ||
+	fail "cannot build tests/apps/tinyfuncs with cc -O2 -g"
+export HOOKSCOPE_LEVEL=4
+
+# run BUDGET PROG OUT: the figures of PROG's whole run at BUDGET, as JSON.
+run() {
+	start_daemon --budget "$1" run -- "$2" $ITER
+	wait_for 60 jq_once '.targets[0].state == "exited"'
+	once_json --top 200 >"$3" || fail "hookscope --once --json failed"
+	stop_daemon
+}
+
+for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
+	run off "$prog" "$HS_TMP/off.json"
+	run 5 "$prog" "$HS_TMP/on.json"
+	# Budget off: every figure exact, every function timed.
+	jq -e --argjson n $ITER '[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+		| ($f | length) == 51
+		and all($f[]; .mode == "timed" and (.calls_est | not) and (.time_est | not))
+		and all($f[]; .calls == (if (.name | startswith("tiny_")) then $n * 250 else $n end))' \
+		"$HS_TMP/off.json" >/dev/null ||
+		fail "$prog, budget off: not every count exact and timed: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/off.json")"
+	jq -e '.budget_ppm == 0' "$HS_TMP/off.json" >/dev/null || fail "budget off: budget_ppm is not 0"
+	jq -e '.budget_ppm == 50000' "$HS_TMP/on.json" >/dev/null ||
+		fail "default budget: budget_ppm $(jq .budget_ppm "$HS_TMP/on.json"), not 50000"
+	# The budget demoted functions, and says so per row.
+	demoted=$(jq '[.funcs[] | select(.mode != "timed")] | length' "$HS_TMP/on.json")
+	[ "$demoted" -gt 0 ] || fail "$prog: the default budget demoted nothing: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/on.json")"
+	# Timed and counted: exact.  Sampled: marked, within 5% of budget off's.
+	jq -e --slurpfile off "$HS_TMP/off.json" '
+		([$off[0].funcs[] | {(.name): .calls}] | add) as $exact
+		| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+		| all($f[] | select(.calls_est | not); .calls == $exact[.name] and .mode != "sampled")
+		and all($f[] | select(.mode == "counted"); .time_est)
+		and all($f[] | select(.mode == "sampled"); .calls_est and .time_est)
+		and all($f[] | select(.calls_est); ((.calls - $exact[.name]) | fabs) <= 0.05 * $exact[.name])
+		and all($f[]; .mode != "off")' "$HS_TMP/on.json" >/dev/null ||
+		fail "$prog, default budget: counts not exact or estimates off by more than 5%:
+$(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
+	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$HS_TMP/on.json")"
+	echo "ok: $prog: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$HS_TMP/on.json")), cost $(jq .cost_ppm "$HS_TMP/on.json") ppm; exact where timed or counted, estimates within 5%"
+	echo "  worst estimate: $(jq -r --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
+		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$HS_TMP/on.json")%"
+done

@@ -1,0 +1,174 @@
+/*
+ * test-budget.c - the overhead budget's rule and estimator
+ * (collectors/timing/timing_rule.c) on synthetic figures: what is demoted
+ * first and how far, named functions last, promotions one step at a time
+ * and never back over the budget, and the sampled count estimate.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "protocol.h"
+#include "timing_rule.h"
+
+/* One second of CPU, 20 ns a timed call, 2.5 ns a counted one, 1% duty. */
+static const struct tr_params P = {
+	.budget_ppm = 50000, .cpu_ps = 1e12, .timed_ps = 20000, .counted_ps = 2500,
+	.duty_ppm = 10000,
+};
+
+/* The projected cost of v under P, ppm. */
+static double cost_ppm(const struct tr_fn *v, size_t n)
+{
+	double c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += v[i].calls * tr_mode_cost(&P, v[i].mode);
+	return c / P.cpu_ps * 1e6;
+}
+
+/* Within the budget: nothing changes. */
+static void test_budget_within(void **state)
+{
+	struct tr_fn v[] = {
+		{ .calls = 1e6, .avg_ps = 5000 },      /* 20 ms of 1 s: 2% */
+		{ .calls = 1e5, .avg_ps = 1000000 },
+	};
+
+	(void)state;
+	assert_int_equal(tr_decide(v, 2, &P), 22000);
+	assert_false(v[0].changed || v[1].changed);
+	assert_int_equal(v[0].mode, PROTO_FMODE_TIMED);
+}
+
+/* Over it: the tiny hot function is counted first (its average is a small
+ * multiple of a timed call), the long one keeps its timing, and the cost
+ * ends at most at TR_LOW_PERMILLE of the budget. */
+static void test_budget_counts_tiny_first(void **state)
+{
+	struct tr_fn v[] = {
+		{ .calls = 5e6, .avg_ps = 4000 },      /* 100 ms: 10% */
+		{ .calls = 5e5, .avg_ps = 2000000 },   /* 10 ms: 1% */
+	};
+	uint32_t after;
+
+	(void)state;
+	after = tr_decide(v, 2, &P);
+	assert_int_equal(v[0].mode, PROTO_FMODE_COUNTED);
+	assert_true(v[0].changed);
+	assert_int_equal(v[1].mode, PROTO_FMODE_TIMED);
+	assert_false(v[1].changed);
+	assert_true(after <= P.budget_ppm * TR_LOW_PERMILLE / 1000);
+	assert_int_equal(after, (uint32_t)(cost_ppm(v, 2) + 0.5));
+}
+
+/* Counting too is over the budget: sampled, then off if even that is. */
+static void test_budget_samples_when_counting_costs(void **state)
+{
+	struct tr_fn v[] = { { .calls = 4e7, .avg_ps = 3000 } };     /* counted: 10% */
+	struct tr_fn w[] = { { .calls = 4e9, .avg_ps = 100 } };      /* sampled: 80% */
+
+	(void)state;
+	tr_decide(v, 1, &P);
+	assert_int_equal(v[0].mode, PROTO_FMODE_SAMPLED);
+	tr_decide(w, 1, &P);
+	assert_int_equal(w[0].mode, PROTO_FMODE_OFF);
+	/* A long function is sampled rather than counted: counting saves
+	 * little of what timing it costs relative to its time. */
+	struct tr_fn x[] = { { .calls = 4e6, .avg_ps = 1000000 } }; /* 8% */
+
+	tr_decide(x, 1, &P);
+	assert_int_equal(x[0].mode, PROTO_FMODE_SAMPLED);
+}
+
+/* A function the user named is demoted only after every other one. */
+static void test_budget_named_last(void **state)
+{
+	struct tr_fn v[] = {
+		{ .calls = 1.75e6, .avg_ps = 4000, .named = true }, /* 3.5% */
+		{ .calls = 1e6, .avg_ps = 50000 },                   /* 2% */
+	};
+
+	(void)state;
+	tr_decide(v, 2, &P);
+	assert_int_equal(v[0].mode, PROTO_FMODE_TIMED);
+	assert_int_equal(v[1].mode, PROTO_FMODE_COUNTED);
+}
+
+/* Well under the budget: one step up, the cheapest first, never past
+ * TR_PROMOTE_PERMILLE of the budget; a held function waits; the same
+ * figures decided again change nothing (no oscillation). */
+static void test_budget_promotes_one_step(void **state)
+{
+	struct tr_fn v[] = {
+		{ .calls = 5e5, .avg_ps = 4000, .mode = PROTO_FMODE_COUNTED },  /* timed: 1% */
+		{ .calls = 7e6, .avg_ps = 4000, .mode = PROTO_FMODE_SAMPLED },  /* counted: 1.75% */
+		{ .calls = 1e4, .avg_ps = 4000, .mode = PROTO_FMODE_OFF, .held = true },
+	};
+	uint32_t after;
+
+	(void)state;
+	after = tr_decide(v, 3, &P);
+	assert_int_equal(v[0].mode, PROTO_FMODE_TIMED);
+	assert_int_equal(v[1].mode, PROTO_FMODE_SAMPLED);    /* would pass 2.5% */
+	assert_int_equal(v[2].mode, PROTO_FMODE_OFF);        /* held */
+	assert_true(after <= P.budget_ppm * TR_PROMOTE_PERMILLE / 1000);
+	for (int round = 0; round < 5; round++) {
+		tr_decide(v, 3, &P);
+		assert_false(v[0].changed || v[1].changed || v[2].changed);
+	}
+}
+
+/* Demote, then decide again and again on the figures that follow: only
+ * promotions, never over the budget, and still after a few rounds. */
+static void test_budget_settles(void **state)
+{
+	struct tr_fn v[40];
+	uint8_t before[40];
+	bool moved = true;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		v[i] = (struct tr_fn){ .calls = 1e6 * (i + 1), .avg_ps = 3000 + 100 * (uint64_t)i };
+	tr_decide(v, 40, &P);
+	assert_true(cost_ppm(v, 40) <= 50000 * TR_LOW_PERMILLE / 1000);
+	for (int round = 0; round < 40 && moved; round++) {
+		for (int i = 0; i < 40; i++)
+			before[i] = v[i].mode;
+		tr_decide(v, 40, &P);
+		moved = false;
+		for (int i = 0; i < 40; i++) {
+			assert_true(v[i].mode <= before[i]);   /* up only */
+			moved |= v[i].changed;
+		}
+		assert_true(cost_ppm(v, 40) <= 50000);
+	}
+	assert_false(moved);
+}
+
+/* The sampled estimate: calls per anchor call in the windows, times the
+ * anchor outside them; no window yet: nothing. */
+static void test_budget_estimate(void **state)
+{
+	(void)state;
+	assert_true(tr_est_calls(250, 11, 1100) == 25000);
+	assert_true(tr_est_calls(0, 11, 1100) == 0);
+	assert_true(tr_est_calls(250, 0, 1100) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_budget_within),
+		cmocka_unit_test(test_budget_counts_tiny_first),
+		cmocka_unit_test(test_budget_samples_when_counting_costs),
+		cmocka_unit_test(test_budget_named_last),
+		cmocka_unit_test(test_budget_promotes_one_step),
+		cmocka_unit_test(test_budget_settles),
+		cmocka_unit_test(test_budget_estimate),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
