@@ -33,12 +33,14 @@ daemon_issue_severity(double over)
 	return over >= ISSUE_CRITICAL_OVER ? "critical" : over >= ISSUE_MAJOR_OVER ? "major" : "minor";
 }
 
-/* Frames of the C library and the loader say little about whose problem it is. */
+/* Frames of the C library, the loader and the agent's wrappers say little
+ * about whose problem it is. */
 static bool
 issue_system_module(const char *m)
 {
 	return m == NULL || m[0] == '\0' || strncmp(m, "libc.so", 7) == 0 ||
-	    strncmp(m, "ld-linux", 8) == 0 || strncmp(m, "libpthread", 10) == 0;
+	    strncmp(m, "ld-linux", 8) == 0 || strncmp(m, "libpthread", 10) == 0 ||
+	    strncmp(m, "libhookscope", 12) == 0;
 }
 
 /* See issue.h. */
