@@ -2,8 +2,9 @@
  * report_issues.c - the issues section of reports and metrics.  Text: one
  * paragraph per issue (most recently seen first) with its figures and
  * stack, then the sinks.  JSON: the frame's "issues" map (the field table).
- * Metrics: occurrences and distinct issues per type and severity (a few
- * types, three severities: the label set stays small).
+ * Metrics: occurrences per type (a counter: an issue's severity may grow,
+ * its occurrences stay in one series) and distinct issues per type and
+ * severity (a few types, three severities: the label set stays small).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,9 +73,10 @@ iss_json(struct report_json *j, const struct report_ctx *c)
 
 static const char *const iss_sev[] = { "minor", "major", "critical" };
 
-/* Per type and severity seen: occurrences (count) or distinct issues. */
+/* Per type seen: occurrences of its issues (by_severity false), or
+ * distinct issues per type and severity. */
 static void
-iss_m_emit(struct report_metrics *m, const struct report_ctx *c, bool occurrences)
+iss_m_emit(struct report_metrics *m, const struct report_ctx *c, bool by_severity)
 {
 	const struct proto_issues *v = daemon_issues_of(c->s);
 
@@ -85,18 +87,20 @@ iss_m_emit(struct report_metrics *m, const struct report_ctx *c, bool occurrence
 			first = strcmp(v->list[p].type, v->list[k].type) != 0;
 		if (!first)
 			continue;         /* this type's samples are out already */
-		for (size_t s = 0; s < 3; s++) {
+		for (size_t s = 0; s < (by_severity ? 3 : 1); s++) {
 			double n = 0;
 			bool any = false;
 
 			for (size_t q = k; q < v->nlist; q++)
-				if (strcmp(v->list[q].type, v->list[k].type) == 0 &&
-				    strcmp(v->list[q].severity, iss_sev[s]) == 0) {
-					n += occurrences ? (double)v->list[q].count : 1;
+				if (strcmp(v->list[q].type, v->list[k].type) == 0 && (!by_severity ||
+				    strcmp(v->list[q].severity, iss_sev[s]) == 0)) {
+					n += by_severity ? 1 : (double)v->list[q].count;
 					any = true;
 				}
-			if (any)
+			if (any && by_severity)
 				report_metric(m, n, "type", v->list[k].type, "severity", iss_sev[s], NULL);
+			else if (any)
+				report_metric(m, n, "type", v->list[k].type, NULL);
 		}
 	}
 }
@@ -104,18 +108,18 @@ iss_m_emit(struct report_metrics *m, const struct report_ctx *c, bool occurrence
 static void
 iss_m_total(struct report_metrics *m, const struct report_ctx *c)
 {
-	iss_m_emit(m, c, true);
+	iss_m_emit(m, c, false);
 }
 
 static void
 iss_m_distinct(struct report_metrics *m, const struct report_ctx *c)
 {
-	iss_m_emit(m, c, false);
+	iss_m_emit(m, c, true);
 }
 
 static const struct report_metric_family iss_metrics[] = {
 	{ "hookscope_issues_total", "counter",
-	  "Occurrences of the issues kept (doc/issues.md), by type and severity.", iss_m_total },
+	  "Occurrences of the issues kept (doc/issues.md), by type.", iss_m_total },
 	{ "hookscope_issues", "gauge",
 	  "Distinct issues kept, by type and severity.", iss_m_distinct },
 };
