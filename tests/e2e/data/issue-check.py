@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """issue-check.py SYSLOG_RAW RECEIVED STORE_DIR TYPE... - checks what the issue
 sinks delivered, from the outside: the syslog datagrams are RFC 5424 messages
-with hookscope's structured data (parsed here by the RFC's grammar); every
+with hookscope's structured data (parsed here by the RFC's grammar), each
+issue of a process once; every
 issue in syslog arrived once at the HTTP receiver, in raise order (seq), with
 the documented keys; every store file is an issue; each TYPE was seen."""
 import json
@@ -46,6 +47,8 @@ for m in msgs:
     seq = int(sd["seq"])
     if seq in logged:
         die("seq %d logged twice" % seq)
+    if (sd["pid"], sd["id"]) in {(x["pid"], x["id"]) for x in logged.values()}:
+        die("issue %s of pid %s raised twice" % (sd["id"], sd["pid"]))
     logged[seq] = sd
 
 got = []
