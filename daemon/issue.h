@@ -104,10 +104,10 @@ struct issue_sink {
 struct issue_store;
 struct issue_store *issue_store_open(const char *dir, uint64_t max_files, uint64_t max_bytes,
     char *err, size_t errlen);
-/* Write (or rewrite) the issue's file, dropping the oldest files first to
- * stay within the limits.  0, or -1 with errno (the issue alone is too big:
- * EFBIG). */
-int  issue_store_put(struct issue_store *st, const struct proto_issue *i);
+/* Write the issue's file, or rewrite it (only when the store still has it,
+ * unless create), dropping the oldest files first to stay within the
+ * limits.  0, or -1 with errno (the issue alone is too big: EFBIG). */
+int  issue_store_put(struct issue_store *st, const struct proto_issue *i, bool create);
 /* Files and bytes in the store; the highest seq seen (files on disk at open
  * included). */
 void issue_store_usage(const struct issue_store *st, uint64_t *files, uint64_t *bytes);

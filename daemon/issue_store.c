@@ -188,7 +188,7 @@ fail:
 
 /* See issue.h. */
 int
-issue_store_put(struct issue_store *st, const struct proto_issue *i)
+issue_store_put(struct issue_store *st, const struct proto_issue *i, bool create)
 {
 	struct proto_buf b = { 0 };
 	struct issue_file nf = { .seq = i->seq, .pid = i->pid, .count = i->count, .occ = i->occ,
@@ -212,6 +212,10 @@ issue_store_put(struct issue_store *st, const struct proto_issue *i)
 			at = k;
 			have = true;
 		}
+	if (!have && !create) {
+		rc = 0;               /* dropped for newer ones: a repeat does not bring it back */
+		goto out;
+	}
 	/* room for the new file beside everything else, its old copy too: the
 	 * oldest other file goes first, the old copy last */
 	while (st->bytes + nf.bytes > st->max_bytes || st->n + !have > st->max_files) {
@@ -323,9 +327,9 @@ store_start(const struct daemon_issue_opts *o, char *err, size_t errlen)
 
 /* A new or changed issue: its file written (again). */
 static void
-store_put(const struct proto_issue *i)
+store_put(const struct proto_issue *i, bool create)
 {
-	if (issue_store_put(store_cur, i) == 0) {
+	if (issue_store_put(store_cur, i, create) == 0) {
 		store_written++;
 		return;
 	}
@@ -333,6 +337,18 @@ store_put(const struct proto_issue *i)
 	snprintf(store_error, sizeof store_error, "%s: %s", i->id, strerror(errno));
 	daemon_log(DLOG_WARN, "issue store %s: cannot write issue %s: %s", store_cur->dir, i->id,
 	    errno == EFBIG ? "larger than --issue-max-bytes" : strerror(errno));
+}
+
+static void
+store_publish(const struct proto_issue *i)
+{
+	store_put(i, true);
+}
+
+static void
+store_update(const struct proto_issue *i)
+{
+	store_put(i, false);
 }
 
 static void
@@ -354,8 +370,8 @@ store_stop(void)
 }
 
 const struct issue_sink issue_sink_store = {
-	.name = "store", .wanted = store_wanted, .start = store_start, .publish = store_put,
-	.update = store_put, .state = store_state, .stop = store_stop,
+	.name = "store", .wanted = store_wanted, .start = store_start, .publish = store_publish,
+	.update = store_update, .state = store_state, .stop = store_stop,
 };
 
 /* See issue.h. */
