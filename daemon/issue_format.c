@@ -38,16 +38,29 @@ issue_otlp_severity(const char *sev)
 	return strcmp(sev, "critical") == 0 ? 21 : strcmp(sev, "major") == 0 ? 17 : 13;
 }
 
-/* {"key": k, "value": {"stringValue": v}} */
+/* An attribute, {"key": k, "value": {...}}, opened: the caller writes the
+ * AnyValue's one member, then otlp_end. */
 static void
-otlp_str(struct proto_json *j, const char *k, const char *v)
+otlp_kv(struct proto_json *j, const char *k)
 {
 	proto_json_obj(j, NULL);
 	proto_json_str(j, "key", k);
 	proto_json_obj(j, "value");
+}
+
+static void
+otlp_end(struct proto_json *j)
+{
+	proto_json_end_obj(j);
+	proto_json_end_obj(j);
+}
+
+static void
+otlp_str(struct proto_json *j, const char *k, const char *v)
+{
+	otlp_kv(j, k);
 	proto_json_str(j, "stringValue", v);
-	proto_json_end_obj(j);
-	proto_json_end_obj(j);
+	otlp_end(j);
 }
 
 /* An int64 attribute: intValue is a decimal string in OTLP JSON. */
@@ -57,23 +70,17 @@ otlp_int(struct proto_json *j, const char *k, int64_t v)
 	char num[32];
 
 	snprintf(num, sizeof num, "%" PRId64, v);
-	proto_json_obj(j, NULL);
-	proto_json_str(j, "key", k);
-	proto_json_obj(j, "value");
+	otlp_kv(j, k);
 	proto_json_str(j, "intValue", num);
-	proto_json_end_obj(j);
-	proto_json_end_obj(j);
+	otlp_end(j);
 }
 
 static void
 otlp_double(struct proto_json *j, const char *k, double v)
 {
-	proto_json_obj(j, NULL);
-	proto_json_str(j, "key", k);
-	proto_json_obj(j, "value");
+	otlp_kv(j, k);
 	proto_json_f64(j, "doubleValue", v);
-	proto_json_end_obj(j);
-	proto_json_end_obj(j);
+	otlp_end(j);
 }
 
 /* See issue.h. */
@@ -132,9 +139,7 @@ issue_format_otlp(struct proto_buf *b, const struct proto_issue *i, const char *
 		otlp_double(&j, key, i->figs[k].value);
 	}
 	if (i->stack.nframes > 0) {
-		proto_json_obj(&j, NULL);
-		proto_json_str(&j, "key", "hookscope.issue.stack");
-		proto_json_obj(&j, "value");
+		otlp_kv(&j, "hookscope.issue.stack");
 		proto_json_obj(&j, "arrayValue");
 		proto_json_arr(&j, "values");
 		for (size_t k = 0; k < i->stack.nframes; k++) {
@@ -152,8 +157,7 @@ issue_format_otlp(struct proto_buf *b, const struct proto_issue *i, const char *
 		}
 		proto_json_end_arr(&j);
 		proto_json_end_obj(&j);
-		proto_json_end_obj(&j);
-		proto_json_end_obj(&j);
+		otlp_end(&j);
 	}
 	proto_json_end_arr(&j);
 	proto_json_end_obj(&j);

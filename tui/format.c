@@ -7,6 +7,7 @@
 #include <langinfo.h>
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -336,5 +337,29 @@ void tui_fmt_sites_why(const struct proto_frame *f, char *buf, size_t len)
 		for (size_t k = 0; k < s->nreasons && off < len; k++)
 			off += (size_t)snprintf(buf + off, len - off, "\n  %-12s %llu",
 			    s->reasons[k].key, (unsigned long long)s->reasons[k].count);
+	}
+}
+
+/* See tui.h. */
+void tui_fmt_clock(uint64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+/* See tui.h. */
+void tui_fmt_stack(FILE *m, const struct proto_block_stack *st)
+{
+	for (size_t k = 0; k < st->nframes; k++) {
+		const struct proto_block_frame *f = &st->frames[k];
+
+		fprintf(m, "  %s+0x%llx [%s]", f->func[0] ? f->func : "??",
+		    (unsigned long long)f->off, f->module[0] ? f->module : "?");
+		if (f->file[0])
+			fprintf(m, " %s:%u", f->file, f->line);
+		fputc('\n', m);
 	}
 }

@@ -9,22 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tui.h"
 
 extern const struct tui_view tui_view_issues;
 #define ISSUES_VIEW tui_view_index(&tui_view_issues)   /* its index: its list, its clicks */
-
-/* Local "HH:MM:SS" of a wall-clock ms. */
-static void issues_clock(uint64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
-		snprintf(buf, len, "-");
-}
 
 /* One line per sink: what it did with the issues. */
 static int issues_sinks(struct tui_app *a, const struct proto_issues *v, void *win, int y, int x,
@@ -84,7 +73,7 @@ static void tui_panel_issues_draw(struct tui_app *a, void *win, int y, int x, in
 		    strcmp(s->severity, "critical") == 0 ? a->attr[TUI_EL_STATUS_ERROR] :
 		    strcmp(s->severity, "major") == 0 ? a->attr[TUI_EL_STATUS_WARN] : a->attr[TUI_EL_ROW];
 
-		issues_clock(s->last_ms, when, sizeof when);
+		tui_fmt_clock(s->last_ms, when, sizeof when);
 		tui_fmt_count(s->count, count, sizeof count);
 		snprintf(line, sizeof line, " %-8s %-8s %-14s %7s  %s", when, s->severity, s->type,
 		    count, s->title);
@@ -106,8 +95,8 @@ static void tui_panel_issues_details(struct tui_app *a)
 	if (v == NULL || sel < 0 || (size_t)sel >= v->nlist || (m = open_memstream(&text, &len)) == NULL)
 		return;
 	s = &v->list[sel];
-	issues_clock(s->first_ms, first, sizeof first);
-	issues_clock(s->last_ms, last, sizeof last);
+	tui_fmt_clock(s->first_ms, first, sizeof first);
+	tui_fmt_clock(s->last_ms, last, sizeof last);
 	snprintf(title, sizeof title, " issue %s ", s->id);
 	fprintf(m, "%s\n\n%s %s, %" PRIu64 " times, first %s, last %s\n", s->title, s->severity,
 	    s->type, s->count, first, last);
@@ -119,15 +108,7 @@ static void tui_panel_issues_details(struct tui_app *a)
 		fprintf(m, "  %s %.15g %s\n", s->figs[k].name, s->figs[k].value, s->figs[k].unit);
 	if (s->stack.nframes > 0)
 		fprintf(m, "\nstack:\n");
-	for (size_t k = 0; k < s->stack.nframes; k++) {
-		const struct proto_block_frame *f = &s->stack.frames[k];
-
-		fprintf(m, "  %s+0x%llx [%s]", f->func[0] ? f->func : "??",
-		    (unsigned long long)f->off, f->module[0] ? f->module : "?");
-		if (f->file[0])
-			fprintf(m, " %s:%u", f->file, f->line);
-		fputc('\n', m);
-	}
+	tui_fmt_stack(m, &s->stack);
 	fclose(m);
 	tui_app_overlay(a, title, text);
 	free(text);
