@@ -4,7 +4,6 @@
  * selected one (as `:target PID`).
  */
 #include <stdio.h>
-#include <time.h>
 
 #include "tui.h"
 

@@ -2,9 +2,10 @@
  * test-issue.c - issues (daemon/issue*.c): severity grading, stable ids,
  * raising and de-duplication through a session, the local store's limits
  * (files, bytes, oldest first, a restart), the RFC 5424 line (parsed with
- * the RFC's grammar as a POSIX regex) and the OTLP JSON form (validated
+ * the RFC's grammar as a POSIX regex), the OTLP JSON form (validated
  * with python3-jsonschema against tests/unit/data/otlp-logs.schema.json,
- * written from the OpenTelemetry logs proto and its JSON mapping).
+ * written from the OpenTelemetry logs proto and its JSON mapping) and the
+ * config file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -317,6 +318,66 @@ test_otlp(void **state)
 	free(b.p);
 }
 
+/* Options from a config file, the command line over them, and the errors. */
+static void
+test_config(void **state)
+{
+	char path[] = "/tmp/hs-conf.XXXXXX", tok[] = "/tmp/hs-tok.XXXXXX", err[256], line[256];
+	struct daemon_opts o;
+	int fd = mkstemp(path), tfd = mkstemp(tok);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_int_equal(write(tfd, "abcdefghijklmnop0123\n", 21), 21);
+	close(tfd);
+	fprintf(f, "# issue sinks\n\nissue-dir = /tmp/hs-conf-issues\nissue-max-bytes = 64K\n"
+	    "syslog\nupload = http://127.0.0.1:9/x\nupload-format = otlp\n"
+	    "upload-token-file = %s\nport = 7100\n", tok);
+	fclose(f);
+	{
+		char *argv[] = { "hookscoped", "--config", path, "--port", "7200", NULL };
+
+		assert_int_equal(daemon_opts_parse(&o, 5, argv, err, sizeof err), DAEMON_OPTS_OK);
+	}
+	assert_string_equal(o.issue.dir, "/tmp/hs-conf-issues");
+	assert_int_equal(o.issue.max_bytes, 64 << 10);
+	assert_int_equal(o.issue.max_files, ISSUE_DEFAULT_MAX_FILES);
+	assert_true(o.issue.syslog);
+	assert_null(o.issue.syslog_socket);
+	assert_true(o.issue.upload_otlp);
+	assert_string_equal(o.issue.upload_header, "Authorization: Bearer abcdefghijklmnop0123");
+	assert_int_equal(o.port, 7200);            /* the command line wins */
+	daemon_opts_free(&o);
+	/* an unknown option, a value missing, a flag with a value: FILE:LINE */
+	static const char *const bad[] = { "nosuch = 1\n", "issue-dir\n", "detach-on-exit = yes\n",
+	    "upload-format = xml\n" };
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		char *argv[] = { "hookscoped", "--config", path, NULL };
+
+		f = fopen(path, "w");
+		fprintf(f, "# x\n%s", bad[k]);
+		fclose(f);
+		err[0] = '\0';
+		assert_int_equal(daemon_opts_parse(&o, 3, argv, err, sizeof err), DAEMON_OPTS_ERROR);
+		snprintf(line, sizeof line, "%s:2: ", path);
+		if (k < 3 && strstr(err, line) == NULL)
+			fail_msg("no FILE:LINE in: %s", err);
+		if (k == 3 && strstr(err, "--upload-format 'xml'") == NULL)
+			fail_msg("bad value not named: %s", err);
+		daemon_opts_free(&o);
+	}
+	/* --upload-format without --upload */
+	{
+		char *argv[] = { "hookscoped", "--config", "/dev/null", "--upload-format", "otlp", NULL };
+
+		assert_int_equal(daemon_opts_parse(&o, 5, argv, err, sizeof err), DAEMON_OPTS_ERROR);
+		assert_non_null(strstr(err, "need --upload URL"));
+		daemon_opts_free(&o);
+	}
+	unlink(path);
+	unlink(tok);
+}
+
 int
 main(void)
 {
@@ -327,6 +388,7 @@ main(void)
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_syslog),
 		cmocka_unit_test(test_otlp),
+		cmocka_unit_test(test_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
