@@ -147,7 +147,8 @@ issue_store_open(const char *dir, uint64_t max_files, uint64_t max_bytes, char *
 			store_load(st, e->d_name);
 	}
 	closedir(d);
-	qsort(st->v, st->n, sizeof *st->v, store_cmp);
+	if (st->n > 0)
+		qsort(st->v, st->n, sizeof *st->v, store_cmp);
 	while (st->n > 0 && (st->n > st->max_files || st->bytes > st->max_bytes))
 		store_drop(st, 0);
 	return st;

@@ -465,7 +465,8 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		return DAEMON_OPTS_ERROR;
 	o->cfg_argv = xcalloc((size_t)argc + ncfg + 1, sizeof *o->cfg_argv);
 	o->cfg_argv[0] = argv[0];
-	memcpy(o->cfg_argv + 1, cfg, ncfg * sizeof *cfg);
+	if (ncfg > 0)
+		memcpy(o->cfg_argv + 1, cfg, ncfg * sizeof *cfg);
 	memcpy(o->cfg_argv + 1 + ncfg, argv + 1, ((size_t)argc - 1) * sizeof *argv);
 	o->ncfg = ncfg;
 	free(cfg);
