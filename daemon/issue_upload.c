@@ -171,7 +171,8 @@ up_read(const char *path, size_t *len)
 	return buf;
 }
 
-/* Wait until woken or s seconds passed (mutex held). */
+/* Wait s seconds, or less when the daemon stops (mutex held): a new issue
+ * does not cut a backoff short. */
 static void
 up_wait(unsigned s)
 {
@@ -179,7 +180,8 @@ up_wait(unsigned s)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += s;
-	pthread_cond_timedwait(&up.cv, &up.mu, &ts);
+	while (!atomic_load(&up.stop) && pthread_cond_timedwait(&up.cv, &up.mu, &ts) != ETIMEDOUT)
+		;
 }
 
 static void *
