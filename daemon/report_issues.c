@@ -54,11 +54,11 @@ iss_text(struct report_buf *b, const struct report_ctx *c)
 		}
 	}
 	for (size_t k = 0; k < v.nsinks; k++) {
-		const struct proto_issue_sink *k1 = &v.sinks[k];
+		const struct proto_issue_sink *sk = &v.sinks[k];
 
 		report_add(b, "%ssink %s %s: queued %" PRIu64 ", sent %" PRIu64 ", failed %" PRIu64
-		    ", dropped %" PRIu64 "%s%s\n", k == 0 ? "\n" : "", k1->name, k1->dest, k1->queued,
-		    k1->sent, k1->failed, k1->dropped, k1->error[0] ? "; last error: " : "", k1->error);
+		    ", dropped %" PRIu64 "%s%s\n", k == 0 ? "\n" : "", sk->name, sk->dest, sk->queued,
+		    sk->sent, sk->failed, sk->dropped, sk->error[0] ? "; last error: " : "", sk->error);
 	}
 	report_add(b, "\n");
 }
