@@ -72,6 +72,9 @@ DW_LIBS        := $(or $(call pc,--libs,libdw),-ldw)
 UNWIND_LIBS    := -lunwind-generic -lunwind
 CURL_CFLAGS    := $(call pc,--cflags,libcurl)
 CURL_LIBS      := $(or $(call pc,--libs,libcurl),-lcurl)
+# Unit tests load libcurl (and its TLS and other libraries) only when they
+# use the daemon's upload code: a test of dlopen/dlclose sees no stranger.
+CURL_AS_NEEDED := -Wl,--push-state,--as-needed $(CURL_LIBS) -Wl,--pop-state
 
 PROTO_SRCS  := $(wildcard protocol/*.c)
 # The agent: one folder per module (collectors/MODULE/, the engine's
@@ -180,7 +183,7 @@ $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
 
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(AGENT_LIB) $(DAEMON_LIB) $(TUI_LIB) $(PROTO_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) $(CURL_LIBS) -ldl
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) $(CURL_AS_NEEDED) -ldl
 $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)

@@ -129,6 +129,30 @@ test_raise_dedup(void **state)
 	daemon_session_free(s);
 }
 
+/* An agent's own "issues" record is raised like the collectors' issues:
+ * its running count tells repeats. */
+static void
+test_agent_record(void **state)
+{
+	struct daemon_session *s = live_session(1 * S);
+	const struct proto_issues *v = daemon_issues_of(s);
+	struct proto_issue in = { .type = "app-stall", .where = "render()", .title = "stalled",
+		.value = 900, .threshold = 100, .unit = "ns", .count = 2 };
+	struct proto_agent_rec r = { .type = PROTO_AG_ISSUES, .issues = { .nlist = 1, .list = &in } };
+
+	(void)state;
+	assert_int_equal(daemon_session_record(s, &r, 2 * S), 0);
+	assert_int_equal(v->nlist, 1);
+	assert_string_equal(v->list[0].type, "app-stall");
+	assert_string_equal(v->list[0].severity, "critical");
+	assert_int_equal(v->list[0].count, 2);
+	in.count = 5;
+	assert_int_equal(daemon_session_record(s, &r, 3 * S), 0);
+	assert_int_equal(v->nlist, 1);
+	assert_int_equal(v->list[0].count, 5);
+	daemon_session_free(s);
+}
+
 /* An issue with seq and a title of n bytes. */
 static struct proto_issue
 mk_issue(uint64_t seq, size_t n)
@@ -385,6 +409,7 @@ main(void)
 		cmocka_unit_test(test_severity),
 		cmocka_unit_test(test_id),
 		cmocka_unit_test(test_raise_dedup),
+		cmocka_unit_test(test_agent_record),
 		cmocka_unit_test(test_store),
 		cmocka_unit_test(test_syslog),
 		cmocka_unit_test(test_otlp),
