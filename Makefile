@@ -70,6 +70,11 @@ CMOCKA_LIBS    := $(or $(call pc,--libs,cmocka),-lcmocka)
 CAPSTONE_LIBS  := $(or $(call pc,--libs,capstone),-lcapstone)
 DW_LIBS        := $(or $(call pc,--libs,libdw),-ldw)
 UNWIND_LIBS    := -lunwind-generic -lunwind
+CURL_CFLAGS    := $(call pc,--cflags,libcurl)
+CURL_LIBS      := $(or $(call pc,--libs,libcurl),-lcurl)
+# Unit tests load libcurl (and its TLS and other libraries) only when they
+# use the daemon's upload code: a test of dlopen/dlclose sees no stranger.
+CURL_AS_NEEDED := -Wl,--push-state,--as-needed $(CURL_LIBS) -Wl,--pop-state
 
 PROTO_SRCS  := $(wildcard protocol/*.c)
 # The agent: one folder per module (collectors/MODULE/, the engine's
@@ -128,7 +133,7 @@ $(O)/obj/collectors/%.o: collectors/%.c
 $(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
 $(O)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURL_CFLAGS) -MMD -MP -c $< -o $@
 $(O)/obj/tui/%.o: tui/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURSES_CFLAGS) $(RL_CFLAGS) -MMD -MP -c $< -o $@
@@ -172,13 +177,13 @@ $(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(O)/libhookscope.map
 		-Wl,--version-script=$(O)/libhookscope.map $(LDFLAGS_ALL) -o $@ \
 		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURL_LIBS)
 $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURSES_LIBS) $(RL_LIBS)
 
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(AGENT_LIB) $(DAEMON_LIB) $(TUI_LIB) $(PROTO_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) $(CURL_AS_NEEDED) -ldl
 $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)

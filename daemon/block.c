@@ -12,6 +12,7 @@
 #include <string.h>
 #include "daemon_collector.h"
 #include "report.h"
+#include "issue.h"
 
 /* Newest first (ids grow with time). */
 static int
@@ -132,6 +133,38 @@ daemon_blocks_report(const struct daemon_session *s)
 	return out;
 }
 
+/* Each ended block is a "ui-block" issue; the same top frame is the same
+ * issue, its block ids the occurrences. */
+static void
+block_detect(struct daemon_session *s, uint64_t now_ns)
+{
+	const struct proto_blocks *l = &s->blocks;
+	const char *ui = l->ui && l->ui[0] ? l->ui : "main";
+
+	for (size_t i = l->nblocks; i-- > 0;) {       /* oldest first */
+		const struct proto_block *b = &l->blocks[i];
+		const struct proto_block_stack *st = b->nstacks ? &b->stacks[0] : NULL;
+		char where[256], title[512];
+
+		if (!b->ended || l->threshold_ns == 0)
+			continue;
+		daemon_issue_where(where, sizeof where, st);
+		snprintf(title, sizeof title, "UI thread %s blocked %.0f ms in %s", ui,
+		    (double)b->dur_ns / 1e6, where);
+		const struct proto_issue_fig figs[] = {
+			{ "dur", (double)b->dur_ns, "ns" },
+			{ "threshold", (double)l->threshold_ns, "ns" },
+			{ "samples", (double)b->samples, "count" },
+		};
+		const struct daemon_issue_in in = {
+			.type = "ui-block", .where = where, .title = title, .value = b->dur_ns,
+			.threshold = l->threshold_ns, .unit = "ns", .occ = b->id, .tid = b->tid,
+			.thread = ui, .figs = figs, .nfigs = 3, .stack = st,
+		};
+		daemon_issue_raise(s, &in, now_ns);
+	}
+}
+
 static void
 block_free(struct daemon_session *s)
 {
@@ -158,6 +191,7 @@ const struct daemon_collector daemon_collector_blocks = {
 	.part = &proto_part_blocks,
 	.on_record = daemon_session_blocks,
 	.reset = block_reset,
+	.detect = block_detect,
 	.free = block_free,
 	.fill_frame = block_frame,
 	.report = &report_section_blocks,

@@ -10,7 +10,7 @@
 
 /* Every collector, in report order: a new one adds its name here (its row
  * is daemon_collector_NAME, in its own file). */
-#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power)
+#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power) X(issues)
 
 #define COLLECTOR_DECL(n) extern const struct daemon_collector daemon_collector_##n;
 #define COLLECTOR_ROW(n) &daemon_collector_##n,
@@ -62,6 +62,8 @@ daemon_session_record(struct daemon_session *s, const struct proto_agent_rec *r,
 		return 0;
 	}
 	c->on_record(s, r, now_ns);
+	if (c->detect != NULL)
+		c->detect(s, now_ns);
 	s->gen++;
 	return 0;
 }
@@ -70,9 +72,12 @@ daemon_session_record(struct daemon_session *s, const struct proto_agent_rec *r,
 void
 daemon_session_tick(struct daemon_session *s, uint64_t now_ns)
 {
-	for (size_t i = 0; i < daemon_ncollectors; i++)
+	for (size_t i = 0; i < daemon_ncollectors; i++) {
 		if (daemon_collectors[i]->tick != NULL)
 			daemon_collectors[i]->tick(s, now_ns);
+		if (daemon_collectors[i]->detect != NULL)
+			daemon_collectors[i]->detect(s, now_ns);
+	}
 }
 
 /* See daemon.h. */

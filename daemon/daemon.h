@@ -56,6 +56,19 @@ void daemon_log_lws_emit(int level, const char *line);
 
 /* ---- options (opts.c) ---- */
 
+/* Issue sink settings: command line and config file (issue_opts.c, issue.h). */
+struct daemon_issue_opts {
+	char    *dir;                     /* --issue-dir, or NULL */
+	uint64_t max_files, max_bytes;    /* the store's limits */
+	bool     syslog;                  /* --syslog */
+	char    *syslog_socket;           /* its socket (default /dev/log) */
+	char    *upload_url;              /* --upload, or NULL */
+	bool     upload_otlp;             /* --upload-format otlp */
+	char    *upload_header;           /* --upload-header "Name: value", or NULL */
+	uint64_t upload_queue;            /* queued uploads kept at most */
+	unsigned backoff_max_s;           /* longest wait between retries */
+};
+
 struct daemon_opts {
 	int     port;
 	char   *address;          /* IPv4 literal to listen on */
@@ -83,6 +96,9 @@ struct daemon_opts {
 	/* access control (access.c) */
 	char   *token;            /* --token / --token-file, or NULL */
 	bool    allow_remote_control;  /* attach, detach, ps, dump from non-loopback */
+	struct daemon_issue_opts issue;   /* issue sinks (issue.h) */
+	char  **cfg_argv;         /* argv[0], the config file's options, argv[1..] */
+	size_t  ncfg;             /* options from the config file (owned) */
 };
 
 enum { DAEMON_OPTS_ERROR = -1, DAEMON_OPTS_OK = 0, DAEMON_OPTS_EXIT = 1 };
@@ -95,6 +111,12 @@ void daemon_opts_free(struct daemon_opts *o);
 void daemon_opts_usage(FILE *f);
 char *daemon_opts_default_socket(void);
 char *daemon_opts_default_report_dir(void);
+struct option;
+/* opts_config.c: the options of config file path (NULL: the default one,
+ * if it exists) as "--name[=value]" strings (heap) checked against
+ * longopts; 0, or -1 with err naming FILE:LINE. */
+int  daemon_opts_config(const char *path, const struct option *longopts, char ***args,
+    size_t *nargs, char *err, size_t errlen);
 
 /* ---- sessions (functab.c, session.c) ---- */
 
@@ -523,6 +545,8 @@ int  daemon_report_write(const char *dir, int32_t pid, uint64_t wall_ms,
 int  daemon_report_save(const char *dir, const char *name, const char *ext,
     uint64_t wall_ms, const char *text, size_t len, char **path, char *err,
     size_t errlen);
+/* mkdir -p, mode 0700 for what it creates; 0 or -1 with errno. */
+int  daemon_mkdirs(const char *dir);
 /* 0 when name is a plain file name of [A-Za-z0-9._-] not starting with '.',
  * else -1 with err filled. */
 int  daemon_report_name_ok(const char *name, char *err, size_t errlen);

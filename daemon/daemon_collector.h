@@ -4,7 +4,8 @@
  * the agent records it consumes and what it does to a session.  The agent
  * dispatch, the session's reset and free, the periodic tick, the frame
  * fill, the report sections, /metrics and the threshold names all loop
- * over the table; none of them names a collector.
+ * over the table; none of them names a collector.  A row that detects
+ * problems raises them from its detect op through issue.h.
  *
  * Reset (the "reset" command) means the same for every row: the agent
  * zeroes its counters and sends its current state again; the daemon, at
@@ -46,6 +47,10 @@ struct daemon_collector {
 	void (*tick)(struct daemon_session *s, uint64_t now_ns);
 	void (*reset)(struct daemon_session *s, uint64_t now_ns);   /* see above */
 	void (*free)(struct daemon_session *s);
+	/* raise the problems its state shows (issue.h: daemon_issue_raise),
+	 * after each record and tick; an occurrence raised before is recognised
+	 * there, so this may look at the same state again */
+	void (*detect)(struct daemon_session *s, uint64_t now_ns);
 	/* point the frame's part at the session's state (borrowed) */
 	void (*fill_frame)(struct daemon_session *s, struct proto_frame *f);
 	const struct report_section *report;  /* its report section, or NULL */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include "daemon_collector.h"
 #include "report.h"
+#include "issue.h"
 
 /* Free one stream's heap parts. */
 static void
@@ -188,6 +189,58 @@ fps_reset(struct daemon_session *s, uint64_t now_ns)
 	daemon_session_fps_reset(s);
 }
 
+/* The longest kept frame of t in [lo, hi), else lo. */
+static uint64_t
+fps_worst_in(const struct proto_fps_stream *t, uint64_t lo, uint64_t hi)
+{
+	uint64_t v = lo;
+
+	for (size_t k = 0; k < t->nworst; k++)
+		if (t->worst[k].ns >= lo && (hi == 0 || t->worst[k].ns < hi) && t->worst[k].ns > v)
+			v = t->worst[k].ns;
+	return v;
+}
+
+/* A stream's frames past the high level are "janky-frames", past the
+ * frozen level "frozen-frame"; the level's count is the occurrence count. */
+static void
+fps_detect(struct daemon_session *s, uint64_t now_ns)
+{
+	const struct proto_fps *f = &s->fps;
+
+	for (size_t i = 0; i < f->nstreams; i++) {
+		const struct proto_fps_stream *t = &f->streams[i];
+
+		for (int frozen = 0; frozen < 2; frozen++) {
+			uint64_t n = t->levels[frozen ? PROTO_FPS_FROZEN : PROTO_FPS_HIGH];
+			uint64_t thr = frozen ? f->frozen_ns : f->high_ns;
+			uint64_t v = fps_worst_in(t, thr, frozen ? 0 : f->frozen_ns);
+			char where[256], title[512], thread[24];
+
+			if (n == 0 || thr == 0)
+				continue;
+			snprintf(where, sizeof where, "%s %s", t->api, t->name);
+			snprintf(title, sizeof title, "%s on %s: %" PRIu64 " frame%s longer than "
+			    "%.0f ms (worst %.0f ms)", frozen ? "frozen frames" : "janky frames",
+			    where, n, n == 1 ? "" : "s", (double)thr / 1e6, (double)v / 1e6);
+			snprintf(thread, sizeof thread, "%d", (int)t->tid);
+			const struct proto_issue_fig figs[] = {
+				{ "frame", (double)v, "ns" },
+				{ "frames_over", (double)n, "count" },
+				{ "frames", (double)t->frames, "count" },
+				{ "budget", (double)f->budget_ns, "ns" },
+				{ "p99", (double)t->p99_ns, "ns" },
+			};
+			const struct daemon_issue_in in = {
+				.type = frozen ? "frozen-frame" : "janky-frames", .where = where,
+				.title = title, .value = v, .threshold = thr, .unit = "ns", .occ = n,
+				.cumulative = true, .tid = t->tid, .figs = figs, .nfigs = 5,
+			};
+			daemon_issue_raise(s, &in, now_ns);
+		}
+	}
+}
+
 static void
 fps_free(struct daemon_session *s)
 {
@@ -219,6 +272,7 @@ const struct daemon_collector daemon_collector_fps = {
 	.part = &proto_part_fps,
 	.on_record = daemon_session_fps,
 	.reset = fps_reset,
+	.detect = fps_detect,
 	.free = fps_free,
 	.fill_frame = fps_frame,
 	.report = &report_section_fps,

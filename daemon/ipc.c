@@ -12,6 +12,7 @@
 #include <string.h>
 #include "daemon_collector.h"
 #include "report.h"
+#include "issue.h"
 
 #define IPC_RATE_NS 1000000000ull
 
@@ -145,6 +146,38 @@ ipc_reset(struct daemon_session *s, uint64_t now_ns)
 	s->ipc_rate = NULL;
 }
 
+/* A slow call on the UI thread is a "slow-ipc" issue; the same endpoint,
+ * method and operation are the same issue. */
+static void
+ipc_detect(struct daemon_session *s, uint64_t now_ns)
+{
+	const struct proto_ipc *p = &s->ipc;
+
+	for (size_t i = p->nslow; i-- > 0;) {           /* oldest first */
+		const struct proto_ipc_slow *x = &p->slow[i];
+		const struct proto_ipc_ep *e = daemon_ipc_ep_by_id(p, x->ep);
+		char where[512], title[768], top[256];
+
+		if (!x->ui || p->threshold_ns == 0)
+			continue;
+		snprintf(where, sizeof where, "%s %s%s%s %s", e ? e->kind : "?", e ? e->name : "?",
+		    e && e->method[0] ? " " : "", e ? e->method : "", x->op);
+		snprintf(title, sizeof title, "slow IPC on the UI thread: %s took %.0f ms in %s",
+		    where, (double)x->dur_ns / 1e6, daemon_issue_where(top, sizeof top, &x->stack));
+		const struct proto_issue_fig figs[] = {
+			{ "dur", (double)x->dur_ns, "ns" },
+			{ "threshold", (double)p->threshold_ns, "ns" },
+			{ "peer_pid", e ? (double)e->peer_pid : 0, "" },
+		};
+		const struct daemon_issue_in in = {
+			.type = "slow-ipc", .where = where, .title = title, .value = x->dur_ns,
+			.threshold = p->threshold_ns, .unit = "ns", .occ = x->id, .tid = x->tid,
+			.figs = figs, .nfigs = 3, .stack = &x->stack,
+		};
+		daemon_issue_raise(s, &in, now_ns);
+	}
+}
+
 static void
 ipc_free(struct daemon_session *s)
 {
@@ -227,6 +260,7 @@ const struct daemon_collector daemon_collector_ipc = {
 	.part = &proto_part_ipc,
 	.on_record = daemon_session_ipc,
 	.reset = ipc_reset,
+	.detect = ipc_detect,
 	.free = ipc_free,
 	.fill_frame = ipc_frame,
 	.report = &report_section_ipc,

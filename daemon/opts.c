@@ -6,6 +6,7 @@
  *   hookscoped [options] attach PID [--level N] [--grace SEC]  inject the agent
  *   hookscoped [options] detach PID                        unload it again
  */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 #include <sys/un.h>
 #include "daemon.h"
 #include "attach.h"
+#include "issue.h"
 
 /* Print the usage text. */
 void
@@ -64,6 +66,10 @@ daemon_opts_usage(FILE *f)
 "  --detach-on-exit  detach every attached agent when the daemon stops\n"
 "  --attach-grace SEC  an attached agent detaches itself when no daemon has\n"
 "                    answered for SEC seconds (default %d; 0 = never)\n"
+"  --config FILE     read options from FILE (default:\n"
+"                    $XDG_CONFIG_HOME/hookscope/hookscoped.conf, else\n"
+"                    ~/.config/hookscope/hookscoped.conf, when it exists):\n"
+"                    'name = value' per line, any long option\n"
 "  -v                verbose log on stderr (-vv: debug)\n"
 "  --version         print the version\n"
 "  --help            print this help\n"
@@ -82,6 +88,21 @@ daemon_opts_usage(FILE *f)
 "  --grace SEC       as --attach-grace, for this agent\n",
 	    DAEMON_DEFAULT_PORT, DAEMON_DEFAULT_ADDRESS, DAEMON_DEFAULT_RATE,
 	    DAEMON_DEFAULT_TOP, DAEMON_MAX_TOP, HS_AGENT_PATH, ATTACH_GRACE_S_DEFAULT);
+	issue_opts_usage(f);
+}
+
+/* The config file given on the command line (--config FILE before the
+ * subcommand), or NULL. */
+static const char *
+opts_config_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--config=", 9) == 0)
+			return argv[i] + 9;
+	}
+	return NULL;
 }
 
 /* A non-empty environment variable, or NULL. */
@@ -412,7 +433,7 @@ int
 daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
     char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
+	static const struct option base[] = {
 		{ "port",       required_argument, NULL, 'p' },
 		{ "address",    required_argument, NULL, 'a' },
 		{ "listen",     required_argument, NULL, 'a' },
@@ -432,9 +453,19 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		{ "verbose",    no_argument,       NULL, 'v' },
 		{ "version",    no_argument,       NULL, 'V' },
 		{ "help",       no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "config",     required_argument, NULL, 'F' },
 	};
+	struct option longopts[sizeof base / sizeof base[0] + 16];
+	size_t nl = 0, ncfg;
+	char **cfg;
 	int c;
+
+	for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+		longopts[nl++] = base[i];
+	assert(nl + issue_nlongopts < sizeof longopts / sizeof longopts[0]);
+	for (size_t i = 0; i < issue_nlongopts; i++)
+		longopts[nl++] = issue_longopts[i];
+	longopts[nl] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(o, 0, sizeof *o);
 	o->port = DAEMON_DEFAULT_PORT;
@@ -444,6 +475,18 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	o->budget_ppm = PROTO_BUDGET_DEFAULT_PPM;
 	o->attach_level = 2;
 	o->attach_grace_s = ATTACH_GRACE_S_DEFAULT;
+	/* the config file's options first: the command line overrides them */
+	if (daemon_opts_config(opts_config_arg(argc, argv), longopts, &cfg, &ncfg, err, errlen) < 0)
+		return DAEMON_OPTS_ERROR;
+	o->cfg_argv = xcalloc((size_t)argc + ncfg + 1, sizeof *o->cfg_argv);
+	o->cfg_argv[0] = argv[0];
+	if (ncfg > 0)
+		memcpy(o->cfg_argv + 1, cfg, ncfg * sizeof *cfg);
+	memcpy(o->cfg_argv + 1 + ncfg, argv + 1, ((size_t)argc - 1) * sizeof *argv);
+	o->ncfg = ncfg;
+	free(cfg);
+	argv = o->cfg_argv;
+	argc += (int)ncfg;
 	opterr = 0;
 	optind = 0;	/* full reset (glibc) */
 	/* '+': stop at "run" so its own options are not taken for ours. */
@@ -461,6 +504,8 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 		case 'C':
 			o->allow_remote_control = true;
 			break;
+		case 'F':
+			break;            /* read above */
 		case 'h':
 			daemon_opts_usage(stdout);
 			return DAEMON_OPTS_EXIT;
@@ -479,7 +524,9 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 				snprintf(err, errlen, "unknown option '-%c'", optopt);
 			return DAEMON_OPTS_ERROR;
 		default:
-			if (opts_value(o, c, optarg, err, errlen) < 0)
+			if (c >= 0x200 && issue_opts_value(&o->issue, c, optarg, err, errlen) < 0)
+				return DAEMON_OPTS_ERROR;
+			if (c < 0x200 && opts_value(o, c, optarg, err, errlen) < 0)
 				return DAEMON_OPTS_ERROR;
 		}
 	}
@@ -512,6 +559,8 @@ daemon_opts_parse(struct daemon_opts *o, int argc, char **argv,
 	opts_absolute(&o->socket_path);
 	if (o->report_dir == NULL)
 		o->report_dir = daemon_opts_default_report_dir();
+	if (issue_opts_finish(&o->issue, o->report_dir, err, errlen) < 0)
+		return DAEMON_OPTS_ERROR;
 	return DAEMON_OPTS_OK;
 }
 
@@ -526,5 +575,9 @@ daemon_opts_free(struct daemon_opts *o)
 	free(o->run_map);
 	free(o->run_ui_thread);
 	free(o->token);
+	issue_opts_free(&o->issue);
+	for (size_t i = 0; o->cfg_argv != NULL && i < o->ncfg; i++)
+		free(o->cfg_argv[1 + i]);
+	free(o->cfg_argv);
 	memset(o, 0, sizeof *o);
 }

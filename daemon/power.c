@@ -15,6 +15,7 @@
 
 #include "daemon_collector.h"
 #include "report.h"
+#include "issue.h"
 #include "power_profile.h"
 
 #ifndef HS_DATA_DIR
@@ -257,6 +258,68 @@ static void pwr_reset(struct daemon_session *s, uint64_t now_ns)
 	daemon_power_hist_free(s);
 }
 
+/* "func+0xoff (module)" into a frame (strings borrowed from buf). */
+static void pwr_frame_parse(struct proto_block_frame *f, char *buf)
+{
+	char *plus = strstr(buf, "+0x"), *paren = strstr(buf, " (");
+
+	memset(f, 0, sizeof *f);
+	f->func = buf;
+	f->module = f->file = "";
+	if (paren != NULL) {
+		*paren = '\0';
+		f->module = paren + 2;
+		f->module[strcspn(f->module, ")")] = '\0';
+	}
+	if (plus != NULL && (paren == NULL || plus < paren)) {
+		*plus = '\0';
+		f->off = strtoull(plus + 3, NULL, 16);
+	}
+}
+
+/* A leaked resource (held past the hold threshold, or at exit) is a
+ * "wakelock-leak", "sensor-leak" or "power-leak" issue; each acquire that
+ * leaks is an occurrence. */
+static void pwr_detect(struct daemon_session *s, uint64_t now_ns)
+{
+	const struct proto_power *p = &s->power;
+
+	for (size_t i = 0; i < p->nres; i++) {
+		const struct proto_pwr_res *r = &p->res[i];
+		struct proto_block_frame fr[PROTO_BLOCK_FRAMES];
+		char where[512], title[768], bufs[PROTO_BLOCK_FRAMES][256];
+		struct proto_block_stack st = { .frames = fr };
+		uint64_t v = r->held_ns > r->longest_ns ? r->held_ns : r->longest_ns;
+		const char *type = strcmp(r->category, "wakelock") == 0 ? "wakelock-leak" :
+		    strcmp(r->category, "sensor") == 0 ? "sensor-leak" : "power-leak";
+
+		if (!r->leaked)
+			continue;
+		for (size_t k = 0; k < r->nholder && st.nframes < PROTO_BLOCK_FRAMES; k++) {
+			snprintf(bufs[st.nframes], sizeof bufs[0], "%s", r->holder[k]);
+			pwr_frame_parse(&fr[st.nframes], bufs[st.nframes]);
+			st.nframes++;
+		}
+		snprintf(where, sizeof where, "%s %s", r->category, r->name);
+		snprintf(title, sizeof title, "%s %s %s: held %.1f s (leak threshold %.0f s)%s",
+		    r->category, r->name, r->held ? "still held" : "was held", (double)v / 1e9,
+		    (double)p->hold_ns / 1e9, p->exited && r->held ? " at exit" : "");
+		const struct proto_issue_fig figs[] = {
+			{ "held", (double)v, "ns" },
+			{ "threshold", (double)p->hold_ns, "ns" },
+			{ "acquires", (double)r->acquires, "count" },
+			{ "releases", (double)r->releases, "count" },
+			{ "mah", r->mah, "mAh" },
+		};
+		const struct daemon_issue_in in = {
+			.type = type, .where = where, .title = title, .value = v,
+			.threshold = p->hold_ns, .unit = "ns", .occ = r->acquires ? r->acquires : 1,
+			.tid = r->holder_tid, .figs = figs, .nfigs = 5, .stack = &st,
+		};
+		daemon_issue_raise(s, &in, now_ns);
+	}
+}
+
 static void pwr_free(struct daemon_session *s)
 {
 	proto_power_free(&s->power);
@@ -282,6 +345,7 @@ const struct daemon_collector daemon_collector_power = {
 	.on_record = daemon_session_power,
 	.tick = daemon_session_power_tick,
 	.reset = pwr_reset,
+	.detect = pwr_detect,
 	.free = pwr_free,
 	.fill_frame = pwr_frame,
 	.report = &report_section_power,

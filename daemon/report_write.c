@@ -39,9 +39,9 @@ daemon_report_name_ok(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-/* mkdir -p with mode 0700 for what we create. */
-static int
-report_mkdirs(const char *dir)
+/* See daemon.h. */
+int
+daemon_mkdirs(const char *dir)
 {
 	char *p = xstrdup(dir);
 
@@ -125,7 +125,7 @@ daemon_report_save(const char *dir, const char *name, const char *ext, uint64_t 
 	*path = NULL;
 	if (daemon_report_name_ok(name, err, errlen) < 0)
 		return -1;
-	if (report_mkdirs(dir) < 0) {
+	if (daemon_mkdirs(dir) < 0) {
 		snprintf(err, errlen, "cannot create report directory %s: %s "
 		    "(use --report-dir DIR)", dir, strerror(errno));
 		return -1;

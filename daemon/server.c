@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "daemon.h"
+#include "issue.h"
 #include "attach.h"
 
 #define SERVER_ALIVE_CHECK_NS 1000000000ull
@@ -323,8 +324,10 @@ daemon_server_run(const struct daemon_opts *o)
 
 	if (o->run && (agent = daemon_run_agent_path(o->agent, err, sizeof err)) == NULL)
 		goto fail;
+	/* the sinks after the signalfd: the upload thread inherits the blocked signals */
 	if ((d.sig_fd = server_signalfd(err, sizeof err)) < 0 ||
 	    server_check_port(o, err, sizeof err) < 0 ||
+	    daemon_issue_sinks_start(&o->issue, err, sizeof err) < 0 ||
 	    daemon_agent_listen(&d, err, sizeof err) < 0 ||
 	    server_context(&d, err, sizeof err) < 0)
 		goto fail;
@@ -342,11 +345,13 @@ daemon_server_run(const struct daemon_opts *o)
 		if (lws_service(d.ctx, 0) < 0)
 			break;
 	server_teardown(&d);
+	daemon_issue_sinks_stop();
 	free(agent);
 	return 0;
 fail:
 	daemon_log(DLOG_ERROR, "%s", err);
 	server_teardown(&d);
+	daemon_issue_sinks_stop();
 	free(agent);
 	return 1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "daemon_collector.h"
 #include "report.h"
+#include "issue.h"
 
 #define THR_SAMPLE_NS 1000000000ull
 
@@ -191,11 +192,59 @@ thr_frame(struct daemon_session *s, struct proto_frame *f)
 
 extern const struct report_section report_section_threads;   /* report_threads.c */
 
+/* A thread the agent calls leaked (ended and never joined, or still
+ * running at exit undetached) is a "thread-leak" issue of its creation
+ * site; the leaked threads of a site are its occurrences (thread ids). */
+static void
+thr_detect(struct daemon_session *s, uint64_t now_ns)
+{
+	const struct proto_threads *t = &s->thr;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct proto_thr_thread *th = &t->threads[i];
+		const struct proto_thr_site *site = NULL;
+		struct proto_block_frame fr[PROTO_MAX_STACK];
+		struct proto_block_stack st = { .frames = fr };
+		char where[256], title[512];
+		uint64_t leaked = 0;
+
+		if (th->state == NULL || strcmp(th->state, "leaked") != 0)
+			continue;
+		for (size_t k = 0; k < t->nsites && site == NULL; k++)
+			if (t->sites[k].id == th->site)
+				site = &t->sites[k];
+		for (size_t k = 0; k < t->nthreads; k++)
+			leaked += t->threads[k].site == th->site && t->threads[k].state &&
+			    strcmp(t->threads[k].state, "leaked") == 0;
+		for (size_t k = 0; site != NULL && k < site->nstack && k < PROTO_MAX_STACK; k++) {
+			const struct proto_thr_frame *f = &site->stack[site->nstack - 1 - k];
+
+			fr[st.nframes++] = (struct proto_block_frame){ .addr = f->addr,
+			    .func = f->name, .off = f->off, .module = f->module, .file = "" };
+		}
+		snprintf(where, sizeof where, "%s", site && site->start.name[0] ?
+		    site->start.name : th->name);
+		snprintf(title, sizeof title, "leaked thread %s (%s): never joined nor detached; "
+		    "%" PRIu64 " leaked from this site", th->name, where, leaked);
+		const struct proto_issue_fig figs[] = {
+			{ "leaked", (double)leaked, "count" },
+			{ "created", site ? (double)site->created : 0, "count" },
+		};
+		const struct daemon_issue_in in = {
+			.type = "thread-leak", .where = where, .title = title, .value = leaked,
+			.threshold = 1, .unit = "count", .occ = th->id + 1ull, .tid = th->tid,
+			.thread = th->name, .figs = figs, .nfigs = 2, .stack = st.nframes ? &st : NULL,
+		};
+		daemon_issue_raise(s, &in, now_ns);
+	}
+}
+
 const struct daemon_collector daemon_collector_threads = {
 	.name = "threads",
 	.part = &proto_part_threads,
 	.on_record = daemon_session_threads,
 	.reset = thr_reset,
+	.detect = thr_detect,
 	.free = thr_free,
 	.fill_frame = thr_frame,
 	.report = &report_section_threads,

@@ -5,7 +5,7 @@
 #   sh mk/deps.sh --check-or-install   silent when all is there; else as --install
 #   sh mk/deps.sh --list               print the package list
 BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
-libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev"
+libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev libcurl4-openssl-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
 dbus-daemon libdbus-1-dev libsystemd-dev libgps-dev aapt unzip
@@ -23,7 +23,7 @@ fi
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps: this is not a Debian-like system; install the equivalents of:" >&2
 	echo "  $PKGS" | fold -s -w 100 >&2
-	echo "  (pkg-config modules: libwebsockets msgpack ncursesw readline libelf cmocka)" >&2
+	echo "  (pkg-config modules: libwebsockets msgpack ncursesw readline libelf cmocka libcurl)" >&2
 	exit 0
 fi
 

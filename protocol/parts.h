@@ -25,6 +25,7 @@
 #include "block_wire.h"
 #include "ipc_wire.h"
 #include "power_wire.h"
+#include "issue_wire.h"
 
 /*
  * X(name, NAME, wire, type, member), in frame order: the collector's name
@@ -37,7 +38,8 @@
 	X(threads, THREADS, 11, struct proto_threads, thr) \
 	X(blocks,  BLOCKS,  12, struct proto_blocks,  blocks) \
 	X(ipc,     IPC,     14, struct proto_ipc,     ipc) \
-	X(power,   POWER,   15, struct proto_power,   power)
+	X(power,   POWER,   15, struct proto_power,   power) \
+	X(issues,  ISSUES,  20, struct proto_issues,  issues)
 
 struct proto_frame;
 struct proto_agent_rec;

@@ -25,6 +25,7 @@ static int cmd_sites(struct tui_app *a, int argc, char **argv, char *err, size_t
 static int cmd_quit(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_issues(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_pause(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_refresh(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 
@@ -63,6 +64,8 @@ const struct tui_command tui_commands[] = {
 	  .help = "watch thread T (main, a tid or a name) for UI-thread blocks" },
 	{ .name = "blocks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_blocks,
 	  .help = "UI-thread blocks with their symbolized stacks (also b)" },
+	{ .name = "issues", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_issues,
+	  .help = "problems found in the target, newest first, and the issue sinks (also 8)" },
 	{ .name = "sites", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_sites,
 	  .help = "hooked functions per back-end: active, disabled, skipped, why; demotions" },
 	{ .name = "theme", .args = "NAME|PATH", .min_args = 1, .max_args = 1, .exec = cmd_theme,
@@ -394,6 +397,17 @@ static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_
 	(void)err;
 	(void)errlen;
 	tui_blocks_show(a);
+	return 0;
+}
+
+/* issues: the issues view. */
+static int cmd_issues(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)argc;
+	(void)argv;
+	(void)err;
+	(void)errlen;
+	tui_view_set(a, tui_view_find("issues"));
 	return 0;
 }
 

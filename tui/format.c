@@ -7,6 +7,7 @@
 #include <langinfo.h>
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -383,5 +384,29 @@ void tui_fmt_demoted(const struct proto_frame *f, char *buf, size_t len)
 			    proto_fmode_name(p->mode), p->mode_age_ms ? age : "-",
 			    p->hook_ppm ? proto_ppm_str(p->hook_ppm, why, sizeof why) : "-",
 			    rate, avg, p->name);
+	}
+}
+
+/* See tui.h. */
+void tui_fmt_clock(uint64_t ms, char *buf, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+/* See tui.h. */
+void tui_fmt_stack(FILE *m, const struct proto_block_stack *st)
+{
+	for (size_t k = 0; k < st->nframes; k++) {
+		const struct proto_block_frame *f = &st->frames[k];
+
+		fprintf(m, "  %s+0x%llx [%s]", f->func[0] ? f->func : "??",
+		    (unsigned long long)f->off, f->module[0] ? f->module : "?");
+		if (f->file[0])
+			fprintf(m, " %s:%u", f->file, f->line);
+		fputc('\n', m);
 	}
 }

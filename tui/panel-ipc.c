@@ -129,15 +129,7 @@ static void tui_panel_ipc_details(struct tui_app *a)
 		    e ? e->kind : "?", e ? e->name : "?", (int)s->tid, s->ui ? "  UI THREAD" : "");
 		if (e != NULL && e->method[0])
 			fprintf(m, "  method %s\n", e->method);
-		for (size_t k = 0; k < s->stack.nframes; k++) {
-			const struct proto_block_frame *f = &s->stack.frames[k];
-
-			fprintf(m, "  %s+0x%llx [%s]", f->func[0] ? f->func : "??",
-			    (unsigned long long)f->off, f->module[0] ? f->module : "?");
-			if (f->file[0])
-				fprintf(m, " %s:%u", f->file, f->line);
-			fputc('\n', m);
-		}
+		tui_fmt_stack(m, &s->stack);
 		shown++;
 	}
 	if (shown == 0)

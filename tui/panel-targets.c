@@ -4,7 +4,6 @@
  * selected one (as `:target PID`).
  */
 #include <stdio.h>
-#include <time.h>
 
 #include "tui.h"
 
@@ -12,16 +11,6 @@
 
 extern const struct tui_view tui_view_targets;
 #define TARGETS_VIEW tui_view_index(&tui_view_targets)   /* its index: its list, its clicks */
-
-/* Local time "HH:MM:SS" of a wall-clock ms, "-" for 0. */
-static void targets_clock(uint64_t ms, char *buf, size_t len)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms == 0 || localtime_r(&t, &tm) == NULL || strftime(buf, len, "%H:%M:%S", &tm) == 0)
-		snprintf(buf, len, "-");
-}
 
 /* Every target the daemon knows, the one shown marked. */
 static void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, int h, int w)
@@ -53,8 +42,8 @@ static void tui_panel_targets_draw(struct tui_app *a, void *win, int y, int x, i
 		unsigned long at = l->top + i == l->sel ? a->attr[TUI_EL_SELECTED] :
 		    t->state == PROTO_TARGET_LIVE ? a->attr[TUI_EL_ROW] : a->attr[TUI_EL_ROW_IDLE];
 
-		targets_clock(t->started_ms, start, sizeof start);
-		targets_clock(t->ended_ms, end, sizeof end);
+		tui_fmt_clock(t->started_ms, start, sizeof start);
+		tui_fmt_clock(t->ended_ms, end, sizeof end);
 		snprintf(line, sizeof line, " %s %7d %-16.16s %-9s %5u %8s %8s  %s",
 		    t->pid == shown ? (a->utf8 ? "\u25b6" : ">") : " ", (int)t->pid, t->name,
 		    proto_target_state_name(t->state), t->level, start, end, t->exe ? t->exe : "");

@@ -146,6 +146,10 @@ void tui_fmt_count(uint64_t n, char *buf, size_t len);
 void tui_fmt_rate(double r, char *buf, size_t len);
 void tui_fmt_share(double share, char *buf, size_t len);
 void tui_fmt_age(uint64_t ms, char *buf, size_t len);
+/* Local time of day "HH:MM:SS" of a wall-clock ms; "-" for 0. */
+void tui_fmt_clock(uint64_t ms, char *buf, size_t len);
+/* A symbolized stack, one "  func+0xoff [module] file:line" line per frame. */
+void tui_fmt_stack(FILE *m, const struct proto_block_stack *st);
 /* Hook sites of every back-end summed: "120 on/15 off/7 skipped"; false
  * when the frame has none (the target sent no figures). */
 bool tui_fmt_sites(const struct proto_frame *f, char *buf, size_t len);

@@ -5,13 +5,18 @@
 # doc/report-schema.json.  Every documented key present, no undocumented key,
 # in every map of every table reachable from the frame; each table must be
 # seen at least once, so the targets make every map non-empty: the demo with
-# its power, IPC, render, block and threads scenarios, and a GLib thread pool.
+# its power, IPC, render, block and threads scenarios, and a GLib thread pool;
+# the issue store (from the config file) fills the issue sinks' table.
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 
 pkg-config --exists glib-2.0 || fail "glib-2.0 is not installed (libglib2.0-dev, a test dependency: make deps)"
 cc -O2 -g tests/e2e/data/gpool.c -o "$HS_TMP/gpool" $(pkg-config --cflags --libs glib-2.0) ||
 	fail "cannot build tests/e2e/data/gpool.c"
+# An issue store from the config file (doc/issues.md), so the sinks' table has a row.
+export XDG_CONFIG_HOME=$HS_TMP/config
+mkdir -p "$XDG_CONFIG_HOME/hookscope"
+printf '# the issue store\nissue-dir = %s\n' "$HS_TMP/issues" >"$XDG_CONFIG_HOME/hookscope/hookscoped.conf"
 start_report_demo_ipc_power
 # A second session with a library thread pool, on the same daemon.
 HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD spawn "$HS_TMP/gpool" "$HS_TMP/go" >"$HS_TMP/gpool.log" 2>&1

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "daemon_collector.h"
 #include "session-util.h"
+#include "issue.h"
 
 /* Records of every type, stamped at agent time t. */
 static void
@@ -136,6 +137,19 @@ static void power_reset(const struct daemon_session *s)
 	assert_int_equal(s->power.nres, 1);       /* the snapshot: kept */
 }
 
+/* The ended 300 ms block over its 100 ms threshold was raised as an issue. */
+static void issues_fed(const struct daemon_session *s)
+{
+	const struct proto_issues *v = daemon_issues_of((struct daemon_session *)s);
+
+	assert_int_equal(v->nlist, 1);
+	assert_string_equal(v->list[0].type, "ui-block");
+}
+static void issues_reset(const struct daemon_session *s)
+{
+	assert_int_equal(daemon_issues_of((struct daemon_session *)s)->nlist, 0);
+}
+
 static const struct row_check checks[] = {
 	{ "funcs", funcs_fed, funcs_reset },
 	{ "sites", sites_fed, sites_reset },
@@ -144,6 +158,7 @@ static const struct row_check checks[] = {
 	{ "blocks", blocks_fed, blocks_reset },
 	{ "ipc", ipc_fed, ipc_reset },
 	{ "power", power_fed, power_reset },
+	{ "issues", issues_fed, issues_reset },
 };
 
 static const struct row_check *
