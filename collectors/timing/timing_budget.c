@@ -245,51 +245,6 @@ static void tb_window(bool on, uint64_t now)
 	free(pick);
 }
 
-/* The CPU time of thread tid so far (ns), or 0. */
-static uint64_t tb_thread_cpu(int32_t tid)
-{
-	struct timespec ts;
-	clockid_t c = (clockid_t)((~(unsigned)tid << 3) | 6);   /* the kernel's per-thread CPU clock */
-
-	if (clock_gettime(c, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Per live thread: the hook cost and CPU time since the last accounting;
- * their sums in *cost_ps and *cpu_ns. */
-static void tb_threads(double *cost_ps, double *cpu_ns)
-{
-	double ct = tb_timed_ps(), cc = tb_counted_ps();
-
-	*cost_ps = *cpu_ns = 0;
-	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
-		uint32_t n = tm_block_count(b);
-		uint64_t calls = 0, counts = 0, cpu;
-
-		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD)
-			continue;
-		for (uint32_t k = 0; k < n; k++) {
-			const struct tm_entry *e = tm_block_entry(b, k);
-
-			if (e != NULL) {
-				calls += LOAD(&e->calls);
-				counts += LOAD(&b->counts[e - b->table]);
-			}
-		}
-		cpu = tb_thread_cpu(b->tid);
-		/* A thread seen the first time: its past is not a window's. */
-		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
-			*cpu_ns += (double)(cpu - b->cpu_ns);
-			*cost_ps += (double)(calls - b->calls0) * ct + (double)(counts - b->counts0) * cc;
-		}
-		if (cpu > b->cpu_ns)
-			b->cpu_ns = cpu;
-		b->calls0 = calls;
-		b->counts0 = counts;
-	}
-}
-
 /* Grow the state to the functions seen; new ones start in tb_start. */
 static void tb_grow(void)
 {
@@ -341,7 +296,7 @@ void tm_budget_account(void)
 	tb_grow();
 	if (tb_ip)
 		tm_ip_drain(tb_sample, NULL);
-	tb_threads(&cost, &cpu);
+	tm_cost_threads(tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
 	tb_dec_cpu_ns += cpu;
 	tb_dec_cost_ps += cost;
 	clean = tb_win || tb_demoted == 0;

@@ -84,7 +84,7 @@ struct tm_block {
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */
 	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
-	                           * budget tick (timing_budget.c) */
+	                           * accounting (timing_cost.c) */
 	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
 	/* Self-time samples (timing_ipsample.c): the interrupted pc of each
 	 * tick of the thread's CPU timer, written by the owner's signal
@@ -269,6 +269,17 @@ void tm_budget_forget(void);              /* fork child */
 void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
 void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
 uint32_t tm_budget_ppm(void);
+
+/* The kernel's CPU clock of thread tid of this process (the clockid that
+ * pthread_getcpuclockid gives, from a tid). */
+static inline clockid_t tm_thread_clock(int32_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
+
+/* timing_cost.c: per live thread, the hook cost (timed calls x ct, counted
+ * x cc, ps) and CPU time (ns) since the last call; their sums. */
+void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns);
 
 /* timing_ipsample.c: self time by sampling the pc on each thread's CPU
  * clock, while the budget demotes functions (reporter only). */

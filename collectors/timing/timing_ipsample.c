@@ -63,14 +63,13 @@ static void tm_ip_start(struct tm_block *b)
 	struct itimerspec its = {
 		.it_interval = { 0, TM_IP_PERIOD_NS }, .it_value = { 0, TM_IP_PERIOD_NS },
 	};
-	clockid_t c = (clockid_t)((~(unsigned)b->tid << 3) | 6);   /* the thread's CPU clock */
 	timer_t t;
 
 	memset(&ev, 0, sizeof ev);
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = TM_IP_SIG;
 	ev._sigev_un._tid = b->tid;
-	if (timer_create(c, &ev, &t) != 0)
+	if (timer_create(tm_thread_clock(b->tid), &ev, &t) != 0)
 		return;           /* the thread is gone: its block retires soon */
 	if (timer_settime(t, 0, &its, NULL) != 0) {
 		timer_delete(t);

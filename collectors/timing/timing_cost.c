@@ -1,0 +1,53 @@
+/*
+ * timing_cost.c - what the hooks cost each thread (the overhead budget's
+ * accounting, timing_budget.c): per live thread, the timed and counted
+ * calls it made since the last accounting times their per-call costs,
+ * against the CPU time it used meanwhile, read by the reporter on the
+ * thread's own CPU clock.  Reporter thread only.
+ */
+#include <time.h>
+
+#include "timing_int.h"
+
+#define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
+
+/* The CPU time of thread tid so far (ns), or 0. */
+static uint64_t tm_cost_cpu(int32_t tid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(tm_thread_clock(tid), &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* See timing_int.h. */
+void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
+{
+	*cost_ps = *cpu_ns = 0;
+	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
+		uint32_t n = tm_block_count(b);
+		uint64_t calls = 0, counts = 0, cpu;
+
+		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD)
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			const struct tm_entry *e = tm_block_entry(b, k);
+
+			if (e != NULL) {
+				calls += LOAD(&e->calls);
+				counts += LOAD(&b->counts[e - b->table]);
+			}
+		}
+		cpu = tm_cost_cpu(b->tid);
+		/* A thread seen the first time: its past is not a window's. */
+		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
+			*cpu_ns += (double)(cpu - b->cpu_ns);
+			*cost_ps += (double)(calls - b->calls0) * ct + (double)(counts - b->counts0) * cc;
+		}
+		if (cpu > b->cpu_ns)
+			b->cpu_ns = cpu;
+		b->calls0 = calls;
+		b->counts0 = counts;
+	}
+}
