@@ -272,6 +272,9 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 			why = HOOK_R_DECODE;
 			goto out;
 		}
+		p->bounds.orig[k] = (uint8_t)(in->address - addr);
+		p->bounds.reloc[k] = (uint8_t)p->len;
+		p->bounds.n = (uint8_t)(k + 1);
 		why = hook_x86_emit(in, dst, p->n, addr, p);
 		if (why != HOOK_OK)
 			goto out;
