@@ -222,6 +222,25 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 	return HOOK_OK;
 }
 
+/* The capstone handle, opened once and kept: a new handle builds its
+ * instruction-id cache on its first instruction (tens of microseconds,
+ * more than the rest of a plan).  Plans are made one at a time, under the
+ * engine's lock. */
+static bool hook_x86_handle(csh *h)
+{
+	static csh cs;
+	static bool open;
+
+	if (!open) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+			return false;
+		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		open = true;
+	}
+	*h = cs;
+	return true;
+}
+
 /* See hook.h. */
 enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p)
@@ -238,14 +257,11 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	memset(p, 0, sizeof *p);
 	if (size < HOOK_PATCH_LEN)
 		return HOOK_R_SHORT;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (!hook_x86_handle(&h))
 		return HOOK_R_DECODE;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	in = cs_malloc(h);
-	if (in == NULL) {
-		cs_close(&h);
+	if (in == NULL)
 		return HOOK_R_DECODE;
-	}
 	/* First pass: how many bytes the patch covers. */
 	while (p->n < HOOK_PATCH_LEN) {
 		if (!cs_disasm_iter(h, &c, &left, &a, in)) {
@@ -292,7 +308,6 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	p->len += 4;
 out:
 	cs_free(in, 1);
-	cs_close(&h);
 	if (why != HOOK_OK)
 		p->len = 0;
 	return why;
