@@ -83,6 +83,16 @@ void hook_engine_forget(struct hook_engine *g);
 void hook_got_prepare(struct hook_engine *g, int mi);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
+/* hook_pages.c: the pages of live code a batch of writes made writable. */
+struct hook_pages {
+	struct { uintptr_t page; int prot; const struct hook_mod *mod; } *p;
+	size_t n, cap;
+};
+/* Make the pages holding [a, a + len) of module m writable, each once per
+ * batch: 0, or -1 with errno. */
+int  hook_pages_open(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
+/* Give every page of the batch its protection back, and empty it. */
+void hook_pages_close(struct hook_pages *ps);
 /* Is [a, a + len) inside one executable segment of m? */
 bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 

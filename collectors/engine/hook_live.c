@@ -237,20 +237,11 @@ static void hook_live_write(struct hook_engine *g, const bool *stale, bool head)
 	}
 }
 
-/* Give the modules made writable their protection back. */
-static void hook_live_close(const struct hook_engine *g, const bool opened[HOOK_MAX_MODS])
-{
-	for (int mi = 0; mi < g->mods->n && mi < HOOK_MAX_MODS; mi++)
-		if (opened[mi] && hook_mod_protect(&g->mods->m[mi], false) < 0)
-			agent_warn("hook: cannot restore the protection of %s: %s",
-			    g->mods->m[mi].path, strerror(errno));
-}
-
 /* See hook_int.h.  Three barriers for all the stale entries at once, then
  * one stop of the world for the relocated sites to branch again. */
 void hook_live_sync(struct hook_engine *g)
 {
-	bool opened[HOOK_MAX_MODS] = { false }, failed[HOOK_MAX_MODS] = { false };
+	struct hook_pages pages = { 0 };
 	bool *stale;
 	size_t n = 0;
 
@@ -260,16 +251,12 @@ void hook_live_sync(struct hook_engine *g)
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
-		if (!hook_live_stale(s) || failed[s->mod])
+		if (!hook_live_stale(s))
 			continue;
-		if (!opened[s->mod]) {
-			if (hook_mod_protect(&g->mods->m[s->mod], true) < 0) {
-				agent_warn("hook: cannot write the code of %s: %s (the switches"
-				    " still apply)", g->mods->m[s->mod].path, strerror(errno));
-				failed[s->mod] = true;
-				continue;
-			}
-			opened[s->mod] = true;
+		if (hook_pages_open(&pages, &g->mods->m[s->mod], s->fn, HOOK_PATCH_LEN) < 0) {
+			agent_warn("hook: cannot write the code of %s: %s (the switches"
+			    " still apply)", g->mods->m[s->mod].path, strerror(errno));
+			continue;
 		}
 		stale[i] = true;
 		n++;
@@ -285,7 +272,7 @@ void hook_live_sync(struct hook_engine *g)
 		hook_live_write(g, stale, true);
 		hook_live_barrier();
 	}
-	hook_live_close(g, opened);
+	hook_pages_close(&pages);
 	free(stale);
 	hook_engine_write(g);
 }

@@ -271,11 +271,11 @@ static enum hook_need hook_write_need(const struct hook_site *s)
  * once no thread is inside its bytes.  Returns how many stayed busy. */
 static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 {
+	struct hook_pages pages = { 0 };
 	size_t busy = 0;
 
 	for (int mi = 0; mi < g->mods->n; mi++) {
 		const struct hook_mod *m = &g->mods->m[mi];
-		bool opened = false;
 
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
@@ -294,21 +294,18 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 				busy++;
 				continue;
 			}
-			if (!opened && hook_mod_protect(m, true) < 0) {
+			if (hook_pages_open(&pages, m, s->fn, HOOK_PATCH_LEN) < 0) {
 				agent_warn("hook: cannot write the code of %s: %s", m->path,
 				    strerror(errno));
 				break;
 			}
-			opened = true;
 			s->code_to = hook_live_branch_to(s);
 			hook_backend.branch(branch, s->fn, s->code_to);
 			hook_code_copy((void *)s->fn, branch, sizeof branch);
 			s->patched = s->code_on = true;
 		}
-		if (opened && hook_mod_protect(m, false) < 0)
-			agent_warn("hook: cannot restore the protection of %s: %s", m->path,
-			    strerror(errno));
 	}
+	hook_pages_close(&pages);
 	return busy;
 }
 
