@@ -221,12 +221,16 @@ static void tb_dec_reset(void)
 		tb_fns[i].dec_calls = 0;
 }
 
-/* Open or close the sampling window: the sampled functions' sites. */
+/* Open or close the sampling window: the sampled functions' sites.  The
+ * engine takes a while to switch them (opening writes their entries with
+ * the world stopped, closing traps calls while it gives them their bytes
+ * back): the calls made meanwhile are accounted outside the window, so a
+ * window's ratio of sampled calls to the anchor only covers time when the
+ * sampled sites were all watched. */
 static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
 
-	tb_win = on;
 	if (on)
 		tb_win_end = now + TB_WIN_NS;
 	else
@@ -237,11 +241,16 @@ static void tb_window(bool on, uint64_t now)
 		tb_fns[i].s_calls /= 2;
 		tb_fns[i].s_anchor /= 2;
 	}
-	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	for (size_t i = 0; i < tb_n; i++)
 		pick[i] = tb_fns[i].mode == PROTO_FMODE_SAMPLED || tb_fns[i].mode == PROTO_FMODE_COUNTED;
+	tb_win = on;              /* tb_apply's modes are the window's, or not */
 	tb_apply(pick);
 	tm_select_modes(tb_tabs[tb_win]);
+	tb_win = false;           /* the switch: outside */
+	tm_report_harvest();
+	tm_budget_account();
+	tb_win = on;
+	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 }
 
