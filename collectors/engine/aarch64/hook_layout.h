@@ -25,7 +25,7 @@
  * Enabled, hook_enter_common (hook_tramp.c) stores x30 in its frame's slot
  * (at the function's entry sp - 16, so the exit stub finds the same address:
  * the call's identity for the shadow stack) and calls hook_site_enter, which
- * opens a timing frame holding it and replaces it by blk+24.  The function
+ * opens a timing frame holding it; the stub then sets x30 = blk+24.  The function
  * runs with x30 = blk+24 (a PACIASP of its own signs that address with its
  * own sp, and its AUTIASP checks it: both see the same value), returns
  * there, and hook_exit_common gives the real address back and returns to it.

@@ -74,8 +74,11 @@ __asm__(
 	"	mov x0, x16\n"
 	"	add x1, sp, #" HOOK_SLOT "\n"
 	"	bl hook_site_enter\n"
-	"	ldr x30, [sp, #" HOOK_SLOT "]\n"                /* blk + 24 when timed */
 	"	ldr x16, [sp, #128]\n"
+	"	ldr x30, [sp, #144]\n"
+	"	tst w0, #0xff\n"                              /* timed: x30 = blk + 24 */
+	"	sub x17, x16, #" HOOK_STR(HOOK_BLK_ON - HOOK_BLK_RET) "\n"
+	"	csel x30, x17, x30, ne\n"
 	"	add x16, x16, #" HOOK_STR(HOOK_BLK_HEAD - HOOK_BLK_ON) "\n"
 	HOOK_RESTORE
 	"	add sp, sp, #" HOOK_FRAME "\n"
