@@ -4,7 +4,8 @@
 #   make SAN=asan|ubsan|tsan   sanitizer build into build-$(SAN)/
 #   make CC=clang        build with clang
 #   make ARCH=aarch64    arm64 cross build into build-aarch64/ (mk/arch.mk)
-#   make test            build, then run the whole test suite
+#   make test            build, then run the whole test suite (ARCH=aarch64: the
+#                        arm64 suite under qemu-aarch64, tests/arm64/)
 #   make demo            build, start hookscoped with the demo target, open the TUI
 #   make bench           benchmarks (tests/bench)
 #   make fuzz            libFuzzer targets (tests/fuzz), FUZZ_SECONDS each (default 60)
@@ -220,7 +221,7 @@ deps:
 	@sh mk/deps.sh --install
 
 test: check-deps
-	@$(MAKE) --no-print-directory all fuzz-build
+	@$(MAKE) --no-print-directory all $(if $(CROSS),,fuzz-build)
 	@O=$(O) SAN=$(SAN) sh tests/run.sh
 
 demo: check-deps
