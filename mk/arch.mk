@@ -29,6 +29,7 @@ ENGINE_ARCH := $(ARCH)
 O_ARCH    := $(if $(CROSS),-$(ARCH))
 export ARCH
 # Unit tests of one architecture's code only.
-UNIT_ONLY_x86_64  := tests/unit/test-hook-x86.c tests/unit/test-timing-vec.c
+# test-attach: the injector is x86-64 only (attach refuses elsewhere).
+UNIT_ONLY_x86_64  := tests/unit/test-hook-x86.c tests/unit/test-timing-vec.c tests/unit/test-attach.c
 UNIT_ONLY_aarch64 := tests/unit/test-hook-arm64.c
 UNIT_OTHER_ARCH   := $(foreach a,x86_64 aarch64,$(if $(filter $(a),$(ARCH)),,$(UNIT_ONLY_$(a))))

@@ -14,8 +14,8 @@
 LWS_PREFIX=${HS_CROSS_LWS:-/usr/local/lib/hookscope-cross/aarch64}
 ARM_LIBS="libc6-dev libcapstone-dev libelf-dev libdw-dev libmsgpack-dev libunwind-dev libncurses-dev
 libreadline-dev libcmocka-dev libcurl4-openssl-dev libssl-dev libwebsockets17 libdbus-1-dev
-libsystemd-dev"
-PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static binfmt-support file
+libsystemd-dev libc6-dbg"
+PKGS="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static binfmt-support file
 $(for p in $ARM_LIBS; do printf '%s:arm64 ' "$p"; done)"
 
 mode=${1:---check-or-install}

@@ -16,6 +16,11 @@ if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
 		arm64_fail "cannot register qemu-aarch64 with binfmt_misc"
 fi
 export HS_CC=aarch64-linux-gnu-gcc
+# Tests that rewrite ELF files of their own (objcopy) get the arm64 one.
+ARM64_BIN=$(mktemp -d /tmp/hookscope-arm64-bin.XXXXXX) || arm64_fail "mktemp failed"
+ln -s "$(command -v aarch64-linux-gnu-objcopy)" "$ARM64_BIN/objcopy" ||
+	arm64_fail "aarch64-linux-gnu-objcopy is missing: run make deps ARCH=aarch64"
+export PATH="$ARM64_BIN:$PATH"
 # The e2e tests of the arm64 suite: those that need no ptrace (qemu user mode
 # has none) and that the arm64 build covers; tests/arm64/*.sh are its own.
 ARM64_E2E="tests/e2e/engine.sh tests/arm64/engine-bti.sh tests/arm64/engine-toggle.sh
