@@ -14,7 +14,6 @@
 #include "hook.h"
 
 #define A64_NOP     0xd503201fu
-#define A64_BRK0    0xd4200000u
 #define A64_X16     16
 #define A64_X17     17
 

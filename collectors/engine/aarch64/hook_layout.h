@@ -53,6 +53,8 @@
 #define HOOK_BLK_COUNT  64          /* the counted path */
 #define HOOK_BLK_COUNTED 64         /* what hook_count_common is given (x16) */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */
+#define HOOK_REACH      ((uintptr_t)0x7f00000)    /* b: a little under 128 MB */
+#define HOOK_FILL       0xd4200000u /* unused block words: brk #0 */
 
 /* The switch of the block at blk: the target of its first adrp + ldr. */
 static inline uintptr_t *hook_blk_switch(const uint8_t *blk)

@@ -1,30 +1,15 @@
 /*
- * hook_tramp.c - trampoline regions and the three assembly stubs (arm64).
- *
- * A region holds one 128-byte block per site (code, read+exec once written)
- * followed by the data: the three stubs' addresses, then two words per site
- * (its switch and its function).  Every byte of it lies within the 4-byte
- * B's +/-128 MB of every byte of its module (the entry's B and the
- * relocated prologue's branches span the two); it is found with
- * MAP_FIXED_NOREPLACE hints stepping away from the module, below it first.
- * The blocks reach the stubs (in the agent, anywhere) through the data with
- * adrp + ldr + br x17.  hook_layout.h has the block and the calling
- * convention of the stubs.
+ * hook_tramp.c - the arm64 blocks and the three assembly stubs (the regions
+ * that hold the blocks are the engine's, hook_region.c: within the 4-byte
+ * B's +/-128 MB of their module, HOOK_REACH).  The blocks reach the stubs
+ * (in the agent, anywhere) through the region's data with adrp + ldr + br
+ * x17.  hook_layout.h has the block and the calling convention of the stubs.
  */
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "hook.h"
 #include "hook_a64.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-#define HOOK_REACH   ((uintptr_t)0x7f00000)    /* a little under 128 MB */
-#define HOOK_STEP    ((uintptr_t)0x100000)     /* 1 MB between hints */
 
 /* The stubs' frame: x0-x17 and x30 (160 bytes), q0-q31 (512), then the
  * slot at the function's entry sp - 16 (hook_layout.h): 688 bytes. */
@@ -117,72 +102,6 @@ __asm__(
 	"	br x16\n"
 	".size hook_count_common, .-hook_count_common\n"
 );
-
-/* Round up to a multiple of the page size. */
-static size_t hook_tramp_pages(size_t n)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-
-	return (n + pg - 1) / pg * pg;
-}
-
-/* Try to map len bytes exactly at hint; true on success. */
-static bool hook_tramp_try(uintptr_t hint, size_t len, uint8_t **out)
-{
-	void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return false;
-	if ((uintptr_t)p != hint) {     /* a kernel without NOREPLACE took it as a hint */
-		munmap(p, len);
-		return false;
-	}
-	*out = p;
-	return true;
-}
-
-/* See hook.h. */
-int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
-{
-	size_t code = hook_tramp_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_tramp_pages((nblk + 2) * 2 * sizeof(uintptr_t));
-	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
-
-	memset(r, 0, sizeof *r);
-	if (hi - lo + len >= HOOK_REACH)
-		return -1;
-	lo &= ~(step - 1);
-	if (lo > span + step)
-		for (hint = lo - span; hint > step && hi - hint < HOOK_REACH; hint -= step)
-			if (hook_tramp_try(hint, len, &r->base))
-				goto found;
-	for (hint = (hi + step - 1) & ~(step - 1); hint + len - lo < HOOK_REACH; hint += step)
-		if (hook_tramp_try(hint, len, &r->base))
-			goto found;
-	errno = ENOMEM;
-	return -1;
-found:
-	r->len = len;
-	r->code_len = code;
-	r->nblk = nblk;
-	for (size_t i = 0; i < code; i += 4)           /* brk #0 in every unused word */
-		a64_put(r->base + i, A64_BRK0);
-	return 0;
-}
-
-/* See hook.h. */
-uint8_t *hook_tramp_blk(const struct hook_region *r, size_t i)
-{
-	return r->base + i * HOOK_BLK_SIZE;
-}
-
-/* See hook.h: the data part starts with the three stubs' addresses and a
- * spare word, then two words per block (its switch, its function). */
-uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i)
-{
-	return (uintptr_t *)(r->base + r->code_len) + 4 + 2 * i;
-}
 
 /* adrp rd, word; ldr rd, [rd, :lo12:word]; br rd at p (12 bytes). */
 static void hook_tramp_ind(uint8_t *p, unsigned rd, const void *word)
