@@ -12,8 +12,9 @@
  * trampoline's, with an empty relocated prologue: a branch back to the
  * function after the NOP), so the
  * stubs, the timing and the return-address exit are the relocation
- * back-end's.  No prologue is relocated and no thread is stopped: the 5
- * bytes are one instruction, swapped with the trap protocol (hook_nop_sync).
+ * back-end's.  No prologue is relocated and no thread is stopped: the
+ * entry is one instruction, swapped with the trap protocol (hook_nop_sync),
+ * or with one store where the back-end has code_swap.
  * A disabled site gets its NOP back, so it costs what the NOP costs; the
  * block's switch is flipped as well, so a thread that took the branch just
  * before the NOP came back still runs correct code.
@@ -180,7 +181,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		    hook_backend.entry_nop((const uint8_t *)fn))
 			nsite++;
 	}
-	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named 5-byte NOPs",
+	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named entry NOPs",
 	    m->path, nsite, n, what);
 	if (nsite == 0 || hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
 		if (nsite > 0) {
@@ -381,6 +382,22 @@ void hook_nop_sync(struct hook_engine *g)
 	}
 	if (stale == 0)
 		return;
+	if (hook_backend.code_swap != NULL) {
+		for (size_t i = 0; i < g->nsites; i++) {
+			struct hook_site *s = g->sites[i];
+			uint8_t code[HOOK_PATCH_LEN];
+
+			if (!hook_nop_stale(s))
+				continue;
+			hook_nop_code(s, code);
+			hook_backend.code_swap((void *)s->fn, code);
+			s->code_to = hook_nop_to(s);
+			s->code_on = s->code_to != 0;
+		}
+		hook_nop_barrier();
+		hook_nop_close(g, opened);
+		return;
+	}
 	hook_nop_trap_install(g);
 	for (size_t i = 0; i < g->nsites; i++)
 		if (hook_nop_stale(g->sites[i]))

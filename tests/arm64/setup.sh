@@ -24,4 +24,4 @@ export PATH="$ARM64_BIN:$PATH"
 # The e2e tests of the arm64 suite: those that need no ptrace (qemu user mode
 # has none) and that the arm64 build covers; tests/arm64/*.sh are its own.
 ARM64_E2E="tests/e2e/engine.sh tests/arm64/engine-bti.sh tests/arm64/engine-toggle.sh
-tests/arm64/engine-toggle-bti.sh"
+tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/forward.sh"

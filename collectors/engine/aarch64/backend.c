@@ -5,11 +5,11 @@
  * copies that keep the instruction cache coherent.  The trampoline blocks
  * and the stubs are hook_tramp.c's, the calibration stub hook_cal.c's.
  *
- * Compiler-reserved entries (-fpatchable-function-entry's NOPs) are not
- * swapped live on arm64: the engine's live swap writes a one-byte trap
- * first, and arm64 has no one-byte instruction.  A NOP entry is reported as
- * a reserved entry of several instructions, so such modules get their
- * prologues relocated (a NOP relocates as itself).
+ * A compiler-reserved entry (-fpatchable-function-entry's first NOP) is
+ * swapped live with one aligned 4-byte store (code_swap): the architecture
+ * lets a core run a NOP or a B while another rewrites it into the other
+ * (ARM ARM, concurrent modification and execution of instructions), so no
+ * trap is needed.
  */
 #include <elf.h>
 #include <string.h>
@@ -36,16 +36,28 @@ static size_t a64_jump_abs(uint8_t *out, uintptr_t to)
 
 static bool a64_entry_nop(const uint8_t *p)
 {
+	uint32_t insn;
+
+	memcpy(&insn, p, 4);
+	return insn == A64_NOP && ((uintptr_t)p & 3) == 0;
+}
+
+/* Every reserved entry is one instruction. */
+static bool a64_entry_nops(const uint8_t *p)
+{
 	(void)p;
 	return false;
 }
 
-static bool a64_entry_nops(const uint8_t *p)
+/* NOP <-> B in one single-copy-atomic store, then the caches (the engine's
+ * membarrier(SYNC_CORE) follows for every core). */
+static void a64_code_swap(void *dst, const uint8_t code[HOOK_PATCH_LEN])
 {
 	uint32_t insn;
 
-	memcpy(&insn, p, 4);
-	return insn == A64_NOP;
+	memcpy(&insn, code, 4);
+	__atomic_store_n((uint32_t *)dst, insn, __ATOMIC_RELEASE);
+	__builtin___clear_cache((char *)dst, (char *)dst + 4);
 }
 
 static uintptr_t a64_uc_pc(const void *uc)
@@ -85,7 +97,8 @@ const struct hook_backend hook_backend = {
 	.jump_abs      = a64_jump_abs,
 	.entry_nop     = a64_entry_nop,
 	.entry_nops    = a64_entry_nops,
-	.trap          = 0,                /* unused: no live NOP swap */
+	.trap          = 0,                /* unused: code_swap */
+	.code_swap     = a64_code_swap,
 	.uc_pc         = a64_uc_pc,
 	.uc_set_pc     = a64_uc_set_pc,
 	.code_copy     = a64_code_copy,

@@ -14,6 +14,7 @@
 #include "hook.h"
 
 #define A64_NOP     0xd503201fu
+#define A64_ADR_X16_SELF 0x10000010u       /* adr x16, . */
 #define A64_X16     16
 #define A64_X17     17
 

@@ -21,21 +21,19 @@ __asm__(
 	HOOK_CAL_IND("x16", "hook_cal_sw")
 	".org hook_cal_stub + 12\n"            /* the block's offsets (hook_layout.h) */
 	"hook_cal_on:\n"
+	"	adr x16, hook_cal_on\n"
 	HOOK_CAL_IND("x17", "hook_cal_common")
+	".org hook_cal_stub + 28\n"
 	HOOK_CAL_IND("x17", "hook_cal_common+8")
-	"	.word 0\n"
 	".org hook_cal_stub + 40\n"
 	".type hook_cal_body, %function\n"
 	"hook_cal_body:\n"
 	"	ret\n"
 	".size hook_cal_body, .-hook_cal_body\n"
 	".org hook_cal_stub + 64\n"
-	"hook_cal_counted:\n"
-	HOOK_CAL_IND("x17", "hook_cal_common+16")
-	".size hook_cal_stub, .-hook_cal_stub\n"
-	".type hook_cal_count, %function\n"
 	"hook_cal_count:\n"
-	"	adr x16, hook_cal_counted\n"
-	"	b hook_cal_counted\n"
-	".size hook_cal_count, .-hook_cal_count\n"
+	"	adr x16, hook_cal_count\n"
+	HOOK_CAL_IND("x17", "hook_cal_common+16")
+	"	.word 0\n"
+	".size hook_cal_stub, .-hook_cal_stub\n"
 );

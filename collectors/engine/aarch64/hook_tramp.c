@@ -61,7 +61,7 @@ __asm__(
 	"	bl hook_site_enter\n"
 	"	ldr x16, [sp, #128]\n"
 	"	ldr x30, [sp, #144]\n"
-	"	tst w0, #0xff\n"                              /* timed: x30 = blk + 24 */
+	"	tst w0, #0xff\n"                              /* timed: x30 = blk + 28 */
 	"	sub x17, x16, #" HOOK_STR(HOOK_BLK_ON - HOOK_BLK_RET) "\n"
 	"	csel x30, x17, x30, ne\n"
 	"	add x16, x16, #" HOOK_STR(HOOK_BLK_HEAD - HOOK_BLK_ON) "\n"
@@ -69,7 +69,7 @@ __asm__(
 	"	add sp, sp, #" HOOK_FRAME "\n"
 	"	br x16\n"
 	".size hook_enter_common, .-hook_enter_common\n"
-	/* hook_exit_common: the function returned to blk + 24; sp = its entry
+	/* hook_exit_common: the function returned to blk + 28; sp = its entry
 	 * sp again.  Back to the real return address. */
 	".globl hook_exit_common\n"
 	".hidden hook_exit_common\n"
@@ -122,11 +122,13 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	common[1] = (uintptr_t)hook_exit_common;
 	common[2] = (uintptr_t)hook_count_common;
 	hook_tramp_ind(b, A64_X16, hook_tramp_switch(r, i));
-	hook_tramp_ind(b + HOOK_BLK_ON, A64_X17, &common[0]);
+	a64_put(b + HOOK_BLK_ON, A64_ADR_X16_SELF);
+	hook_tramp_ind(b + HOOK_BLK_ON + 4, A64_X17, &common[0]);
 	hook_tramp_ind(b + HOOK_BLK_RET, A64_X17, &common[1]);
-	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
-	hook_tramp_ind(b + HOOK_BLK_COUNT, A64_X17, &common[2]);
+	a64_put(b + HOOK_BLK_COUNT, A64_ADR_X16_SELF);
+	hook_tramp_ind(b + HOOK_BLK_COUNT + 4, A64_X17, &common[2]);
+	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	s->blk = b;
 	s->sw = hook_tramp_switch(r, i);
 	s->sw[HOOK_SW_FN] = s->fn;
