@@ -24,11 +24,20 @@
 #define HOOK_RELOC_MAX  HOOK_BLK_HEAD_MAX
 
 
+/* Where each instruction the patch covers starts, in the original bytes
+ * and in the relocated copy: a thread stopped between two of them is moved
+ * to the same point of the copy, so the branch can be written. */
+struct hook_bounds {
+	uint8_t n;
+	uint8_t orig[HOOK_PATCH_LEN], reloc[HOOK_PATCH_LEN];
+};
+
 /* The prologue plan of one function (the back-end's plan op). */
 struct hook_plan {
 	size_t  n;                  /* original bytes replaced (>= HOOK_PATCH_LEN) */
 	size_t  len;                /* bytes written to out (incl. the jump back) */
 	uint8_t out[HOOK_RELOC_MAX];
+	struct hook_bounds bounds;  /* its instructions (none: no thread is ever moved) */
 };
 
 /* How a site's function reaches its block; what each kind means to the
@@ -78,6 +87,7 @@ struct hook_site {
 	bool       code_on;         /* nop site: the branch is written (else the NOP) */
 	uintptr_t  code_to;         /* nop site: where that branch goes */
 	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the branch replaced (nop site: the NOP) */
+	struct hook_bounds bounds;  /* relocated site: its plan's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
 };
@@ -120,8 +130,10 @@ void      hook_site_count(const uint8_t *counted);
 /* hook_stop.c: stop every other thread of the process. */
 struct hook_stopped {
 	int        n;               /* threads stopped */
-	uintptr_t *pcs;             /* where each one was interrupted */
+	uintptr_t *pcs;             /* where each one was interrupted (or is moved to) */
 };
+/* Stopped thread i resumes at pc instead. */
+void hook_stop_move(struct hook_stopped *st, int i, uintptr_t pc);
 /* 0 with every other thread parked in a signal handler, or -1 with err
  * (a thread did not answer within the time limit: all are released). */
 int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);

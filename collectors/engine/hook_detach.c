@@ -116,7 +116,7 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 	hook_stop_resume(&st);
 	if (r < 0)
 		return -1;
-	hook_nop_untrap();
+	hook_live_untrap();
 	hook_stop_uninstall();
 	agent_log("hook: detached: code and GOT entries restored, %zu calls in flight "
 	    "given their return addresses back", unhooked);

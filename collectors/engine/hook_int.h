@@ -83,6 +83,16 @@ void hook_engine_forget(struct hook_engine *g);
 void hook_got_prepare(struct hook_engine *g, int mi);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
+/* hook_pages.c: the pages of live code a batch of writes made writable. */
+struct hook_pages {
+	struct { uintptr_t page; int prot; const struct hook_mod *mod; } *p;
+	size_t n, cap;
+};
+/* Make the pages holding [a, a + len) of module m writable, each once per
+ * batch: 0, or -1 with errno. */
+int  hook_pages_open(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
+/* Give every page of the batch its protection back, and empty it. */
+void hook_pages_close(struct hook_pages *ps);
 /* Is [a, a + len) inside one executable segment of m? */
 bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 
@@ -91,12 +101,25 @@ bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
  * named entry (blocks written, code untouched) and return 0; -1 when the
  * module has no usable table (then prologue relocation applies). */
 int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t);
-/* Bring the code of every nop site in line with its 'on' (after the
- * switches were set): the branch to the block or the NOP, with the trap protocol. */
-void hook_nop_sync(struct hook_engine *g);
+/* hook_live.c: bring the entry of every relocated and NOP site in line
+ * with its switch (after the switches were set): the branch to the block,
+ * or the site's own bytes (the trap protocol, and hook_engine_write). */
+void hook_live_sync(struct hook_engine *g);
+/* hook_live.c: where site s's entry should branch for its switch; 0 for
+ * its own bytes (the prologue or the NOP). */
+uintptr_t hook_live_branch_to(const struct hook_site *s);
+/* hook_live.c: can entries be rewritten with the threads running
+ * (membarrier SYNC_CORE registered)? */
+bool hook_live_can_sync(void);
 /* Give SIGTRAP its previous action back if ours is installed (detach: no
  * trap of ours is left). */
-void hook_nop_untrap(void);
+void hook_live_untrap(void);
+/* hook_patch.c: with the world stopped, write the branch of every entry-branch site that
+ * needs one: new sites, and relocated sites whose own bytes are back but are
+ * watched again.  Threads inside the bytes are waited for a few times; a new
+ * site still in the way dies, a site back to its own bytes waits for the
+ * next call. */
+void hook_engine_write(struct hook_engine *g);
 /* hook_unwind.c: load libgcc_s (before the modules are scanned), then give
  * its unwinder entry points wrap sites (after). */
 void hook_unwind_load(void);

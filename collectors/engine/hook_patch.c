@@ -12,7 +12,7 @@
  * the 5-byte writes happen with the threads stopped.  A module whose
  * compiler left one 5-byte NOP per function and a table of them goes to
  * hook_nop.c instead: no relocation and no stop (its code is rewritten live
- * by hook_nop_sync, after each level change).  Each own module's calls into
+ * by hook_live_sync, after each level change).  Each own module's calls into
  * system libraries get import sites (hook_got.c).  Modules dlopened later are
  * patched by hook_engine_rescan, called from the dlopen wrapper below.
  */
@@ -206,18 +206,31 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
 		s->mod = (int)(m - g->mods->m);
+		s->bounds = p.bounds;
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
 	hook_engine_seal(g, &r, first, m->path);
 }
 
-/* Is any stopped thread inside site s's patched bytes (past the first)? */
-static bool hook_site_busy(const struct hook_site *s, const struct hook_stopped *st)
+/* Move every stopped thread inside site s's patched bytes (past the first)
+ * to the same instruction of the relocated copy, which goes on into the
+ * original code after them.  False when one is not at an instruction the
+ * plan knows (then the site is busy). */
+static bool hook_site_vacate(const struct hook_site *s, struct hook_stopped *st)
 {
-	for (int i = 0; i < st->n; i++)
-		if (st->pcs[i] > s->fn && st->pcs[i] < s->fn + s->n)
-			return true;
-	return false;
+	for (int i = 0; i < st->n; i++) {
+		uintptr_t pc = st->pcs[i];
+		int k;
+
+		if (pc <= s->fn || pc >= s->fn + s->n)
+			continue;
+		for (k = 0; k < s->bounds.n && s->bounds.orig[k] != pc - s->fn; k++)
+			;
+		if (k == s->bounds.n)
+			return false;
+		hook_stop_move(st, i, s->reloc + s->bounds.reloc[k]);
+	}
+	return true;
 }
 
 /* See hook_int.h. */
@@ -235,41 +248,64 @@ int hook_mod_protect(const struct hook_mod *m, bool writable)
 	return 0;
 }
 
-/* With the world stopped: write the branch of every site not yet patched and
- * not busy.  Returns how many stayed busy. */
-static size_t hook_write_all(struct hook_engine *g, const struct hook_stopped *st)
+/* What the stopped writer does for site s. */
+enum hook_need {
+	HOOK_NEED_NONE,
+	HOOK_NEED_ADOPT,        /* new, and not watched: its own bytes stay (saved) */
+	HOOK_NEED_BRANCH,       /* its branch must be written */
+};
+
+static enum hook_need hook_write_need(const struct hook_site *s)
 {
+	uintptr_t to;
+
+	if (s->dead || !hook_kinds[s->kind].entry_branch)
+		return HOOK_NEED_NONE;
+	to = hook_live_branch_to(s);
+	if (!s->patched)
+		return to != 0 ? HOOK_NEED_BRANCH : HOOK_NEED_ADOPT;
+	return s->code_on || to == 0 ? HOOK_NEED_NONE : HOOK_NEED_BRANCH;
+}
+
+/* With the world stopped: write the branch of every site that needs one,
+ * once no thread is inside its bytes.  Returns how many stayed busy. */
+static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
+{
+	struct hook_pages pages = { 0 };
 	size_t busy = 0;
 
 	for (int mi = 0; mi < g->mods->n; mi++) {
 		const struct hook_mod *m = &g->mods->m[mi];
-		bool opened = false;
 
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
 			uint8_t branch[HOOK_PATCH_LEN];
+			enum hook_need need = s->mod == mi ? hook_write_need(s) : HOOK_NEED_NONE;
 
-			if (s->mod != mi || s->patched || s->dead || !hook_kinds[s->kind].entry_branch)
+			if (need == HOOK_NEED_NONE)
 				continue;
-			if (hook_site_busy(s, st)) {
+			if (!s->patched)        /* for detach, and the entry put back */
+				hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);
+			if (need == HOOK_NEED_ADOPT) {
+				s->patched = true;
+				continue;
+			}
+			if (!hook_site_vacate(s, st)) {
 				busy++;
 				continue;
 			}
-			if (!opened && hook_mod_protect(m, true) < 0) {
+			if (hook_pages_open(&pages, m, s->fn, HOOK_PATCH_LEN) < 0) {
 				agent_warn("hook: cannot write the code of %s: %s", m->path,
 				    strerror(errno));
 				break;
 			}
-			opened = true;
-			hook_backend.branch(branch, s->fn, (uintptr_t)s->blk);
-			hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);   /* for detach */
+			s->code_to = hook_live_branch_to(s);
+			hook_backend.branch(branch, s->fn, s->code_to);
 			hook_code_copy((void *)s->fn, branch, sizeof branch);
-			s->patched = true;
+			s->patched = s->code_on = true;
 		}
-		if (opened && hook_mod_protect(m, false) < 0)
-			agent_warn("hook: cannot restore the protection of %s: %s", m->path,
-			    strerror(errno));
 	}
+	hook_pages_close(&pages);
 	return busy;
 }
 
@@ -360,28 +396,42 @@ static int hook_engine_scan(struct hook_engine *g)
 	return nadded;
 }
 
-/* Write the branch of every prepared prologue site, with the other threads
- * stopped (tried a few times while a thread is in the way). */
-static void hook_engine_write(struct hook_engine *g)
+/* New sites that never got their branch die (busy: still in the way; or
+ * the world could not be stopped): never written again. */
+static void hook_engine_bury(struct hook_engine *g, enum hook_why why)
+{
+	for (size_t i = 0; i < g->nsites; i++)
+		if (!g->sites[i]->patched && !g->sites[i]->dead &&
+		    hook_kinds[g->sites[i]->kind].entry_branch) {
+			g->sites[i]->dead = true;
+			g->refused[why]++;
+		}
+}
+
+/* See hook_int.h. */
+void hook_engine_write(struct hook_engine *g)
 {
 	struct hook_stopped st;
 	char err[256];
-	size_t busy = 0;
+	size_t busy = 0, adopt = 0;
 
-	for (size_t i = 0; i < g->nsites; i++)
-		busy += !g->sites[i]->patched && !g->sites[i]->dead;
-	if (busy == 0)
-		return;         /* only compiler-assisted or import sites: nothing to stop for */
+	for (size_t i = 0; i < g->nsites; i++) {
+		enum hook_need need = hook_write_need(g->sites[i]);
+
+		busy += need == HOOK_NEED_BRANCH;
+		adopt += need == HOOK_NEED_ADOPT;
+	}
+	if (busy == 0) {
+		if (adopt > 0)          /* nothing to write: no stop */
+			hook_write_all(g, &(struct hook_stopped){ 0 });
+		return;
+	}
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
 		if (hook_stop_world(&st, err, sizeof err) < 0) {
 			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
-			for (size_t i = 0; i < g->nsites; i++)
-				if (!g->sites[i]->patched && !g->sites[i]->dead) {
-					g->sites[i]->dead = true;
-					g->refused[HOOK_R_STOP]++;
-				}
+			hook_engine_bury(g, HOOK_R_STOP);
 			return;
 		}
 		busy = hook_write_all(g, &st);
@@ -390,11 +440,7 @@ static void hook_engine_write(struct hook_engine *g)
 			break;
 		nanosleep(&nap, NULL);
 	}
-	for (size_t i = 0; i < g->nsites; i++)
-		if (!g->sites[i]->patched && !g->sites[i]->dead) {
-			g->sites[i]->dead = true;
-			g->refused[HOOK_R_BUSY]++;
-		}
+	hook_engine_bury(g, HOOK_R_BUSY);
 }
 
 /* See hook_int.h. */

@@ -162,7 +162,7 @@ static void hook_apply(int level)
 		s->on = want;
 		__atomic_store_n(s->sw, hook_switch_to(s, want), __ATOMIC_RELAXED);
 	}
-	hook_nop_sync(&hook_g);         /* compiler-assisted sites: NOP or branch */
+	hook_live_sync(&hook_g);        /* entries: the branch, or their own bytes */
 	if (hook_patched)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
@@ -291,7 +291,7 @@ static size_t hook_byfn_find(uintptr_t fn)
 	return lo;
 }
 
-/* See engine.h.  Switch stores at once; nop sites' code in one sync. */
+/* See engine.h.  Switch stores at once; the entries in one sync. */
 void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n)
 {
 	if (!hook_on)
@@ -308,7 +308,7 @@ void hook_engine_modes(const uintptr_t *fns, const uint8_t *modes, size_t n)
 					__atomic_store_n(s->sw, hook_switch_to(s, s->on), __ATOMIC_RELAXED);
 			}
 		}
-		hook_nop_sync(&hook_g);
+		hook_live_sync(&hook_g);
 	}
 	hook_leave();
 }

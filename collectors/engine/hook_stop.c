@@ -24,6 +24,7 @@
  * stopped, a thread runs only agent code, so the patcher may rewrite any
  * function whose bytes no stopped PC lies in.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/futex.h>
@@ -49,6 +50,7 @@
 struct hook_stop_slot {
 	int       tid;                /* 0 until the slot is complete (release) */
 	uintptr_t pc;
+	uintptr_t to;                 /* resume there instead (0: where it was) */
 };
 
 static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
@@ -83,6 +85,9 @@ static void hook_stop_handler(int sig, siginfo_t *si, void *ctx)
 	}
 	while (__atomic_load_n(&hook_stop_active, __ATOMIC_ACQUIRE))
 		hook_futex(&hook_stop_active, FUTEX_WAIT_PRIVATE, 1);
+	/* the release store of hook_stop_active (resume) orders the move */
+	if (i < HOOK_STOP_MAX && hook_stop_slots[i].to != 0)
+		hook_backend.uc_set_pc(uc, hook_stop_slots[i].to);
 	__atomic_fetch_add(&hook_stop_left, 1, __ATOMIC_RELEASE);
 out:
 	errno = saved;
@@ -237,6 +242,14 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	for (int i = 0; i < st->n; i++)
 		st->pcs[i] = hook_stop_slots[i].pc;
 	return 0;
+}
+
+/* See hook.h. */
+void hook_stop_move(struct hook_stopped *st, int i, uintptr_t pc)
+{
+	assert(i >= 0 && i < st->n);
+	hook_stop_slots[i].to = pc;
+	st->pcs[i] = pc;
 }
 
 /* See hook.h.  A late signal of a failed stop may still be pending: it

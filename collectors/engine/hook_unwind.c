@@ -198,6 +198,7 @@ void hook_unwind_prepare(struct hook_engine *g)
 		s->n = p.n;
 		s->mod = mi;
 		s->kind = HOOK_K_WRAP;
+		s->bounds = p.bounds;
 		hook_tramp_fill(&r, (size_t)k++, (uint32_t)(g->nsites - 1), s, &p);
 		hook_uw_orig[i] = s->reloc;
 		__atomic_store_n(s->sw, (uintptr_t)hook_uw_table[i].wrapper, __ATOMIC_RELEASE);

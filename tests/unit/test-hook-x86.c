@@ -4,7 +4,10 @@
  * RIP-relative load, a rel8 jcc turned into rel32, a call rel32 made a push
  * of the original return address and a jmp, and
  * the refusals (a branch back into the patched bytes, a call in their middle,
- * jrcxz, too short, out of reach), plus relocated prologues that really run.
+ * jrcxz, too short, out of reach), plus relocated prologues that really run;
+ * every direct-branch encoding aimed into the patched bytes found however far
+ * into the function, and on libc's exported functions the relocator's verdict
+ * equal to a plain sweep of every instruction.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +15,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
+#include <capstone/capstone.h>
+#include <gelf.h>
 
 #include "hook_x86.h"
 
@@ -164,6 +171,170 @@ static void test_runs(void **state)
 	munmap(m, 8192);
 }
 
+/* Each direct-branch encoding, far into a function, aimed at byte 2 of
+ * the patched ones: refused, whatever its prefixes. */
+static void test_branch_forms(void **state)
+{
+	static const struct { uint8_t op[3]; size_t oplen, immlen; } forms[] = {
+		{ { 0xe9 }, 1, 4 },             /* jmp rel32 */
+		{ { 0xf2, 0xe9 }, 2, 4 },       /* bnd jmp rel32 */
+		{ { 0x0f, 0x85 }, 2, 4 },       /* jne rel32 */
+		{ { 0x3e, 0x0f, 0x84 }, 3, 4 }, /* ds je rel32 */
+		{ { 0x74 }, 1, 1 },             /* je rel8 */
+		{ { 0xeb }, 1, 1 },             /* jmp rel8 */
+	};
+	uint8_t code[0x400];
+	struct hook_plan p;
+
+	(void)state;
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		/* rel8 forms sit within reach of the entry; rel32 ones far away */
+		size_t at = forms[f].immlen == 1 ? 0x40 : 0x3f0 - forms[f].oplen;
+		size_t end = at + forms[f].oplen + forms[f].immlen;
+		int32_t rel = (int32_t)(2 - (int64_t)end);
+
+		memset(code, 0x90, sizeof code);
+		memcpy(code, (const uint8_t[]){ 0x55, 0x48, 0x89, 0xe5 }, 4);
+		code[sizeof code - 1] = 0xc3;
+		memcpy(code + at, forms[f].op, forms[f].oplen);
+		if (forms[f].immlen == 1)
+			code[at + forms[f].oplen] = (uint8_t)(int8_t)rel;
+		else
+			memcpy(code + at + forms[f].oplen, &rel, 4);
+		assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_R_INTO);
+		/* aimed past the patched bytes: fine */
+		rel += 0x20;
+		if (forms[f].immlen == 1)
+			code[at + forms[f].oplen] = (uint8_t)(int8_t)rel;
+		else
+			memcpy(code + at + forms[f].oplen, &rel, 4);
+		assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_OK);
+	}
+}
+
+/* Bytes that read as a jmp into the prologue but sit inside another
+ * instruction's immediate (movabs rax, imm64) are no branch: accepted. */
+static void test_branch_lookalike(void **state)
+{
+	uint8_t code[0x40];
+	int32_t rel = (int32_t)(1 - (0x12 + 5));  /* "jmp" at 0x12 aimed at byte 1 */
+	struct hook_plan p;
+
+	(void)state;
+	memset(code, 0x90, sizeof code);
+	memcpy(code, (const uint8_t[]){ 0x55, 0x48, 0x89, 0xe5 }, 4);
+	memcpy(code + 0x10, (const uint8_t[]){ 0x48, 0xb8, 0xe9 }, 3);  /* movabs rax, ... */
+	memcpy(code + 0x13, &rel, 4);
+	memset(code + 0x17, 0, 3);
+	code[sizeof code - 1] = 0xc3;
+	assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_OK);
+}
+
+/* The plain sweep the relocator's byte filter stands in for: every
+ * instruction decoded, INTO at the first direct branch into [0, n) other
+ * than a call to the entry; -1 when an instruction does not decode. */
+static int test_plain_sweep(csh h, const uint8_t *code, size_t size, uint64_t addr, size_t n)
+{
+	cs_insn *in = cs_malloc(h);
+	const uint8_t *c = code;
+	uint64_t a = addr;
+	int r = 0;
+
+	while (size > 0 && r == 0) {
+		if (!cs_disasm_iter(h, &c, &size, &a, in)) {
+			r = -1;
+			break;
+		}
+		for (uint8_t g = 0; g < in->detail->groups_count; g++) {
+			const cs_x86 *x = &in->detail->x86;
+			uint64_t t;
+
+			if (in->detail->groups[g] != CS_GRP_JUMP && in->detail->groups[g] != CS_GRP_CALL)
+				continue;
+			if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+				break;
+			t = (uint64_t)x->operands[0].imm;
+			if (t >= addr && t < addr + n && !(t == addr && in->id == X86_INS_CALL))
+				r = 1;
+			break;
+		}
+	}
+	cs_free(in, 1);
+	return r;
+}
+
+/* libc's exported functions: where the plain sweep decodes the whole
+ * function, it and the relocator agree on "branch into the patched bytes". */
+static void test_libc_agrees(void **state)
+{
+	static const char *const libcs[] = { "/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+	int fd = -1;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, text = { 0 };
+	Elf_Data *syms = NULL;
+	size_t nsyms = 0, compared = 0, into = 0, shstrndx;
+	off_t fsize;
+	uint8_t *img;
+	csh h;
+
+	(void)state;
+	for (size_t i = 0; i < 2 && fd < 0; i++)
+		fd = open(libcs[i], O_RDONLY);
+	assert_true(fd >= 0);
+	assert_true(elf_version(EV_CURRENT) != EV_NONE);
+	assert_non_null(e = elf_begin(fd, ELF_C_READ, NULL));
+	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type == SHT_DYNSYM) {
+			syms = elf_getdata(scn, NULL);
+			nsyms = sh.sh_size / sh.sh_entsize;
+		} else if (strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".text") == 0) {
+			text = sh;
+		}
+	}
+	assert_non_null(syms);
+	fsize = lseek(fd, 0, SEEK_END);
+	img = mmap(NULL, (size_t)fsize, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(img != MAP_FAILED);
+	assert_true(text.sh_size > 0);
+	assert_true(cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK);
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym s;
+		struct hook_plan p;
+		enum hook_why why;
+		const uint8_t *code;
+		int plain;
+
+		gelf_getsym(syms, (int)i, &s);
+		if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF || s.st_size < 5 ||
+		    s.st_value < text.sh_addr || s.st_value + s.st_size > text.sh_addr + text.sh_size)
+			continue;
+		code = img + text.sh_offset + (s.st_value - text.sh_addr);
+		why = hook_x86_plan(code, s.st_size, s.st_value, s.st_value + 0x100000, &p);
+		if (why == HOOK_R_DECODE || why == HOOK_R_SHORT)
+			continue;
+		plain = test_plain_sweep(h, code, s.st_size, s.st_value, p.n);
+		if (plain < 0)
+			continue;
+		if ((plain == 1) != (why == HOOK_R_INTO))
+			fail_msg("libc symbol %zu at %#lx: plain sweep %d, relocator %s", i,
+			    (unsigned long)s.st_value, plain, hook_why_name(why));
+		compared++;
+		into += plain == 1;
+	}
+	/* libc has thousands of exported functions: the comparison was real */
+	assert_true(compared > 1000);
+	print_message("libc: %zu functions compared, %zu with a branch into their first bytes\n",
+	    compared, into);
+	cs_close(&h);
+	munmap(img, (size_t)fsize);
+	elf_end(e);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +344,9 @@ int main(void)
 		cmocka_unit_test(test_jump_into_prologue),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_branch_forms),
+		cmocka_unit_test(test_branch_lookalike),
+		cmocka_unit_test(test_libc_agrees),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

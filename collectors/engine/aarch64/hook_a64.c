@@ -165,6 +165,9 @@ enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	csh h;
 
 	p->n = p->len = 0;
+	/* one instruction: a stopped thread is at its start or outside it */
+	memset(&p->bounds, 0, sizeof p->bounds);
+	p->bounds.n = 1;
 	if (size < HOOK_PATCH_LEN || (addr & 3) || (dst & 3))
 		return HOOK_R_SHORT;
 	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h) != CS_ERR_OK)

@@ -15,10 +15,17 @@
  *     call that does not end the patched bytes (a thread inside its callee at
  *     patch time would return into the middle of the jmp) and an indirect
  *     call (its operand may be relative to rsp);
- *   - the whole function (size from the symbol table) is swept for direct
+ *   - the whole function (size from the symbol table) is checked for direct
  *     branches into the patched bytes.  Offset 0 counts too: a loop back to
  *     the entry (tail recursion turned into a jump) would run the hook once
- *     per iteration and count iterations as calls.
+ *     per iteration and count iterations as calls.  Disassembling every
+ *     instruction costs ~0.3 us each (capstone formats its text), which for
+ *     a program's thousand exported functions was most of the agent's start
+ *     up; so a byte filter runs first (hook_x86_candidates): read at every
+ *     byte offset, as if an instruction started there, the direct-branch
+ *     encodings give a superset of the function's branch targets.  Only when
+ *     one lands in the patched bytes does capstone sweep the function, and
+ *     only up to that candidate.
  * Indirect branches (jump tables) cannot be checked; gcc never aims one at
  * the first bytes of a function, whose entry is before any dispatch.
  */
@@ -53,9 +60,62 @@ static bool hook_x86_direct(const cs_insn *in, uint64_t *target)
 	return true;
 }
 
-/* Sweep the whole function for direct branches into [addr, addr + n). */
-static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, uint64_t addr,
-    size_t n)
+/* The longest x86 instruction. */
+#define X86_INSN_MAX 15
+
+/*
+ * The byte filter: read every offset of the function as the opcode of a
+ * direct branch with a relative immediate (jmp/call rel32, jmp rel8,
+ * jcc rel8/rel32, loop/jrcxz rel8, xbegin rel32; prefixes only precede the
+ * opcode, and the immediate ends the instruction, so a prefixed form is
+ * found at its opcode) and compute its target, as an offset into the
+ * function.  Every real direct branch is
+ * among these candidates.  Returns the offset just past the furthest
+ * candidate aimed into the first n bytes, 0 when there is none: the exact
+ * sweep need not look further.
+ */
+static size_t hook_x86_candidates(const uint8_t *code, size_t size, size_t n)
+{
+	size_t last = 0;
+
+	for (size_t j = 0; j < size; j++) {
+		uint8_t op = code[j];
+		size_t imm_at, imm_len;
+		int64_t rel;
+
+		if (op == 0xe8 || op == 0xe9) {
+			imm_at = j + 1, imm_len = 4;
+		} else if (op == 0xeb || (op >= 0x70 && op <= 0x7f) || (op >= 0xe0 && op <= 0xe3)) {
+			imm_at = j + 1, imm_len = 1;
+		} else if (op == 0x0f && j + 1 < size && code[j + 1] >= 0x80 && code[j + 1] <= 0x8f) {
+			imm_at = j + 2, imm_len = 4;
+		} else if (op == 0xc7 && j + 1 < size && code[j + 1] == 0xf8) {
+			imm_at = j + 2, imm_len = 4;
+		} else {
+			continue;
+		}
+		if (imm_at + imm_len > size)
+			continue;
+		if (imm_len == 1) {
+			rel = (int8_t)code[imm_at];
+		} else {
+			int32_t r32;
+
+			memcpy(&r32, code + imm_at, 4);
+			rel = r32;
+		}
+		/* unsigned wrap: a target below addr compares as huge */
+		if ((uint64_t)((int64_t)(imm_at + imm_len) + rel) < n)
+			last = imm_at + imm_len;
+	}
+	return last;
+}
+
+/* Sweep the function's first size bytes for direct branches into
+ * [addr, addr + n); decoding stops at limit (an instruction that starts
+ * before limit is decoded whole: size reaches X86_INSN_MAX past it). */
+static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, size_t limit,
+    uint64_t addr, size_t n)
 {
 	const uint8_t *p = code;
 	size_t left = size;
@@ -65,7 +125,7 @@ static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, uin
 
 	if (in == NULL)
 		return HOOK_R_DECODE;
-	while (left > 0) {
+	while (left > 0 && a - addr < limit) {
 		if (!cs_disasm_iter(h, &p, &left, &a, in)) {
 			why = HOOK_R_DECODE;
 			break;
@@ -162,6 +222,25 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 	return HOOK_OK;
 }
 
+/* The capstone handle, opened once and kept: a new handle builds its
+ * instruction-id cache on its first instruction (tens of microseconds,
+ * more than the rest of a plan).  Plans are made one at a time, under the
+ * engine's lock. */
+static bool hook_x86_handle(csh *h)
+{
+	static csh cs;
+	static bool open;
+
+	if (!open) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+			return false;
+		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		open = true;
+	}
+	*h = cs;
+	return true;
+}
+
 /* See hook.h. */
 enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p)
@@ -169,7 +248,7 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	csh h;
 	cs_insn *in;
 	const uint8_t *c = code;
-	size_t left = size, ninsn = 0;
+	size_t left = size, ninsn = 0, limit;
 	uint64_t a = addr;
 	size_t lens[HOOK_PATCH_LEN];
 	enum hook_why why = HOOK_OK;
@@ -178,14 +257,11 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	memset(p, 0, sizeof *p);
 	if (size < HOOK_PATCH_LEN)
 		return HOOK_R_SHORT;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (!hook_x86_handle(&h))
 		return HOOK_R_DECODE;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	in = cs_malloc(h);
-	if (in == NULL) {
-		cs_close(&h);
+	if (in == NULL)
 		return HOOK_R_DECODE;
-	}
 	/* First pass: how many bytes the patch covers. */
 	while (p->n < HOOK_PATCH_LEN) {
 		if (!cs_disasm_iter(h, &c, &left, &a, in)) {
@@ -195,7 +271,12 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 		lens[ninsn++] = in->size;
 		p->n += in->size;
 	}
-	why = hook_x86_sweep(h, code, size, addr, p->n);
+	limit = hook_x86_candidates(code, size, p->n);
+	if (limit > 0) {
+		size_t upto = limit + X86_INSN_MAX < size ? limit + X86_INSN_MAX : size;
+
+		why = hook_x86_sweep(h, code, upto, limit, addr, p->n);
+	}
 	if (why != HOOK_OK)
 		goto out;
 	/* Second pass: emit. */
@@ -207,6 +288,9 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 			why = HOOK_R_DECODE;
 			goto out;
 		}
+		p->bounds.orig[k] = (uint8_t)(in->address - addr);
+		p->bounds.reloc[k] = (uint8_t)p->len;
+		p->bounds.n = (uint8_t)(k + 1);
 		why = hook_x86_emit(in, dst, p->n, addr, p);
 		if (why != HOOK_OK)
 			goto out;
@@ -224,7 +308,6 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	p->len += 4;
 out:
 	cs_free(in, 1);
-	cs_close(&h);
 	if (why != HOOK_OK)
 		p->len = 0;
 	return why;

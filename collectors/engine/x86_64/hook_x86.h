@@ -12,7 +12,7 @@
 
 /* Relocate the first instructions of the function at addr (size bytes,
  * code = a readable copy or the function itself) so they run at dst and
- * then jump back to addr + n.  Scans the whole function for branches into
+ * then jump back to addr + n.  Checks the whole function for branches into
  * the patched bytes.  HOOK_OK or the refusal reason. */
 enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p);
