@@ -16,7 +16,7 @@ python3 python3-jsonschema prometheus curl man-db systemd
 clang-14 libclang-rt-14-dev libfuzzer-14-dev"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 case ${ARCH:-} in
-""|x86_64) ;;
+""|"$(uname -m)") ;;
 aarch64) exec sh "$(dirname "$0")/cross-aarch64.sh" "$@" ;;
 *) echo "deps: ARCH=$ARCH: unknown architecture (x86_64 or aarch64)" >&2; exit 1 ;;
 esac
