@@ -40,9 +40,13 @@ host_json | jq -c '{targets: [.targets[] | {pid, state, level}], fps: [.fps.stre
 tm new-session -d -s hs -x 160 -y 50 \
 	"env LANG=C.UTF-8 LC_ALL= HOOKSCOPE_STATE_DIR='$HS_TMP/state' '$HOST/hookscope' \
 	ws://127.0.0.1:$FWD 2>'$HS_TMP/tui.err'; exec sleep 600"
-wait_screen 60 hs grep -Eq 'recompute(_checksums|[a-z_]*…[a-z_]*ums)'
 wait_screen 60 hs grep -Eq 'UI-thread blocks: [1-9][0-9]* \(over'
 wait_screen 60 hs grep -Eq 'threads: [0-9]+ live, [1-9][0-9]* created'
+wait_screen 60 hs grep -Eq 'IPC: [1-9][0-9]* endpoints'
+wait_screen 60 hs grep -Eq 'power: [0-9]+ held'
+# the functions view (key 1) lists the demo's hot function
+tm send-keys -t hs 1
+wait_screen 60 hs grep -Eq 'recompute(_checksums|[a-z_]*…[a-z_]*ums)'
 screen hs | head -n 25
 kill -0 "$DAEMON_PID" || fail "hookscoped died"
 echo "ok: the arm64 daemon and demo under qemu, every collector seen by the x86-64 hookscope and TUI through a forwarded port"
