@@ -3,7 +3,8 @@
 #                              Debian's gcc-aarch64-linux-gnu (make deps ARCH=aarch64)
 #   make CC=clang ARCH=aarch64 the same with clang --target=aarch64-linux-gnu
 # Unset (or the build machine's own) is the native build.  The arm64
-# binaries run under qemu-aarch64 here (tests/arm64/run.sh, doc/android.md).
+# binaries run under qemu-aarch64 here (make test ARCH=aarch64:
+# tests/arm64/setup.sh; doc/android.md).
 HOST_ARCH := $(shell uname -m)
 ARCH      ?= $(HOST_ARCH)
 ifeq ($(ARCH),$(HOST_ARCH))
