@@ -27,37 +27,9 @@ case "${HS_CFLAGS:-}" in
 		fail "no relocated prologue: $(grep 'hook:' "$log" | head -5)" ;;
 esac
 
-# 1. 1000 toggles, one websocket connection, while the threads run.
-set --
-for i in $(seq 500); do set -- "$@" "cmd level 0" "cmd level 4"; done
-t0=$(date +%s)
-"$O/tools/hs-wsclient" -p "$HS_PORT" -t 120 --replies --no-frames "$@" >"$HS_TMP/toggle.out" ||
-	fail "the 1000 level commands did not all get replies (rc $?): $(tail -3 "$HS_TMP/toggle.out")"
-ok=$(grep -c '"ok":true' "$HS_TMP/toggle.out")
-[ "$ok" -eq 1000 ] || fail "$ok of 1000 level commands succeeded: $(grep -v '"ok":true' "$HS_TMP/toggle.out" | head -3)"
-applied() { [ "$(grep -c 'hook: level [0-4]:' "$log")" -ge 1001 ]; }
-wait_for 120 applied
-t1=$(date +%s)
-kill -0 "$DAEMON_PID" || fail "hookscoped died"
-jq_once '.targets[0].state == "live" and .targets[0].level == 4' >/dev/null ||
-	fail "the target is not live at level 4 after the toggles: $(once_json | jq -c .targets)"
-
-# 2. park the threads, reset, one final round.
-touch "$HS_TMP/run/pause"
-wait_for 30 test -e "$HS_TMP/run/parked"
-"$O/hookscope" --cmd reset "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "reset was refused"
-wait_for 30 grep -q ']: reset$' "$log"
-grep 'hook: level [0-4]:' "$log" | tail -1 | grep -q 'level 4:' || fail "the last level applied is not 4"
-touch "$HS_TMP/run/go"
-wait_for 60 test -e "$HS_TMP/run/done"
-exact() {
-	once_json --top 100 >"$HS_TMP/f.json" || return 1
-	jq -e '[.funcs[] | {(.name): .calls}] | add | .st_a == 4000 and .st_b == 1200 and .ex_c == 308' \
-		"$HS_TMP/f.json" >/dev/null
-}
-wait_for 20 exact ||
-	fail "final round: counts are not exact: $(jq -c '[.funcs[] | {(.name): .calls}] | add' "$HS_TMP/f.json")"
-kill -0 "$DAEMON_PID" || fail "hookscoped died"
+# 1-2. 1000 toggles while the threads run, then a final round counted exactly
+# (bounds for qemu's speed).
+nop_toggles 120
 grep -qiE 'segmentation|illegal instruction|core dumped|signal [0-9]' "$log" && fail "the target crashed: $(tail -5 "$log")"
 stop_daemon
-echo "ok: $CC ${HS_CFLAGS:-} -O2: 1000 live toggles in $((t1 - t0)) s with 4 threads calling, exact counts after the last one"
+echo "ok: $CC ${HS_CFLAGS:-} -O2: 1000 live toggles in $TOGGLE_SECS s with 4 threads calling, exact counts after the last one"
