@@ -3,7 +3,9 @@
 #   make                 build everything into $(O) (default build/)
 #   make SAN=asan|ubsan|tsan   sanitizer build into build-$(SAN)/
 #   make CC=clang        build with clang
-#   make test            build, then run the whole test suite
+#   make ARCH=aarch64    arm64 cross build into build-aarch64/ (mk/arch.mk)
+#   make test            build, then run the whole test suite (ARCH=aarch64: the
+#                        arm64 suite under qemu-aarch64, tests/arm64/)
 #   make demo            build, start hookscoped with the demo target, open the TUI
 #   make bench           benchmarks (tests/bench)
 #   make fuzz            libFuzzer targets (tests/fuzz), FUZZ_SECONDS each (default 60)
@@ -22,9 +24,10 @@ UNITDIR   ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 
 SAN       ?=
-O         ?= build$(if $(SAN),-$(SAN))
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
+include mk/arch.mk
+O         ?= build$(O_ARCH)$(if $(SAN),-$(SAN))
 
 # Missing pkg-config modules must not spam errors before `make deps` ran.
 pc = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
@@ -84,7 +87,6 @@ PROTO_SRCS  := $(wildcard protocol/*.c)
 # Every folder of collectors/ but include/ is a module: a new collector's
 # folder needs no line here.
 AGENT_MODS  := $(filter-out include,$(notdir $(patsubst %/,%,$(wildcard collectors/*/))))
-ENGINE_ARCH := x86_64
 AGENT_INC   := -Icollectors/include
 AGENT_SRCS  := $(foreach m,$(AGENT_MODS),$(wildcard collectors/$(m)/*.c)) \
 	$(wildcard collectors/engine/$(ENGINE_ARCH)/*.c)
@@ -93,7 +95,7 @@ TEST_AGENT_INC := $(AGENT_INC) $(addprefix -Icollectors/,$(AGENT_MODS)) \
 	-Icollectors/engine/$(ENGINE_ARCH)
 DAEMON_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 TUI_SRCS    := $(filter-out tui/main.c,$(wildcard tui/*.c))
-UNIT_SRCS   := $(wildcard tests/unit/test-*.c)
+UNIT_SRCS   := $(filter-out $(UNIT_OTHER_ARCH),$(wildcard tests/unit/test-*.c))
 TOOL_SRCS   := $(wildcard tests/tools/*.c)
 APP_DIRS    := $(patsubst tests/apps/%/,%,$(dir $(wildcard tests/apps/*/*.c)))
 BENCH_SRCS  := $(wildcard tests/bench/*.c)
@@ -219,7 +221,7 @@ deps:
 	@sh mk/deps.sh --install
 
 test: check-deps
-	@$(MAKE) --no-print-directory all fuzz-build
+	@$(MAKE) --no-print-directory all $(if $(CROSS),,fuzz-build)
 	@O=$(O) SAN=$(SAN) sh tests/run.sh
 
 demo: check-deps

@@ -33,6 +33,8 @@
 #include "daemon.h"
 #include "attach.h"
 
+#if defined(__x86_64__)
+
 #define INJECT_RED_ZONE  128
 #define INJECT_RET_ADDR  0ull        /* the call returns into a fault here */
 
@@ -267,3 +269,48 @@ inject_release(struct inject_thread *t)
 	t->memfd = -1;
 	t->seized = false;
 }
+
+#else
+/* The injector is x86-64 only: on another architecture attach refuses
+ * (doc/android.md says what an arm64 injector needs; qemu user mode, where
+ * arm64 is tested, has no ptrace to check one with). */
+int
+inject_seize(struct inject_thread *t, pid_t pid, pid_t tid, char *err, size_t errlen)
+{
+	(void)t;
+	(void)tid;
+	snprintf(err, errlen, "attaching to a running process (pid %d) is not implemented on this "
+	    "architecture; start the program under hookscoped run (LD_PRELOAD) instead", (int)pid);
+	errno = ENOSYS;
+	return -1;
+}
+
+int
+inject_call(struct inject_thread *t, const struct inject_req *q, uint64_t *ret,
+    char *err, size_t errlen)
+{
+	(void)t;
+	(void)q;
+	(void)ret;
+	snprintf(err, errlen, "attach is not implemented on this architecture");
+	errno = ENOSYS;
+	return -1;
+}
+
+int
+inject_read(struct inject_thread *t, uint64_t addr, void *buf, size_t len)
+{
+	(void)t;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	errno = ENOSYS;
+	return -1;
+}
+
+void
+inject_release(struct inject_thread *t)
+{
+	(void)t;
+}
+#endif

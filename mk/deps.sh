@@ -4,6 +4,8 @@
 #   sh mk/deps.sh --install            install whatever is missing (root)
 #   sh mk/deps.sh --check-or-install   silent when all is there; else as --install
 #   sh mk/deps.sh --list               print the package list
+# ARCH=aarch64 in the environment (make deps ARCH=aarch64): the arm64 cross
+# build and qemu-user instead (mk/cross-aarch64.sh, doc/android.md).
 BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
 libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev libcurl4-openssl-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
@@ -13,6 +15,11 @@ mesa-utils mesa-utils-bin xvfb
 python3 python3-jsonschema prometheus curl man-db systemd
 clang-14 libclang-rt-14-dev libfuzzer-14-dev"
 PKGS="$BUILD_PKGS $TEST_PKGS"
+case ${ARCH:-} in
+""|"$(uname -m)") ;;
+aarch64) exec sh "$(dirname "$0")/cross-aarch64.sh" "$@" ;;
+*) echo "deps: ARCH=$ARCH: unknown architecture (x86_64 or aarch64)" >&2; exit 1 ;;
+esac
 
 mode=${1:---check-or-install}
 if [ "$mode" = --list ]; then

@@ -4,7 +4,14 @@
 # behind is killed.  Sanitizer reports from any process fail the suite.
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 #   O=build sh tests/run.sh [NAME-FILTER]
+# ARCH=aarch64 (make test ARCH=aarch64): the arm64 suite under qemu user mode
+# instead (tests/arm64/setup.sh): the unit tests and ARM64_E2E.
 O=${O:-build}
+E2E=$(ls tests/e2e/*.sh | grep -v /lib.sh)
+if [ "${ARCH:-}" = aarch64 ]; then
+	. tests/arm64/setup.sh
+	E2E=$ARM64_E2E
+fi
 case $O in /*) ;; *) O=$(pwd)/$O ;; esac
 export O
 filter=${1:-}
@@ -53,18 +60,18 @@ for t in "$O"/tests/test-*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
-# A short pass of every fuzz target (make fuzz runs them for longer).
-for t in tests/fuzz/fuzz-*.c; do
+# A short pass of every fuzz target (make fuzz runs them for longer; native
+# only, like the checks).
+[ "${ARCH:-}" = aarch64 ] || for t in tests/fuzz/fuzz-*.c; do
 	n=$(basename "$t" .c)
 	run_one "fuzz/$n" sh tests/fuzz/run.sh --smoke "${n#fuzz-}"
 done
 # Checks on the source tree (tests/check: layout rules).
-for t in tests/check/*.sh; do
+[ "${ARCH:-}" = aarch64 ] || for t in tests/check/*.sh; do
 	run_one "check/$(basename "$t" .sh)" sh "$t"
 done
-for t in tests/e2e/*.sh; do
-	[ "$(basename "$t")" = lib.sh ] && continue
-	run_one "e2e/$(basename "$t" .sh)" bash "$t"
+for t in $E2E; do
+	run_one "$(basename "$(dirname "$t")")/$(basename "$t" .sh)" bash "$t"
 done
 
 [ -n "$failures" ] && echo "failed:$failures (logs in $logdir)" || rm -rf "$logdir"

@@ -37,6 +37,10 @@ struct hook_backend {
 	/* The one-byte trap instruction written first when a live entry is
 	 * swapped (the trap handler steps over the entry meanwhile). */
 	uint8_t trap;
+	/* Or NULL: store the HOOK_PATCH_LEN bytes of an entry in one store
+	 * that a core running it sees whole, old or new (an architecture
+	 * where swapping a NOP and a branch so is allowed): no trap then. */
+	void (*code_swap)(void *dst, const uint8_t code[HOOK_PATCH_LEN]);
 	/* The interrupted pc of a signal's ucontext, and setting it. */
 	uintptr_t (*uc_pc)(const void *uc);
 	void (*uc_set_pc)(void *uc, uintptr_t pc);

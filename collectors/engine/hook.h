@@ -93,7 +93,8 @@ struct hook_site {
 };
 
 
-/* hook_tramp.c: regions near a module, the stubs. */
+/* hook_region.c: regions near a module; the back-end's hook_tramp.c: the
+ * blocks, the stubs. */
 struct hook_region {
 	uint8_t   *base;
 	size_t     len;             /* whole mapping */

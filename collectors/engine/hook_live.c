@@ -25,7 +25,12 @@
  *     (hook_engine_write).
  * Without membarrier SYNC_CORE nothing is rewritten live: relocated sites
  * keep their branch and are disabled through their switch only; a NOP
- * module is relocated instead (hook_nop.c).
+ * module is relocated instead (hook_nop.c).  Where the back-end has
+ * code_swap (arm64: an entry is one 4-byte instruction, and the
+ * architecture lets a core run a NOP or a branch while another swaps one
+ * for the other, not any other instruction), a NOP site's entry is
+ * rewritten with one store and no trap, and relocated sites keep their
+ * branch as without SYNC_CORE.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -183,8 +188,10 @@ uintptr_t hook_live_branch_to(const struct hook_site *s)
 	switch (s->kind) {
 	case HOOK_K_NOP:        /* straight to the timed or the counted path */
 		return s->on && to != s->reloc ? to : 0;
-	case HOOK_K_RELOC:      /* to the block, whose switch decides */
-		return to != s->reloc || !hook_live_can_sync() ? (uintptr_t)s->blk : 0;
+	case HOOK_K_RELOC:      /* to the block, whose switch decides; for good
+	                         * where only a NOP and a branch swap live (code_swap) */
+		return to != s->reloc || !hook_live_can_sync() || hook_backend.code_swap != NULL ?
+		    (uintptr_t)s->blk : 0;
 	default:                /* a wrap site's branch is for good */
 		return (uintptr_t)s->blk;
 	}
@@ -261,7 +268,21 @@ void hook_live_sync(struct hook_engine *g)
 		stale[i] = true;
 		n++;
 	}
-	if (n > 0) {
+	if (n > 0 && hook_backend.code_swap != NULL) {
+		/* one store per entry (NOP <-> branch), then one barrier */
+		for (size_t i = 0; i < g->nsites; i++) {
+			struct hook_site *s = g->sites[i];
+			uint8_t code[HOOK_PATCH_LEN];
+
+			if (!stale[i])
+				continue;
+			hook_live_code(s, code);
+			hook_backend.code_swap((void *)s->fn, code);
+			s->code_to = hook_live_branch_to(s);
+			s->code_on = s->code_to != 0;
+		}
+		hook_live_barrier();
+	} else if (n > 0) {
 		hook_live_trap_install(g);
 		for (size_t i = 0; i < g->nsites; i++)
 			if (stale[i])

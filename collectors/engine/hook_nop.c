@@ -12,8 +12,9 @@
  * trampoline's, with an empty relocated prologue: a branch back to the
  * function after the NOP), so the
  * stubs, the timing and the return-address exit are the relocation
- * back-end's.  No prologue is relocated and no thread is stopped: the 5
- * bytes are one instruction, swapped with the trap protocol (hook_live.c).
+ * back-end's.  No prologue is relocated and no thread is stopped: the
+ * entry is one instruction, swapped with the trap protocol, or with one
+ * store where the back-end has code_swap (hook_live.c).
  * A disabled site gets its NOP back, so it costs what the NOP costs; the
  * block's switch is flipped as well, so a thread that took the branch just
  * before the NOP came back still runs correct code.
@@ -140,7 +141,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 		    hook_backend.entry_nop((const uint8_t *)fn))
 			nsite++;
 	}
-	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named 5-byte NOPs",
+	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named entry NOPs",
 	    m->path, nsite, n, what);
 	if (nsite == 0 || hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
 		if (nsite > 0) {

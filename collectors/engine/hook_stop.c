@@ -12,6 +12,13 @@
  * signal, or is stuck in an uninterruptible sleep) fails the stop: every
  * parked thread is released and nothing is patched.
  *
+ * Under a user-mode emulator (qemu-user, where arm64 builds are tested) the
+ * list also holds the emulator's own threads, which block every signal and
+ * never run the program's code: a thread whose executable is not the
+ * process's (/proc/self/task/TID/exe, which the emulator does not remap)
+ * and which blocks the signal is skipped.  Natively every thread's
+ * executable is the process's, so none is.
+ *
  * The handler stays installed for good once installed: a signal that arrives
  * late (after a failed stop) finds no stop in progress and returns.  While
  * stopped, a thread runs only agent code, so the patcher may rewrite any
@@ -107,6 +114,29 @@ void hook_stop_exempt(void)
 	__atomic_store_n(&hook_stop_exempt_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 }
 
+/* Is tid an emulator's own thread (see the top)? */
+static bool hook_stop_emulator(int tid)
+{
+	char path[64], self[256], exe[256], line[128];
+	bool blocked = false;
+	ssize_t a, b;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/exe", tid);
+	a = readlink("/proc/self/exe", self, sizeof self);
+	b = readlink(path, exe, sizeof exe);
+	if (a <= 0 || b <= 0 || (a == b && memcmp(self, exe, (size_t)a) == 0))
+		return false;
+	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
+	if ((f = fopen(path, "r")) == NULL)
+		return false;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, "SigBlk:", 7) == 0)
+			blocked = (strtoull(line + 7, NULL, 16) >> (HOOK_STOP_SIG - 1)) & 1;
+	fclose(f);
+	return blocked;
+}
+
 /* Signal every thread of /proc/self/task not yet parked or signalled;
  * returns how many were newly signalled, or -1. */
 static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
@@ -126,7 +156,7 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 			continue;
 		for (k = 0; k < *nsent && sent[k] != tid; k++)
 			;
-		if (k < *nsent)
+		if (k < *nsent || hook_stop_emulator(tid))
 			continue;
 		if (*nsent >= HOOK_STOP_MAX) {
 			closedir(d);

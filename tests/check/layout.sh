@@ -1,7 +1,7 @@
 #!/bin/sh
 # layout.sh - the agent's layout rules, checked on the source tree:
-#   1. no file of the hook engine outside its x86-64 back-end
-#      (collectors/engine/x86_64/) holds x86-64 code: inline assembly,
+#   1. no file of the hook engine's core (collectors/engine/*, not its
+#      back-end folders collectors/engine/ARCH/) holds x86-64 code: inline assembly,
 #      register names, ucontext register slots, x86 opcode bytes or an
 #      __x86_64__ test, not even in a comment (the core speaks of branches,
 #      traps and the PC; the back-end names its instructions);
@@ -29,7 +29,7 @@ bad() { echo "layout: $*"; fails=$((fails + 1)); }
 
 
 # 1 and 3: the engine's core.
-for f in $(find "$col/engine" -path "$col/engine/x86_64" -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print | sort); do
+for f in $(find "$col/engine" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \) -print | sort); do
 	hits=$(grep -n -E "(^|[^A-Za-z0-9_])$X86_WORDS([^A-Za-z0-9_]|$)|$X86_BYTES" "$f" | head -5)
 	[ -n "$hits" ] && bad "${f#$root/}: x86-64 code outside collectors/engine/x86_64/ (move it behind the back-end ops, engine/backend.h):
 $(echo "$hits" | sed 's/^/    /')"

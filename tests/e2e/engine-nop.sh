@@ -38,41 +38,8 @@ grep -q 'nop: .*relocating prologues' "$log" && fail "the module fell back to re
 grep -q 'functions patched in .*: 0 relocated prologues, [1-9][0-9]* NOP sites' "$log" ||
 	fail "compiler-assisted sites were relocated: $(grep 'functions patched' "$log")"
 
-# 2. 1000 toggles, one websocket connection, while the threads run.
-set --
-for i in $(seq 500); do set -- "$@" "cmd level 0" "cmd level 4"; done
-t0=$(date +%s)
-"$O/tools/hs-wsclient" -p "$HS_PORT" -t 60 --replies --no-frames "$@" >"$HS_TMP/toggle.out" ||
-	fail "the 1000 level commands did not all get replies (rc $?): $(tail -3 "$HS_TMP/toggle.out")"
-ok=$(grep -c '"ok":true' "$HS_TMP/toggle.out")
-[ "$ok" -eq 1000 ] || fail "$ok of 1000 level commands succeeded: $(grep -v '"ok":true' "$HS_TMP/toggle.out" | head -3)"
-# The agent applies them in order on its reporter thread; the threads keep
-# calling until it has applied all of them.
-applied() { [ "$(grep -c 'hook: level [0-4]:' "$log")" -ge 1001 ]; }
-wait_for 60 applied
-t1=$(date +%s)
-kill -0 "$DAEMON_PID" || fail "hookscoped died"
-jq_once '.targets[0].state == "live" and .targets[0].level == 4' >/dev/null ||
-	fail "the target is not live at level 4 after the toggles: $(once_json | jq -c .targets)"
-
-# 3. park the threads, reset, wait until the agent has seen the reset (it
-#    comes after every level record), then one final round.
-touch "$HS_TMP/run/pause"
-wait_for 20 test -e "$HS_TMP/run/parked"
-"$O/hookscope" --cmd reset "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "reset was refused"
-wait_for 20 grep -q ']: reset$' "$log"
-grep 'hook: level [0-4]:' "$log" | tail -1 | grep -q 'level 4:' || fail "the last level applied is not 4"
-touch "$HS_TMP/run/go"
-wait_for 20 test -e "$HS_TMP/run/done"
-exact() {
-	once_json --top 100 >"$HS_TMP/f.json" || return 1
-	jq -e '[.funcs[] | {(.name): .calls}] | add | .st_a == 4000 and .st_b == 1200 and .ex_c == 308' \
-		"$HS_TMP/f.json" >/dev/null
-}
-for _ in $(seq 50); do exact && break; sleep 0.2; done
-exact ||
-	fail "final round: counts are not exact: $(jq -c '[.funcs[] | {(.name): .calls}] | add' "$HS_TMP/f.json")"
-kill -0 "$DAEMON_PID" || fail "hookscoped died"
+# 2-3. 1000 toggles while the threads run, then a final round counted exactly.
+nop_toggles 60
 grep -qiE 'segmentation|trace/breakpoint|core dumped|signal [0-9]' "$log" && fail "the target crashed: $(tail -5 "$log")"
 stop_daemon
 
@@ -92,4 +59,4 @@ side gccpfe -fpatchable-function-entry=5
 grep -q 'gccpfe: __patchable_function_entries lists five 1-byte NOPs .*relocating' "$HS_TMP/gccpfe.log" ||
 	fail "gcc -fpatchable-function-entry=5 was not refused: $(grep hook: "$HS_TMP/gccpfe.log")"
 echo "ok: clang patchable entries hooked through their table (none relocated), 1000 live toggles in" \
-	"$((t1 - t0)) s with 4 threads calling, exact counts after the last one; gcc __mcount_loc used, gcc 1-byte NOPs refused"
+	"$TOGGLE_SECS s with 4 threads calling, exact counts after the last one; gcc __mcount_loc used, gcc 1-byte NOPs refused"

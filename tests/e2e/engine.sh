@@ -39,9 +39,12 @@ exact() {
 }
 dump() { jq -c '[.funcs[] | {(.name): .calls}] | add' "$HS_TMP/f.json" 2>/dev/null; }
 
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/e2e/data/plain.c"
-cc -O2 -g -pthread -o "$HS_TMP/plain" tests/e2e/data/plain.c ||
-	fail "cannot build tests/e2e/data/plain.c with cc -O2 -g"
+# HS_CC, HS_CFLAGS: the target's compiler and extra flags (the arm64 suite,
+# tests/arm64/).
+CC=${HS_CC:-cc}
+command -v "$CC" >/dev/null || fail "no C compiler ($CC) to build tests/e2e/data/plain.c"
+$CC -O2 -g -pthread ${HS_CFLAGS:-} -o "$HS_TMP/plain" tests/e2e/data/plain.c ||
+	fail "cannot build tests/e2e/data/plain.c with $CC -O2 -g ${HS_CFLAGS:-}"
 if nm "$HS_TMP/plain" | grep -q __cyg_profile; then fail "plain was built instrumented"; fi
 
 # levels BINARY: steps 1-4 on one build of plain.c.  The levels are read
@@ -88,7 +91,7 @@ levels() {
 levels "$HS_TMP/plain"
 # The same levels through the -finstrument-functions path's per-function
 # switch (the engine leaves an instrumented module to its hooks).
-cc -O2 -g -pthread -finstrument-functions -o "$HS_TMP/plain-fi" tests/e2e/data/plain.c ||
+$CC -O2 -g -pthread ${HS_CFLAGS:-} -finstrument-functions -o "$HS_TMP/plain-fi" tests/e2e/data/plain.c ||
 	fail "cannot build tests/e2e/data/plain.c with -finstrument-functions"
 levels "$HS_TMP/plain-fi"
 

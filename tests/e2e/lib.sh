@@ -185,3 +185,45 @@ spawn_attachable() {
 		spawn "$@"
 	fi
 }
+
+# nop_toggles LIMIT: with tests/e2e/data/nop.c running under a daemon at level
+# 4 (HOOKSCOPE_DEBUG on, its log in $HS_TMP/daemon.log, its control folder
+# $HS_TMP/run): the level toggled 0 <-> 4 1000 times over one websocket
+# connection while its 4 threads call, every command answered ok and applied
+# (the agent applies them in order on its reporter thread); then the threads
+# parked, a reset, one final round counted exactly.  Each wait is bounded by
+# LIMIT seconds.  Sets TOGGLE_SECS (the toggling's duration).
+nop_toggles() {
+	local limit=$1 log=$HS_TMP/daemon.log i ok t0
+	set --
+	for i in $(seq 500); do set -- "$@" "cmd level 0" "cmd level 4"; done
+	t0=$(date +%s)
+	"$O/tools/hs-wsclient" -p "$HS_PORT" -t "$limit" --replies --no-frames "$@" >"$HS_TMP/toggle.out" ||
+		fail "the 1000 level commands did not all get replies (rc $?): $(tail -3 "$HS_TMP/toggle.out")"
+	ok=$(grep -c '"ok":true' "$HS_TMP/toggle.out")
+	[ "$ok" -eq 1000 ] ||
+		fail "$ok of 1000 level commands succeeded: $(grep -v '"ok":true' "$HS_TMP/toggle.out" | head -3)"
+	wait_for "$limit" sh -c "[ \$(grep -c 'hook: level [0-4]:' '$log') -ge 1001 ]"
+	TOGGLE_SECS=$(( $(date +%s) - t0 ))
+	kill -0 "$DAEMON_PID" || fail "hookscoped died"
+	jq_once '.targets[0].state == "live" and .targets[0].level == 4' >/dev/null ||
+		fail "the target is not live at level 4 after the toggles: $(once_json | jq -c .targets)"
+	# park the threads, reset, wait until the agent has seen the reset (it
+	# comes after every level record), then one final round
+	touch "$HS_TMP/run/pause"
+	wait_for "$limit" test -e "$HS_TMP/run/parked"
+	"$O/hookscope" --cmd reset "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "reset was refused"
+	wait_for "$limit" grep -q ']: reset$' "$log"
+	grep 'hook: level [0-4]:' "$log" | tail -1 | grep -q 'level 4:' || fail "the last level applied is not 4"
+	touch "$HS_TMP/run/go"
+	wait_for "$limit" test -e "$HS_TMP/run/done"
+	nop_exact() {
+		once_json --top 100 >"$HS_TMP/f.json" || return 1
+		jq -e '[.funcs[] | {(.name): .calls}] | add | .st_a == 4000 and .st_b == 1200 and .ex_c == 308' \
+			"$HS_TMP/f.json" >/dev/null
+	}
+	for i in $(seq 50); do nop_exact && break; sleep 0.2; done
+	nop_exact ||
+		fail "final round: counts are not exact: $(jq -c '[.funcs[] | {(.name): .calls}] | add' "$HS_TMP/f.json")"
+	kill -0 "$DAEMON_PID" || fail "hookscoped died"
+}

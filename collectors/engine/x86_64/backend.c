@@ -79,6 +79,7 @@ const struct hook_backend hook_backend = {
 	.entry_nop     = x86_entry_nop,
 	.entry_nops    = x86_entry_nops,
 	.trap          = 0xcc,             /* int3 */
+	.code_swap     = NULL,             /* 5 bytes: the trap protocol */
 	.uc_pc         = x86_uc_pc,
 	.uc_set_pc     = x86_uc_set_pc,
 	.code_copy     = x86_code_copy,

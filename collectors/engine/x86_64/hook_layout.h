@@ -62,6 +62,8 @@
 #define HOOK_BLK_COUNTED 70         /* hook_count_common's return address */
 #define HOOK_BLK_SWREL  2           /* the jmp's rel32 to the switch, from blk+6 */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */
+#define HOOK_REACH      ((uintptr_t)0x7ff00000)   /* rel32: a little under 2 GB */
+#define HOOK_FILL       0xccccccccu /* unused block bytes: int3 */
 
 /* The switch of the block at blk (the target of its first jmp). */
 static inline uintptr_t *hook_blk_switch(const uint8_t *blk)

@@ -1,13 +1,7 @@
 /*
- * hook_tramp.c - trampoline regions and the two assembly stubs.
- *
- * A region holds one 64-byte block per site (code, read+exec once written)
- * followed by one 8-byte switch per site (read+write data).  It must lie
- * within rel32 reach of every byte of its module, because the function's jmp
- * rel32 and the relocated prologue's rel32 branches and RIP-relative
- * operands span the two.  It is found with MAP_FIXED_NOREPLACE hints
- * stepping away from the module, below it first (above a PIE executable is
- * where the brk heap grows).
+ * hook_tramp.c - the x86-64 blocks and the three assembly stubs (the
+ * regions that hold the blocks are the engine's, hook_region.c: within
+ * rel32 reach of their module, HOOK_REACH).
  *
  * hook_enter_common is called by an enabled block before the function runs,
  * hook_exit_common is jumped to by the block when the function returned
@@ -15,19 +9,10 @@
  * general register and align the stack for the C call; vector registers
  * are left alone by the C half, except in sanitizer builds (HOOK_VEC).
  */
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "hook.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-#define HOOK_REACH   ((uintptr_t)0x7ff00000)   /* a little under 2 GB */
-#define HOOK_STEP    ((uintptr_t)0x100000)     /* 1 MB between hints */
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HOOK_SAN 1
@@ -139,74 +124,6 @@ __asm__(
 	"	ret\n"
 	".size hook_count_common, .-hook_count_common\n"
 );
-
-/* Round up to a multiple of the page size. */
-static size_t hook_tramp_pages(size_t n)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-
-	return (n + pg - 1) / pg * pg;
-}
-
-/* Try to map len bytes exactly at hint; true on success. */
-static bool hook_tramp_try(uintptr_t hint, size_t len, uint8_t **out)
-{
-	void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return false;
-	if ((uintptr_t)p != hint) {     /* a kernel without NOREPLACE took it as a hint */
-		munmap(p, len);
-		return false;
-	}
-	*out = p;
-	return true;
-}
-
-/* See hook.h. */
-int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
-{
-	size_t code = hook_tramp_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_tramp_pages((nblk + 2) * 2 * sizeof(uintptr_t));
-	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
-
-	memset(r, 0, sizeof *r);
-	if (hi - lo + len >= HOOK_REACH)
-		return -1;
-	lo &= ~(step - 1);
-	/* Below the module: [hint, hint + len) with hi - hint < reach. */
-	if (lo > span + step)
-		for (hint = lo - span; hint > step && hi - hint < HOOK_REACH; hint -= step)
-			if (hook_tramp_try(hint, len, &r->base))
-				goto found;
-	/* Above it: hint + len - lo < reach. */
-	for (hint = (hi + step - 1) & ~(step - 1); hint + len - lo < HOOK_REACH; hint += step)
-		if (hook_tramp_try(hint, len, &r->base))
-			goto found;
-	errno = ENOMEM;
-	return -1;
-found:
-	r->len = len;
-	r->code_len = code;
-	r->nblk = nblk;
-	memset(r->base, 0xcc, code);    /* int3 in every unused byte */
-	return 0;
-}
-
-/* See hook.h. */
-uint8_t *hook_tramp_blk(const struct hook_region *r, size_t i)
-{
-	return r->base + i * HOOK_BLK_SIZE;
-}
-
-/* See hook.h.  The data part starts with the addresses of the three common
- * stubs (for the blocks' indirect calls and jmp) and a spare word, then two
- * words per block: its switch and its function (HOOK_SW_FN). */
-uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i)
-{
-	return (uintptr_t *)(r->base + r->code_len) + 4 + 2 * i;
-}
 
 /* Emit op *target(%rip) at p (6 bytes: ff 15 call, ff 25 jmp). */
 static void hook_tramp_ind(uint8_t *p, uint8_t op, const void *target)

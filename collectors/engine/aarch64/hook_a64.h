@@ -1,0 +1,77 @@
+/*
+ * hook_a64.h - the arm64 back-end's instruction encoders (the few forms the
+ * blocks and the relocator write) and its relocator (hook_a64.c), the
+ * back-end's plan op; the unit test calls it directly.
+ */
+#ifndef HOOKSCOPE_HOOK_A64_H
+#define HOOKSCOPE_HOOK_A64_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hook.h"
+
+#define A64_NOP     0xd503201fu
+#define A64_ADR_X16_SELF 0x10000010u       /* adr x16, . */
+#define A64_X16     16
+#define A64_X17     17
+
+/* Relocate the first instruction(s) of the function at addr (size bytes,
+ * code = a readable copy or the function itself) so they run at dst and
+ * then branch back to addr + n.  Scans the whole function for branches into
+ * the patched bytes.  HOOK_OK or the refusal reason. */
+enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    struct hook_plan *p);
+
+/* Does a signed distance fit in bits (a multiple of 4, as imm bits - 2)? */
+static inline bool a64_fits(int64_t d, unsigned bits)
+{
+	return d >= -((int64_t)1 << (bits - 1)) && d < ((int64_t)1 << (bits - 1));
+}
+
+static inline void a64_put(uint8_t *out, uint32_t insn)
+{
+	memcpy(out, &insn, 4);
+}
+
+/* b / bl from pc to to (within +/-128 MB, checked by the caller). */
+static inline uint32_t a64_b(uint64_t pc, uint64_t to, bool link)
+{
+	return (link ? 0x94000000u : 0x14000000u) | (((uint32_t)((int64_t)(to - pc) >> 2)) & 0x3ffffff);
+}
+
+/* adrp xd, the page of to (within +/-4 GB of pc's page). */
+static inline uint32_t a64_adrp(unsigned rd, uint64_t pc, uint64_t to)
+{
+	uint32_t pages = (uint32_t)(((int64_t)(to & ~0xfffull) - (int64_t)(pc & ~0xfffull)) >> 12);
+
+	return 0x90000000u | ((pages & 3) << 29) | (((pages >> 2) & 0x7ffff) << 5) | rd;
+}
+
+/* ldr xt, [xn, #(to & 0xfff)] (to 8-byte aligned). */
+static inline uint32_t a64_ldr_lo12(unsigned rt, unsigned rn, uint64_t to)
+{
+	return 0xf9400000u | (uint32_t)(((to & 0xfff) >> 3) << 10) | (rn << 5) | rt;
+}
+
+/* add xd, xn, #(to & 0xfff) */
+static inline uint32_t a64_add_lo12(unsigned rd, unsigned rn, uint64_t to)
+{
+	return 0x91000000u | (uint32_t)((to & 0xfff) << 10) | (rn << 5) | rd;
+}
+
+/* br xn */
+static inline uint32_t a64_br(unsigned rn)
+{
+	return 0xd61f0000u | (rn << 5);
+}
+
+/* Is [a, b) within adrp reach (+/-4 GB, pages)? */
+static inline bool a64_adrp_fits(uint64_t pc, uint64_t to)
+{
+	return a64_fits(((int64_t)(to & ~0xfffull) - (int64_t)(pc & ~0xfffull)) >> 12, 21);
+}
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * hook_layout.h - the arm64 back-end's site block (included by hook.h: the
+ * engine's include path holds the chosen back-end's folder).
+ *
+ * Patching (once, all other threads stopped) writes one 4-byte B at the
+ * function's start to the site's out-of-line block, in a trampoline region
+ * mapped within the B's +/-128 MB of every byte of the module:
+ *
+ *   blk+0   adrp x16, switch; ldr x16, [x16, :lo12:switch]; br x16
+ *   blk+12  adr x16, blk+12; adrp x17, enter; ldr x17, [...]; br x17   enabled
+ *   blk+28  adrp x17, exit; ldr x17, [...]; br x17    the function's return address
+ *   blk+40  relocated prologue                          (hook_a64.c)
+ *           b fn+4
+ *   blk+64  adr x16, blk+64; adrp x17, count; ldr x17, [...]; br x17   counted
+ *   blk+80  .word index
+ *
+ * The switch holds blk+12 (timed), blk+64 (counted) or blk+40 (disabled), so
+ * a level or mode change is one relaxed 8-byte store per site.  x16 and x17
+ * (IP0, IP1) are free at a function's entry: the AAPCS64 lets a linker's
+ * veneer clobber them on any call, and compilers never keep values in them
+ * across one.  The stubs are jumped to, not called: x30 still holds the
+ * caller's return address.  x16 holds the entry's own address (blk+12 or
+ * blk+64, set by its adr: an entry NOP's B enters there directly, past the
+ * switch) so the stubs find the block, and they leave by br to blk+40.
+ *
+ * Enabled, hook_enter_common (hook_tramp.c) stores x30 in its frame's slot
+ * (at the function's entry sp - 16, so the exit stub finds the same address:
+ * the call's identity for the shadow stack) and calls hook_site_enter, which
+ * opens a timing frame holding it; the stub then sets x30 = blk+28.  The function
+ * runs with x30 = blk+28 (a PACIASP of its own signs that address with its
+ * own sp, and its AUTIASP checks it: both see the same value), returns
+ * there, and hook_exit_common gives the real address back and returns to it.
+ *
+ * The stubs save x0-x17, x30 and all of q0-q31: the C half (hook_hot.c,
+ * timing_hot.c) is built with -mgeneral-regs-only, but a thread's first
+ * call reaches libc (mmap, pthread_setspecific), which may use the vector
+ * registers, and gcc's -fipa-ra lets a caller keep values in any register
+ * its local callee is known not to touch.
+ */
+#ifndef HOOKSCOPE_HOOK_LAYOUT_H
+#define HOOKSCOPE_HOOK_LAYOUT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define HOOK_PATCH_LEN  4           /* b imm26 */
+#define HOOK_BLK_SIZE   128         /* out-of-line block per site */
+#define HOOK_BLK_ON     12          /* the enabled path (see above) */
+#define HOOK_BLK_ENTERED 12         /* what hook_enter_common is given (x16) */
+#define HOOK_BLK_RET    28          /* the function's return address */
+#define HOOK_BLK_INDEX  80          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   40          /* the relocated prologue */
+#define HOOK_BLK_HEAD_MAX 24        /* its room */
+#define HOOK_BLK_COUNT  64          /* the counted path */
+#define HOOK_BLK_COUNTED 64         /* what hook_count_common is given (x16) */
+#define HOOK_SW_FN      1           /* switch[1]: the site's function */
+#define HOOK_REACH      ((uintptr_t)0x7f00000)    /* b: a little under 128 MB */
+#define HOOK_FILL       0xd4200000u /* unused block words: brk #0 */
+
+/* The switch of the block at blk: the target of its first adrp + ldr. */
+static inline uintptr_t *hook_blk_switch(const uint8_t *blk)
+{
+	uint32_t adrp, ldr;
+	int64_t page;
+
+	memcpy(&adrp, blk, 4);
+	memcpy(&ldr, blk + 4, 4);
+	page = (int64_t)((((adrp >> 5) & 0x7ffff) << 2) | ((adrp >> 29) & 3));
+	page = (int64_t)((uint64_t)page << 43) >> 31;          /* sign-extend 21 bits, << 12 */
+	return (uintptr_t *)((((uintptr_t)blk & ~(uintptr_t)0xfff) + (uintptr_t)page) +
+	    ((ldr >> 10) & 0xfff) * 8);
+}
+
+#endif
