@@ -229,11 +229,22 @@ static inline uint8_t tm_modes_find(const struct tm_modes *m, uintptr_t fn, uint
 void  tm_vec_init(void);
 void *tm_vec_call(void *(*fn)(void));
 
+/* The calling thread's block (timing_hot.c), or one of two sentinels:
+ * agent code running on this thread / never time this thread. */
+extern __thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")));
+#define TM_GUARD ((struct tm_block *)1)
+#define TM_OFF   ((struct tm_block *)2)
+#define TM_REAL(b) ((uintptr_t)(b) > (uintptr_t)TM_OFF)
+
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */
 struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
 void tm_block_free(struct tm_block *b);
+/* timing_shadow.c */
 struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
+/* An unlinked block to unmap, now or once no outside walk holds one
+ * (NULL: only the pending ones); reporter thread. */
+void tm_shadow_retire(struct tm_block *b);
 void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
 void tm_ip_record(uintptr_t pc);          /* a self-time sample (signal handler) */
 

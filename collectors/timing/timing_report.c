@@ -169,7 +169,7 @@ static void tm_retire_dead(void)
 		tm_fold(b);
 		tm_ip_block_gone(b);
 		if (prev != NULL) {
-			prev->next = next;
+			__atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 		} else {
 			struct tm_block *head = b;
 
@@ -178,12 +178,13 @@ static void tm_retire_dead(void)
 				/* New threads were pushed in front of b. */
 				for (prev = head; prev->next != b; prev = prev->next)
 					;
-				prev->next = next;
+				__atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 			}
 		}
-		tm_block_free(b);
+		tm_shadow_retire(b);
 		b = next;
 	}
+	tm_shadow_retire(NULL);   /* those an outside walk kept before */
 }
 
 /* Collector harvest: sum the retired and live figures of every function. */
