@@ -3,7 +3,8 @@
  * below itself: main -> loop_run -> on_timer -> handle_request ->
  * parse_body -> store_result, which sleeps (sleep:MS), spins (spin:MS) or
  * prints its own backtrace() (bt), one action per timer tick, 1 s apart,
- * the first 1.5 s after start; "bt" alone runs once and exits.  Every
+ * the first 1.5 s after start, then idles until killed ("exit" exits);
+ * "bt" alone runs once and exits.  Every
  * function is global and noinline, and a compiler barrier after each call
  * keeps it a real call (no tail call), so the stack is the same whatever
  * the back-end.
@@ -11,6 +12,7 @@
 #include <execinfo.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -106,6 +108,8 @@ NOINLINE void loop_run(char **act, int n)
 			continue;
 		if (next >= n)
 			continue;
+		if (strcmp(act[next], "exit") == 0)
+			exit(0);
 		on_timer(act[next]);
 		printf("pathblock: done %s\n", act[next]);
 		fflush(stdout);
