@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "timing_int.h"
+#include "timing_path.h"
 
 #define HOT   __attribute__((no_instrument_function))
 #define HOOK  __attribute__((no_instrument_function, visibility("default")))
@@ -259,6 +260,7 @@ static inline __attribute__((always_inline)) HOT void tm_pop(struct tm_block *b,
 			STORE(&e->slow, e->slow + 1);
 		__atomic_store_n(&e->active, a, __ATOMIC_RELEASE);
 	}
+	tm_path_exit(b, d, incl, self);
 	SIGNAL_FENCE();           /* frame read before it is released */
 	b->depth = d;
 	if (d > 0) {
@@ -299,7 +301,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
     struct tm_entry *e, uintptr_t *slot, uintptr_t ret, uintptr_t tramp)
 {
 	struct tm_frame *f;
-	uint32_t a = 0;
+	uint32_t a = 0, pn = tm_path_enter(b, d, fn);
 	uint64_t now;
 
 	if (LIKELY(e != NULL))
@@ -307,9 +309,12 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	else
 		STORE(&b->dropped, b->dropped + 1);
 	/* Reserve the frame before filling it: a signal handler running
-	 * instrumented code here then pushes above it, not over it. */
+	 * instrumented code here then pushes above it, not over it (a handler
+	 * in between takes the frame below as its path's parent: its own
+	 * call's path may be wrong, never the state). */
 	b->depth = d + 1;
 	SIGNAL_FENCE();
+	b->pnode[d] = pn;
 	f = &b->stack[d];
 	f->e = e;
 	f->fn = fn;
