@@ -5,7 +5,7 @@
  * checksum() (so it has two callers, and each path its own figures), and
  * render() recurses three deep through draw().  Each function does a little
  * work of its own so inclusive times are well above the hooks' cost.
- *   callgraph [ROUNDS] [OUT]   (default 20000; OUT: the result, to keep it)
+ *   callgraph [ROUNDS] [OUT]   (default 2000; OUT: the result, to keep it)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ NOINLINE unsigned long spin(unsigned n)
 {
 	unsigned long x = n;
 
-	for (unsigned i = 0; i < n * 8; i++)
+	for (unsigned i = 0; i < n * 800; i++)
 		x = x * 6364136223846793005ul + 1442695040888963407ul;
 	return x;
 }
@@ -61,7 +61,7 @@ NOINLINE void round_(unsigned i)
 
 int main(int argc, char **argv)
 {
-	unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 20000;
+	unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 2000;
 
 	for (unsigned i = 0; i < rounds; i++)
 		round_(i);
