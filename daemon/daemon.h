@@ -606,5 +606,10 @@ void daemon_paths_reset(struct daemon_paths *p);
 void daemon_paths_free(struct daemon_paths *p);
 const char *daemon_path_name(const struct daemon_session *s, const struct daemon_path *x,
     char *buf, size_t len);
+/* A frame's paths (heap; the names of unnamed ones in *hex, heap too):
+ * the top paths by inclusive time and their ancestors, in id order. */
+#define DAEMON_FRAME_PATHS 200
+struct proto_path *daemon_paths_frame(const struct daemon_session *s, size_t top, size_t *n,
+    char (**hex)[24]);
 
 #endif

@@ -12,6 +12,8 @@
 
 #include "report.h"
 
+static const struct daemon_paths *paths_sort_p;   /* the qsort comparators' tree */
+
 /* See daemon.h.  An agent's first record on a connection (baseline) starts
  * its ids afresh. */
 void
@@ -76,6 +78,59 @@ daemon_path_name(const struct daemon_session *s, const struct daemon_path *x, ch
 		return f->name;
 	snprintf(buf, len, "0x%" PRIx64, x->addr);
 	return buf;
+}
+
+/* ---- frames ---- */
+
+static int
+paths_by_incl_id(const void *a, const void *b)
+{
+	const struct daemon_path *x = &paths_sort_p->v[*(const uint32_t *)a];
+	const struct daemon_path *y = &paths_sort_p->v[*(const uint32_t *)b];
+
+	return x->incl_ns < y->incl_ns ? 1 : x->incl_ns > y->incl_ns ? -1 : 0;
+}
+
+/* See daemon.h: the top paths by inclusive time, their ancestors added,
+ * in id order (a parent before its children); names borrowed. */
+struct proto_path *
+daemon_paths_frame(const struct daemon_session *s, size_t top, size_t *n, char (**hex)[24])
+{
+	const struct daemon_paths *p = &s->paths;
+	uint32_t *ids = xcalloc(p->n ? p->n : 1, sizeof *ids);
+	bool *keep = xcalloc(p->n ? p->n : 1, sizeof *keep);
+	struct proto_path *out;
+	size_t m = 0, k = 0;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].calls > 0 || p->v[i].incl_ns > 0)
+			ids[m++] = (uint32_t)i;
+	paths_sort_p = p;
+	qsort(ids, m, sizeof *ids, paths_by_incl_id);
+	for (size_t i = 0; i < m && i < top; i++)
+		for (uint32_t id = ids[i] + 1; id != 0 && !keep[id - 1]; id = p->v[id - 1].parent)
+			keep[id - 1] = true;
+	for (size_t i = 0; i < p->n; i++)
+		k += keep[i];
+	out = xcalloc(k ? k : 1, sizeof *out);
+	*hex = xcalloc(k ? k : 1, sizeof **hex);
+	k = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct daemon_path *x = &p->v[i];
+
+		if (!keep[i])
+			continue;
+		out[k] = (struct proto_path){
+			.id = (uint32_t)i, .parent = x->parent, .calls = x->calls,
+			.incl_ns = x->incl_ns, .self_ns = x->self_ns,
+			.func = (char *)daemon_path_name(s, x, (*hex)[k], sizeof (*hex)[k]),
+		};
+		k++;
+	}
+	free(ids);
+	free(keep);
+	*n = k;
+	return out;
 }
 
 /* ---- reports ---- */
@@ -150,8 +205,6 @@ daemon_paths_folded(struct report_folded *f, const struct daemon_session *s)
 struct paths_kids {
 	size_t *first, *kids;
 };
-
-static const struct daemon_paths *paths_sort_p;
 
 static int
 paths_by_incl(const void *a, const void *b)

@@ -229,6 +229,17 @@ struct proto_func {
 	                                   * target's CPU, when its mode was chosen */
 };
 
+/* One call path in a frame: the hottest paths of the session (by inclusive
+ * time) and every ancestor of those, a parent before its children. */
+struct proto_path {
+	uint32_t id;                      /* the session's path id */
+	uint32_t parent;                  /* parent's id + 1; 0: an outermost timed call */
+	char    *func;                    /* the function's name, or "0x<addr>" */
+	uint64_t calls;
+	uint64_t incl_ns;                 /* inclusive, overhead removed */
+	uint64_t self_ns;
+};
+
 /* A collector's part as a member of struct proto_frame and proto_agent_rec. */
 #define PROTO_PART_MEMBER(nm, NM, wire, T, mem) T mem;
 
@@ -254,6 +265,9 @@ struct proto_frame {
 	struct proto_func *funcs;
 	size_t   nsites;                  /* hook back-ends of the target */
 	struct proto_sites *sites;
+	size_t   npaths;                  /* call paths: the hottest and their ancestors */
+	struct proto_path *paths;
+	uint64_t paths_dropped;           /* calls whose path the agent could not keep */
 	PROTO_PARTS(PROTO_PART_MEMBER)    /* one per collector (parts.h) */
 };
 

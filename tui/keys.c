@@ -219,6 +219,10 @@ static const struct key_binding key_table[] = {
 	{ { 'H' },                       "H",           "threads view, or back to the functions", key_threads },
 	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
 	{ { 'm' },                       "m",           "show or hide the module column", key_module },
+	{ { 0 },                         "c",           "functions view: the call tree (Enter, Right, Left "
+	                                                "expand and collapse; c or Esc: back); Enter on a "
+	                                                "function: its callers and callees below the list "
+	                                                "(Esc closes)", NULL },
 	{ { KEY_CTRL('l') },             "^L",          "redraw the screen", key_redraw },
 	{ { KEY_MOUSE },                 "mouse",       "click a panel title or tab: its view; a row: "
 	                                                "select it (double: details); wheel scrolls", key_mouse },
@@ -249,6 +253,8 @@ void tui_keys_handle(struct tui_app *a, int key)
 		key_overlay(a, key);
 		return;
 	}
+	if (tui_paths_key(a, key))
+		return;
 	if (key_view(a, key))
 		return;
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)
