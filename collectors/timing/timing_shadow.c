@@ -145,7 +145,8 @@ struct tm_block *tm_tls_swap(struct tm_block *b)
 /* Fork child (single-threaded): the other threads' blocks belong to threads
  * that do not exist here, and the figures are the parent's.  Keep only the
  * caller's block (its shadow stack still matches the calls in flight) with
- * zeroed counters, so the child starts a fresh session. */
+ * zeroed counters (its call paths' too), so the child starts a fresh
+ * session. */
 void tm_hot_atfork_child(void)
 {
 	struct tm_block *own = TM_REAL(tm_tls) ? tm_tls : NULL;
@@ -172,5 +173,12 @@ void tm_hot_atfork_child(void)
 
 		if (e != NULL)
 			e->calls = e->total = e->self = e->max = e->slow = own->counts[e - own->table] = 0;
+	}
+	own->paths_dropped = 0;
+	for (uint32_t k = 0; k < tm_block_npaths(own); k++) {
+		struct tm_node *n = tm_block_node(own, k);
+
+		if (n != NULL)
+			n->calls = n->incl = n->self = 0;
 	}
 }

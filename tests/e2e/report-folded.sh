@@ -18,7 +18,7 @@ kill -CONT "$DEMO_PID"
 bad=$(grep -Ev '^[^; ][^;]*(;[^;]+)* [0-9]+$' "$HS_TMP/r.folded")
 [ -z "$bad" ] || fail "lines not in folded format: $bad"
 sum=$(awk '/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
-want=$(jq '[.sessions[0].blocks.list[].samples] | add * (.sessions[0].blocks.sample_ns / 1000)' \
+want=$(jq '(.sessions[0].blocks.sample_ns / 1000) as $us | [.sessions[0].blocks.list[].samples] | add * $us' \
 	"$HS_TMP/r.json")
 [ "$sum" = "$want" ] && [ "$sum" -gt 0 ] || fail "folded block lines sum to $sum us, the blocks took $want us of samples"
 psum=$(awk '!/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
