@@ -45,6 +45,7 @@ NOINLINE void print_backtrace(void)
 			*a = '\0';
 		printf("bt %s\n", s[i]);
 	}
+	free(s);
 	fflush(stdout);
 }
 
