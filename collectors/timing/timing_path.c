@@ -131,9 +131,9 @@ static void tm_path_harvest(void)
 	for (size_t k = 0; k < tm_npa; k++)
 		tm_pa[k].cur = tm_pa[k].retired;
 	tm_pdrop_merge = 0;
+	/* A thread that died since the last retirement is still listed, and
+	 * counted here until it is folded into the retired figures. */
 	for (struct tm_block *b = ACQUIRE(&tm_head); b != NULL; b = b->next) {
-		if (ACQUIRE(&b->state) == TM_DEAD)
-			continue;         /* folded at the next retirement */
 		tm_path_walk(b, offsetof(struct tm_pagg, cur));
 		dropped += LOAD(&b->paths_dropped);
 	}

@@ -48,7 +48,7 @@ $plain"
 		: >"$HS_TMP/daemon.log"
 		HOOKSCOPE_FUNCS=$funcs start_daemon run --level $level -- "$prog" sleep:300 spin:300
 		wait_for 30 grep -q "pathblock: done spin:300" "$HS_TMP/daemon.log"
-		wait_for 10 jq_once '.blocks.count == 2 and (.blocks.list | all(.ended))'
+		wait_for 30 jq_once '.blocks.count == 2 and (.blocks.list | all(.ended))'
 		once_json >"$HS_TMP/f.json" || fail "$be level $level: no frame"
 		jq -e --argjson c "[$chain]" ".blocks.list | length == 2 and
 			all(($names) | .[0:6] == \$c)" "$HS_TMP/f.json" >/dev/null ||
