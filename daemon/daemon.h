@@ -187,6 +187,22 @@ struct daemon_cstate {
 	void *p;
 };
 
+/* One call path of a session (paths.c): the agent's merged calling-context
+ * tree, indexed by the agent's path id. */
+#define DAEMON_MAX_PATHS  65536
+#define DAEMON_PATH_DEPTH 512             /* frames a report follows up a path */
+struct daemon_path {
+	uint32_t parent;          /* parent's id + 1; 0: outermost */
+	uint64_t addr;            /* the function (its row in funcs) */
+	uint64_t calls, incl_ns, self_ns;  /* cumulative since start or reset */
+};
+struct daemon_paths {
+	struct daemon_path *v;
+	size_t   n, cap;
+	uint64_t dropped;         /* calls whose path the agent could not keep */
+	bool     off;             /* the agent does not track paths now */
+};
+
 /* One target process, keyed by pid. */
 struct daemon_session {
 	int32_t  pid;
@@ -203,6 +219,7 @@ struct daemon_session {
 	bool     bye;             /* the agent said the target is exiting */
 	int      exit_status;     /* wait status if we reaped it, else -1 */
 	struct daemon_functab funcs;
+	struct daemon_paths paths; /* call paths (paths.c) */
 	/* Bumped by whatever can change a ranking (records, reset, a tick that
 	 * samples the rates): the rankings of an older one are stale. */
 	uint64_t gen;
@@ -580,5 +597,19 @@ int  daemon_access_filter(struct lws *wsi);
 int  daemon_access_remote_cmd(struct daemon_cmdctx *x, const char *what);
 /* An accepted agent connection: 0 when its uid may feed us, else -1 (logged). */
 int  daemon_access_agent(int fd);
+
+/* paths.c: a funcs record's paths into p (baseline: a new connection's
+ * first record, whose ids start afresh); reset zeroes the figures; a path's
+ * function name (buf for an unnamed one). */
+void daemon_paths_record(struct daemon_paths *p, const struct proto_agent_rec *r, bool baseline);
+void daemon_paths_reset(struct daemon_paths *p);
+void daemon_paths_free(struct daemon_paths *p);
+const char *daemon_path_name(const struct daemon_session *s, const struct daemon_path *x,
+    char *buf, size_t len);
+/* A frame's paths (heap; the names of unnamed ones in *hex, heap too):
+ * the top paths by inclusive time and their ancestors, in id order. */
+#define DAEMON_FRAME_PATHS 200
+struct proto_path *daemon_paths_frame(const struct daemon_session *s, size_t top, size_t *n,
+    char (**hex)[24]);
 
 #endif

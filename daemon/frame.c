@@ -76,7 +76,7 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 	struct daemon_session *s;
 	struct daemon_func *const *rows = NULL;
 	struct daemon_totals tot = { 0 };
-	char (*hex)[24] = NULL;
+	char (*hex)[24] = NULL, (*phex)[24] = NULL;
 	size_t n = 0;
 	uint64_t now = proto_now_ns();
 
@@ -107,17 +107,22 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.cost_ppm = s->cost_ppm;
 		f.budget_ppm = s->budget_ppm;
 		f.demoted = daemon_session_demoted(s);
+		f.paths = daemon_paths_frame(s, DAEMON_FRAME_PATHS, &f.npaths, &phex);
+		f.paths_dropped = s->paths.dropped;
 		daemon_session_frame(s, &f);   /* each collector's part, borrowed */
 	}
 	/* Huge symbol names could push a frame past the cap: send fewer rows. */
 	for (;;) {
 		msgpack_sbuffer_clear(sb);
 		proto_encode_frame(sb, &f);
-		if (sb->size <= PROTO_MAX_FRAME || f.nfuncs == 0)
+		if (sb->size <= PROTO_MAX_FRAME || (f.nfuncs == 0 && f.npaths == 0))
 			break;
 		f.nfuncs /= 2;
+		f.npaths = 0;     /* the rows first; the tree is whole or absent */
 	}
 	free(f.targets);
 	free(f.funcs);
+	free(f.paths);
 	free(hex);
+	free(phex);
 }

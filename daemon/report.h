@@ -131,4 +131,9 @@ char *report_build(struct daemon_session *const *v, size_t n, int fmt,
 char *report_metrics_build(const struct daemon_sessions *ss, uint64_t now_ns,
     uint64_t wall_ms, size_t *len);
 
+/* paths.c: the session's call paths in the funcs section of each format. */
+void daemon_paths_json(struct report_json *j, const struct daemon_session *s);
+void daemon_paths_folded(struct report_folded *f, const struct daemon_session *s);
+void daemon_paths_trace(struct report_json *j, const struct daemon_session *s, uint64_t now_ns);
+
 #endif

@@ -1,9 +1,10 @@
 /*
  * report_blocks.c - the UI-thread blocks section of reports and metrics.
  * Trace: each block is a slice on the UI thread.  Folded: each distinct
- * stack of each block, root first, with its sample count; samples beyond
- * the PROTO_BLOCK_STACKS stacks kept are one "[other stacks]" line, so the
- * counts add up to the samples taken.
+ * stack of each block under a "[ui blocks]" root, weighted in microseconds
+ * like the call paths beside them (its samples x the sampling interval);
+ * samples beyond the PROTO_BLOCK_STACKS stacks kept are one "[other
+ * stacks]" line, so the weights add up to the samples taken.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -102,6 +103,9 @@ blk_folded(struct report_folded *f, const struct report_ctx *c)
 	const struct proto_blocks *l = &c->s->blocks;
 	const char *frames[PROTO_BLOCK_FRAMES + 1];
 	char names[PROTO_BLOCK_FRAMES][160];
+	uint64_t us = l->sample_ns / 1000;    /* one sample's weight */
+
+	frames[0] = "[ui blocks]";
 
 	for (size_t i = 0; i < l->nblocks; i++) {
 		const struct proto_block *b = &l->blocks[i];
@@ -119,14 +123,14 @@ blk_folded(struct report_folded *f, const struct report_ctx *c)
 				else
 					snprintf(names[m], sizeof names[m], "%s+0x%" PRIx64,
 					    fr->module[0] ? fr->module : "?", fr->off);
-				frames[m] = names[m];
+				frames[m + 1] = names[m];
 			}
-			report_folded_line(f, frames, n, st->samples);
+			report_folded_line(f, frames, n + 1, st->samples * us);
 			counted += st->samples;
 		}
 		if (b->samples > counted) {
-			frames[0] = "[other stacks]";
-			report_folded_line(f, frames, 1, b->samples - counted);
+			frames[1] = "[other stacks]";
+			report_folded_line(f, frames, 2, (b->samples - counted) * us);
 		}
 	}
 }

@@ -9,8 +9,8 @@
  * agent's cost and budget, and for each demoted function since when and
  * why; the trace marks each demotion when it happened.
  *
- * The timing collector keeps flat per-function figures (no call paths), so
- * this section has no folded stacks.
+ * The call paths (paths.c) go with it: the whole tree in JSON, self time
+ * per path as folded stacks, the tree as a flame chart in the trace.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -176,8 +176,16 @@ funcs_json(struct report_json *j, const struct report_ctx *c)
 		rj_end_obj(j);
 	}
 	rj_end_arr(j);
+	daemon_paths_json(j, c->s);
 	rj_end_obj(j);
 	free(rows);
+}
+
+/* Folded: the call paths. */
+static void
+funcs_folded(struct report_folded *f, const struct report_ctx *c)
+{
+	daemon_paths_folded(f, c->s);
 }
 
 /* Trace: each demotion as an instant event when it happened, the agent's
@@ -210,6 +218,7 @@ funcs_trace(struct report_json *j, const struct report_ctx *c)
 	rj_f64(j, "budget_pct", s->budget_ppm / 1e4);
 	rj_end_obj(j);
 	rj_end_obj(j);
+	daemon_paths_trace(j, s, c->now_ns);
 }
 
 static void
@@ -328,6 +337,7 @@ const struct report_section report_section_funcs = {
 	.text = funcs_text,
 	.json = funcs_json,
 	.trace = funcs_trace,
+	.folded = funcs_folded,
 	.metrics = funcs_metrics,
 	.nmetrics = sizeof funcs_metrics / sizeof funcs_metrics[0],
 };

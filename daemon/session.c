@@ -224,6 +224,7 @@ session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
 		f->running_ns = g->running_ns;
 		session_func_mode(s, f, g);
 	}
+	daemon_paths_record(&s->paths, r, s->baseline);
 	s->threads = r->threads;
 	s->dropped = r->dropped;
 	s->cost_ppm = r->cost_ppm;
@@ -281,6 +282,7 @@ session_funcs_reset(struct daemon_session *s, uint64_t now_ns)
 		f->running_ns = 0;        /* the agent's next record brings it back */
 		f->rate = 0;
 	}
+	daemon_paths_reset(&s->paths);
 	session_restart_samples(s, now_ns, true);
 	s->ref_ns = now_ns;
 	s->baseline = false;
@@ -301,6 +303,7 @@ static void
 session_funcs_free(struct daemon_session *s)
 {
 	daemon_functab_free(&s->funcs);
+	daemon_paths_free(&s->paths);
 	daemon_rank_views_free(s);
 }
 

@@ -127,6 +127,19 @@ static const struct proto_field agent_func_fields[] = {
 const struct proto_struct proto_ag_func_desc =
 	PF_STRUCT_CHECK("a function", struct proto_ag_func, agent_func_fields, agent_func_check);
 
+#define P struct proto_ag_path
+static const struct proto_field agent_path_fields[] = {
+	PF_ROW("id", PF_U32, P, id, PF_REQUIRED),
+	PF_ROW("parent", PF_U32, P, parent, PF_REQUIRED),
+	PF_ROW("addr", PF_U64, P, addr, PF_REQUIRED),
+	PF_ROW("calls", PF_U64, P, calls, PF_REQUIRED),
+	PF_ROW("incl_ns", PF_U64, P, incl_ns, PF_REQUIRED),
+	PF_ROW("self_ns", PF_U64, P, self_ns, PF_REQUIRED),
+};
+#undef P
+const struct proto_struct proto_ag_path_desc =
+	PF_STRUCT("a call path", struct proto_ag_path, agent_path_fields);
+
 static const struct proto_field agent_funcs_fields[] = {
 	PF_ROW("time_ns", PF_U64, R, time_ns, 0),
 	PF_ROW("threads", PF_U32, R, threads, 0),
@@ -134,6 +147,9 @@ static const struct proto_field agent_funcs_fields[] = {
 	PF_ROW("cost_ppm", PF_U32, R, cost_ppm, PF_IFSET),
 	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, PF_IFSET),
 	PF_ARR_ROW("funcs", PF_OBJS, R, funcs, nfuncs, UINT32_MAX, &proto_ag_func_desc),
+	PF_ARR_ROW("paths", PF_OBJS, R, paths, npaths, UINT32_MAX, &proto_ag_path_desc),
+	PF_ROW("paths_dropped", PF_U64, R, paths_dropped, PF_IFSET),
+	PF_ROW("paths_off", PF_BOOL, R, paths_off, PF_IFSET),
 };
 static const struct proto_struct agent_funcs_desc = PF_STRUCT("a funcs record", R, agent_funcs_fields);
 

@@ -229,6 +229,17 @@ struct proto_func {
 	                                   * target's CPU, when its mode was chosen */
 };
 
+/* One call path in a frame: the hottest paths of the session (by inclusive
+ * time) and every ancestor of those, a parent before its children. */
+struct proto_path {
+	uint32_t id;                      /* the session's path id */
+	uint32_t parent;                  /* parent's id + 1; 0: an outermost timed call */
+	char    *func;                    /* the function's name, or "0x<addr>" */
+	uint64_t calls;
+	uint64_t incl_ns;                 /* inclusive, overhead removed */
+	uint64_t self_ns;
+};
+
 /* A collector's part as a member of struct proto_frame and proto_agent_rec. */
 #define PROTO_PART_MEMBER(nm, NM, wire, T, mem) T mem;
 
@@ -254,6 +265,9 @@ struct proto_frame {
 	struct proto_func *funcs;
 	size_t   nsites;                  /* hook back-ends of the target */
 	struct proto_sites *sites;
+	size_t   npaths;                  /* call paths: the hottest and their ancestors */
+	struct proto_path *paths;
+	uint64_t paths_dropped;           /* calls whose path the agent could not keep */
 	PROTO_PARTS(PROTO_PART_MEMBER)    /* one per collector (parts.h) */
 };
 
@@ -303,7 +317,7 @@ const char *proto_target_state_name(int state);   /* "live", ... */
 /* The field tables of the frame and its rows (frame.c), of agent records' rows (agent.c). */
 struct proto_struct;
 extern const struct proto_struct proto_frame_desc, proto_func_desc, proto_target_desc;
-extern const struct proto_struct proto_ag_sym_desc, proto_ag_func_desc;
+extern const struct proto_struct proto_ag_sym_desc, proto_ag_func_desc, proto_ag_path_desc;
 
 /* ---- agent <-> daemon (agent.c) ---- */
 
@@ -387,6 +401,19 @@ struct proto_ag_func {
 	                                   * CPU, when the mode was last chosen (0: not known) */
 };
 
+/* One call path of the target (the timing collector's calling-context
+ * tree, merged over its threads): a function reached through its parent
+ * path.  ids are dense per agent connection, a parent's below its
+ * children's. */
+struct proto_ag_path {
+	uint32_t id;
+	uint32_t parent;                  /* parent's id + 1; 0: an outermost timed call */
+	uint64_t addr;                    /* the function */
+	uint64_t calls;
+	uint64_t incl_ns;                 /* inclusive, overhead removed */
+	uint64_t self_ns;
+};
+
 struct proto_agent_rec {
 	enum proto_agent_type type;
 	struct proto_ag_hello hello;      /* HELLO */
@@ -400,6 +427,10 @@ struct proto_agent_rec {
 	uint32_t budget_ppm;              /* FUNCS, BUDGET: the budget, per million; 0 = off */
 	size_t nfuncs;                    /* FUNCS */
 	struct proto_ag_func *funcs;
+	size_t npaths;                    /* FUNCS: the call paths that changed */
+	struct proto_ag_path *paths;
+	uint64_t paths_dropped;           /* FUNCS: calls whose path was not kept */
+	bool paths_off;                   /* FUNCS: call paths are not tracked now */
 	size_t nsites;                    /* SITES */
 	struct proto_sites *sites;
 	uint8_t level;                    /* LEVEL */

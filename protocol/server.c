@@ -163,6 +163,18 @@ static const struct proto_field func_fields[] = {
 #undef F
 const struct proto_struct proto_func_desc = PF_STRUCT("a function row", struct proto_func, func_fields);
 
+#define P struct proto_path
+static const struct proto_field path_fields[] = {
+	PF_ROW("id", PF_U32, P, id, PF_REQUIRED),
+	PF_ROW("parent", PF_U32, P, parent, PF_REQUIRED),
+	PF_ROW("func", PF_STR, P, func, PF_REQUIRED),
+	PF_ROW("calls", PF_U64, P, calls, PF_REQUIRED),
+	PF_ROW("incl_ns", PF_U64, P, incl_ns, PF_REQUIRED),
+	PF_ROW("self_ns", PF_U64, P, self_ns, PF_REQUIRED),
+};
+#undef P
+static const struct proto_struct proto_path_desc = PF_STRUCT("a call path", struct proto_path, path_fields);
+
 /* A frame's "sites": a map keyed by back-end (sites.c). */
 static void frame_sites_pack(msgpack_packer *pk, const void *obj)
 {
@@ -239,6 +251,8 @@ static const struct proto_field frame_fields[] = {
 	{ .key = "funcs", .type = PF_OBJS, .flags = PF_REQUIRED, .off = offsetof(M, funcs),
 	  .cnt = offsetof(M, nfuncs), .max = UINT32_MAX, .sub = &proto_func_desc },
 	PF_CUSTOM_ROW("sites", &frame_sites_codec, 0),
+	PF_ARR_ROW("paths", PF_OBJS, M, paths, npaths, UINT32_MAX, &proto_path_desc),
+	PF_ROW("paths_dropped", PF_U64, M, paths_dropped, PF_IFSET),
 };
 #undef M
 const struct proto_struct proto_frame_desc =

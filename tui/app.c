@@ -380,6 +380,7 @@ static void app_free(struct tui_app *a)
 	tui_msg_free(a->frame);
 	tui_msg_free(a->pending);
 	tui_msg_free(a->hello);
+	tui_paths_free(a);
 	free(a->sel_name);
 	free(a->want_sort);
 	free(a->want_filter);

@@ -170,6 +170,14 @@ static void key_details(struct tui_app *a, int key)
 	tui_view_enter(a);
 }
 
+/* c outside the functions view (which takes it first, panel-paths.c):
+ * that view, with its call tree. */
+static void key_paths(struct tui_app *a, int key)
+{
+	tui_view_set(a, tui_view_find("functions"));
+	tui_paths_key(a, key);
+}
+
 /* A mouse event: a click on a title, a tab or a row (views.c). */
 static void key_mouse(struct tui_app *a, int key)
 {
@@ -219,6 +227,10 @@ static const struct key_binding key_table[] = {
 	{ { 'H' },                       "H",           "threads view, or back to the functions", key_threads },
 	{ { 'b' },                       "b",           "UI-thread blocks with their stacks", key_blocks },
 	{ { 'm' },                       "m",           "show or hide the module column", key_module },
+	{ { 'c' },                       "c",           "the call tree in the functions view (Enter, Right, "
+	                                                "Left expand and collapse; c or Esc: back); Enter on a "
+	                                                "function: its callers and callees below the list "
+	                                                "(Esc closes)", key_paths },
 	{ { KEY_CTRL('l') },             "^L",          "redraw the screen", key_redraw },
 	{ { KEY_MOUSE },                 "mouse",       "click a panel title or tab: its view; a row: "
 	                                                "select it (double: details); wheel scrolls", key_mouse },
@@ -249,6 +261,8 @@ void tui_keys_handle(struct tui_app *a, int key)
 		key_overlay(a, key);
 		return;
 	}
+	if (tui_paths_key(a, key))
+		return;
 	if (key_view(a, key))
 		return;
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++)

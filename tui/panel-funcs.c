@@ -300,12 +300,13 @@ static void tui_panel_funcs_details(struct tui_app *a)
 	    "avg %s, max %s, %llu slow", f->name, f->module, (unsigned long long)f->addr, mode,
 	    (unsigned long long)f->calls, calls, rate, total, running, self, share, avg, max,
 	    (unsigned long long)f->slow);
+	tui_paths_pane_open(a);
 }
 
 /* Its row of the views table (views.c). */
 const struct tui_view tui_view_funcs = {
 	.name = "functions", .tab = "funcs", .key = '1',
 	.title = " hot functions", .help = "hot functions, all columns", .part = "funcs",
-	.draw = tui_panel_funcs_draw,
+	.draw = tui_paths_view_draw,
 	.list = true, .moved = tui_panel_funcs_moved, .enter = tui_panel_funcs_details,
 };

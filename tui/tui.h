@@ -322,6 +322,7 @@ struct tui_app {
 	char             *sel_name;       /* the functions' selection follows this name */
 	bool              show_module;
 	struct tui_overlay overlay;
+	struct tui_paths *paths;          /* call paths in the functions view (panel-paths.c) */
 	char              msg[TUI_MSG_LEN];
 	bool              msg_error;
 	uint64_t          msg_ns;
@@ -423,6 +424,14 @@ void tui_commands_run(struct tui_app *a, const char *line);
 /* Split a command line into words ("..." and '...' quote); -1 on error. */
 int  tui_cmd_split(const char *line, char **argv, int max, char *err, size_t errlen);
 void tui_cmd_split_free(char **argv, int argc);
+/* panel-paths.c: the functions view with its callers/callees pane (opened
+ * by Enter) or its call tree (c); the keys those take (true: handled). */
+struct tui_paths;
+void tui_paths_view_draw(struct tui_app *a, void *win, int y, int x, int h, int w);
+void tui_paths_pane_open(struct tui_app *a);
+bool tui_paths_key(struct tui_app *a, int key);
+void tui_paths_free(struct tui_app *a);
+
 /* Text of the help overlay, the key table then the command table. */
 char *tui_help_text(void);
 char *tui_commands_help(void);

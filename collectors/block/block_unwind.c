@@ -23,23 +23,28 @@
 
 #include "agent.h"
 #include "block_int.h"
+#include "timing.h"
 
 /* What the accessors know of the thread. */
 struct block_uw_regs {
 	unw_word_t pc, sp;
+	const struct tm_block *tm;        /* its timed calls (pinned), or NULL */
 };
 
-/* Read one word of this process without faulting. */
+/* Read one word of this process without faulting.  A timed call's return
+ * address reads as the real one, not its engine block's return point (which
+ * has no unwind information and would end the walk). */
 static int block_uw_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
 {
 	struct iovec local = { val, sizeof *val }, remote = { (void *)(uintptr_t)addr, sizeof *val };
+	const struct block_uw_regs *r = arg;
 
 	(void)as;
-	(void)arg;
 	if (write)
 		return -UNW_EINVAL;
 	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof *val)
 		return -UNW_EINVAL;
+	*val = timing_shadow_real(r->tm, (uintptr_t)addr, (uintptr_t)*val);
 	return 0;
 }
 
@@ -125,8 +130,11 @@ int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 
 	if (as == NULL || block_uw_syscall_regs(tid, &regs) < 0)
 		return -1;
-	if (unw_init_remote(&c, as, &regs) < 0)
+	regs.tm = timing_shadow_pin(tid);
+	if (unw_init_remote(&c, as, &regs) < 0) {
+		timing_shadow_unpin();
 		return -1;
+	}
 	do {
 		unw_word_t ip;
 
@@ -134,6 +142,7 @@ int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 			break;
 		out->pc[k++] = (uintptr_t)ip;
 	} while (k < BLOCK_FRAMES && unw_step(&c) > 0);
+	timing_shadow_unpin();
 	out->n = k;
 	/* The syscall's wrapper and its caller at least, or it was no walk. */
 	return k >= 3 ? 0 : -1;

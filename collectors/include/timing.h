@@ -41,6 +41,15 @@ size_t tm_site_unhook(bool detach, uint32_t *done, size_t max);
  * other thread is stopped (the engine's detach).  How many were put back. */
 size_t tm_site_unhook_all(void);
 void tm_site_rehook(const uint32_t *done, size_t n);
+/* An unwinder walking thread tid's stack from outside (the block watchdog,
+ * while tid sleeps in a system call): pin tid's block (NULL when it has
+ * none; unpin in any case) so it stays mapped, and for each word the walk
+ * reads, ask what it was: real returns the call's real return address when
+ * val, read at address slot, is the block return point of one of tid's
+ * timed calls, else val. */
+const struct tm_block *timing_shadow_pin(int32_t tid);
+uintptr_t timing_shadow_real(const struct tm_block *b, uintptr_t slot, uintptr_t val);
+void timing_shadow_unpin(void);
 
 /* The calling thread's TLS pointer doubles as the agent's re-entrancy guard:
  * while agent code runs on a target thread it holds a sentinel, so the hooks

@@ -37,6 +37,8 @@ double tm_ns_per_tick = 1.0;
 uint64_t tm_count_ps;
 static uint64_t tm_tick0, tm_mono0;       /* clock pair at init */
 static double tm_o_full;                  /* ticks per hooked call */
+static uint64_t tm_path_ticks;            /* what call paths add to it */
+static bool tm_paths_user;                /* HOOKSCOPE_PATHS did not turn them off */
 static int64_t tm_slow_ns = TM_SLOW_NS_DEFAULT;
 
 /* Read the tick counter and CLOCK_MONOTONIC as close together as possible
@@ -215,13 +217,62 @@ void tm_calibrate_count(void (*call)(void), void (*plain)(void))
 	agent_log("calibration (counted sites): %.2f ns per call", tm_count_ps / 1000.0);
 }
 
+/* Call paths on unless HOOKSCOPE_PATHS=0; the calibration with them
+ * (the hooks' cost includes theirs) and without them, the difference being
+ * what turning them off saves per call (tm_paths_set). */
+static void tm_paths_init(void)
+{
+	const char *env = getenv("HOOKSCOPE_PATHS");
+	bool on = env == NULL || strcmp(env, "0") != 0;
+	double off;
+
+	tm_paths_user = on;
+	STORE(&tm_params.paths, 0);
+	tm_calibrate();
+	off = tm_o_full;
+	if (!on)
+		return;
+	STORE(&tm_params.paths, 1);
+	tm_calibrate();
+	tm_path_ticks = tm_o_full > off ? (uint64_t)(tm_o_full - off + 0.5) : 0;
+}
+
+/* See timing_int.h: the hooks' cost outside a call's interval follows. */
+void tm_paths_set(bool on)
+{
+	uint64_t d = tm_path_ticks;
+
+	if (on == (__atomic_load_n(&tm_params.paths, __ATOMIC_RELAXED) != 0) || (on && !tm_paths_user))
+		return;
+	if (on) {
+		STORE(&tm_params.o_out, tm_params.o_out + d);
+		STORE(&tm_params.o_out_site, tm_params.o_out_site + d);
+	} else {
+		STORE(&tm_params.o_out, tm_params.o_out > d ? tm_params.o_out - d : 0);
+		STORE(&tm_params.o_out_site, tm_params.o_out_site > d ? tm_params.o_out_site - d : 0);
+	}
+	STORE(&tm_params.paths, on);
+}
+
+/* See timing_int.h. */
+bool tm_paths_on(void)
+{
+	return __atomic_load_n(&tm_params.paths, __ATOMIC_RELAXED) != 0;
+}
+
+/* See timing_int.h. */
+uint64_t tm_paths_ps(void)
+{
+	return (uint64_t)((double)tm_path_ticks * tm_ns_per_tick * 1000.0 + 0.5);
+}
+
 /* Collector init: the thread-exit key, the clock base, the calibration. */
 static int tm_init(void)
 {
 	if (tm_hot_init() < 0)
 		return -1;
 	tm_clock_pair(&tm_tick0, &tm_mono0);
-	tm_calibrate();
+	tm_paths_init();
 	tm_clock_update();
 	tm_budget_init();
 	agent_log("calibration: %.1f ticks per hooked call (%llu inside, %llu outside), "

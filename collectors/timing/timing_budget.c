@@ -394,7 +394,9 @@ static void tb_decide(uint64_t now)
 	struct tr_params p = {
 		.budget_ppm = tb_ppm, .cpu_ps = tb_dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
 		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TB_WIN_NS * 1000000 / TB_PERIOD_NS),
+		.path_ps = (double)tm_paths_ps(),
 	};
+	bool paths = tm_paths_on();
 	struct tr_fn *v = xcalloc(tb_n + 1, sizeof *v);
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
 	bool moved = false;
@@ -414,7 +416,12 @@ static void tb_decide(uint64_t now)
 		};
 		f->dec_calls = 0;
 	}
-	tr_decide(v, tb_n, &p);
+	tr_decide_paths(v, tb_n, &p, &paths);
+	if (paths != tm_paths_on()) {
+		tm_paths_set(paths);
+		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %.2f%%)",
+		    paths ? "back on" : "off", tb_cost_ppm / 1e4, tb_ppm / 1e4);
+	}
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
 
@@ -456,6 +463,7 @@ static void tb_restore(uint64_t now)
 		pick[i] = true;
 	}
 	tb_demoted = 0;
+	tm_paths_set(true);       /* everything as before, call paths too */
 	tb_apply(pick);
 	tb_tabs_build();
 	free(pick);

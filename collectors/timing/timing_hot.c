@@ -25,23 +25,19 @@
 #include <unistd.h>
 
 #include "timing_int.h"
+#include "timing_path.h"
 
 #define HOT   __attribute__((no_instrument_function))
 #define HOOK  __attribute__((no_instrument_function, visibility("default")))
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* TLS sentinels: agent code running on this thread / never time this thread. */
-#define TM_GUARD ((struct tm_block *)1)
-#define TM_OFF   ((struct tm_block *)2)
-#define TM_REAL(b) ((uintptr_t)(b) > (uintptr_t)TM_OFF)
-
 struct tm_params tm_params;
 struct tm_block *tm_head;
 uint32_t tm_threads;
 uint64_t tm_failed;
 
-static __thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")));
+__thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")));
 static pthread_key_t tm_key;
 static bool tm_key_ok;
 
@@ -100,6 +96,7 @@ void tm_blocks_free_all(void)
 	struct tm_block *b;
 
 	tm_ip_set(false);         /* no sample signal may outlive the agent */
+	tm_shadow_retire(NULL);   /* no outside walk runs any more */
 	b = __atomic_exchange_n(&tm_head, NULL, __ATOMIC_ACQ_REL);
 
 	while (b != NULL) {
@@ -263,6 +260,7 @@ static inline __attribute__((always_inline)) HOT void tm_pop(struct tm_block *b,
 			STORE(&e->slow, e->slow + 1);
 		__atomic_store_n(&e->active, a, __ATOMIC_RELEASE);
 	}
+	tm_path_exit(b, d, incl, self);
 	SIGNAL_FENCE();           /* frame read before it is released */
 	b->depth = d;
 	if (d > 0) {
@@ -303,7 +301,7 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
     struct tm_entry *e, uintptr_t *slot, uintptr_t ret, uintptr_t tramp)
 {
 	struct tm_frame *f;
-	uint32_t a = 0;
+	uint32_t a = 0, pn = tm_path_enter(b, d, fn);
 	uint64_t now;
 
 	if (LIKELY(e != NULL))
@@ -311,9 +309,12 @@ static inline HOT void tm_push(struct tm_block *b, uint32_t d, uintptr_t fn,
 	else
 		STORE(&b->dropped, b->dropped + 1);
 	/* Reserve the frame before filling it: a signal handler running
-	 * instrumented code here then pushes above it, not over it. */
+	 * instrumented code here then pushes above it, not over it (a handler
+	 * in between takes the frame below as its path's parent: its own
+	 * call's path may be wrong, never the state). */
 	b->depth = d + 1;
 	SIGNAL_FENCE();
+	b->pnode[d] = pn;
 	f = &b->stack[d];
 	f->e = e;
 	f->fn = fn;
@@ -548,60 +549,6 @@ HOT uintptr_t tm_site_exit(uintptr_t *slot)
 	return tm_site_exit_slow(b, slot, now);
 }
 
-/* See timing.h.  Top down, so of two frames sharing a slot (a tail call)
- * the upper one writes first (its "real" address is the lower one's tramp)
- * and the lower one's real address stays. */
-static size_t tm_unhook_block(struct tm_block *b, bool detach, uint32_t *done, size_t max)
-{
-	size_t n = 0;
-
-	for (uint32_t i = b->depth; i-- > 0;) {
-		struct tm_frame *f = &b->stack[i];
-		uintptr_t s = (uintptr_t)f->slot;
-
-		if (s == 0 || (s & TM_DETACHED))
-			continue;
-		if (*f->slot == f->tramp) {
-			*f->slot = f->ret;
-			if (n < max)
-				done[n++] = i;
-		}
-		if (detach)
-			f->slot = (uintptr_t *)(s | TM_DETACHED);
-	}
-	return n;
-}
-
-/* See timing.h. */
-size_t tm_site_unhook(bool detach, uint32_t *done, size_t max)
-{
-	struct tm_block *b = tm_tls;
-
-	return TM_REAL(b) ? tm_unhook_block(b, detach, done, max) : 0;
-}
-
-/* See timing.h. */
-size_t tm_site_unhook_all(void)
-{
-	size_t n = 0;
-
-	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next)
-		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_LIVE)
-			n += tm_unhook_block(b, true, NULL, 0);
-	return n;
-}
-
-/* See timing.h. */
-void tm_site_rehook(const uint32_t *done, size_t n)
-{
-	struct tm_block *b = tm_tls;
-
-	if (!TM_REAL(b))
-		return;
-	for (size_t k = n; k-- > 0;)
-		*b->stack[done[k]].slot = b->stack[done[k]].tramp;
-}
-
 /* A self-time sample on this thread (timing_ipsample.c's signal handler):
  * the interrupted pc into the thread's own ring.  Agent code running here
  * (the guard) is not the target's: no sample. */
@@ -638,46 +585,4 @@ HOT void timing_guard_leave(struct tm_block *saved)
 HOT void timing_guard_forever(void)
 {
 	tm_tls = TM_OFF;
-}
-
-/* Swap the calling thread's block (calibration runs on a private one). */
-struct tm_block *tm_tls_swap(struct tm_block *b)
-{
-	struct tm_block *old = tm_tls;
-
-	tm_tls = b;
-	return old;
-}
-
-/* Fork child (single-threaded): the other threads' blocks belong to threads
- * that do not exist here, and the figures are the parent's.  Keep only the
- * caller's block (its shadow stack still matches the calls in flight) with
- * zeroed counters, so the child starts a fresh session. */
-void tm_hot_atfork_child(void)
-{
-	struct tm_block *own = TM_REAL(tm_tls) ? tm_tls : NULL;
-	struct tm_block *b = tm_head;
-
-	while (b != NULL) {
-		struct tm_block *next = b->next;
-
-		if (b != own)
-			tm_block_free(b);
-		b = next;
-	}
-	tm_head = own;
-	tm_threads = own != NULL;
-	tm_failed = 0;
-	if (own == NULL)
-		return;
-	own->next = NULL;
-	own->dropped = 0;
-	own->ip_on = false;       /* timers are not inherited */
-	own->born = tm_ticks();   /* the child's running time counts from here */
-	for (uint32_t k = 0; k < tm_block_count(own); k++) {
-		struct tm_entry *e = tm_block_entry(own, k);
-
-		if (e != NULL)
-			e->calls = e->total = e->self = e->max = e->slow = own->counts[e - own->table] = 0;
-	}
 }

@@ -33,6 +33,9 @@
 #define TM_MAX_FUNCS  (TM_SLOTS / 4 * 3)      /* keep probes short: 75% load */
 #define TM_SCAN       8                       /* frames searched on a mismatched exit */
 #define TM_IPS        64                      /* self-time samples a block holds */
+#define TM_PSLOTS     8192                    /* call-path nodes' hash slots, power of 2 */
+#define TM_MAX_PATHS  (TM_PSLOTS / 4 * 3)     /* call-path nodes per thread */
+#define TM_PATH_DROP  UINT32_MAX              /* a frame whose path was not kept */
 
 /* One function as seen by one thread (one cache line). */
 struct tm_entry {
@@ -67,6 +70,19 @@ struct tm_frame {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct tm_frame) == 64, "a shadow-stack frame is one cache line");
 
+/* One node of a thread's calling-context tree (timing_hot.c, "call
+ * paths"): a timed function reached through the path of its parent node.
+ * Owner writes, relaxed; the reporter reads a node once its place in
+ * porder is published (release). */
+struct tm_node {
+	uintptr_t fn;             /* key with parent, 0 = empty; claimed once by the owner */
+	uint32_t  parent;         /* the caller's node + 1; 0: an outermost timed call */
+	uint32_t  pad_;
+	uint64_t  calls;          /* calls through this path that returned */
+	uint64_t  incl;           /* their inclusive ticks (overhead removed) */
+	uint64_t  self;           /* their exclusive ticks */
+};
+
 enum { TM_LIVE = 0, TM_DEAD = 1 };
 
 struct tm_block {
@@ -98,12 +114,38 @@ struct tm_block {
 	/* Counted calls of table[i]'s function (the counted path: no frame,
 	 * no clock); written by the owner only, like the entries. */
 	uint64_t  counts[TM_SLOTS];
+	/* Call paths: each frame's node + 1 (0: none, the frame's children are
+	 * outermost; TM_PATH_DROP: not kept, nor are its children's), the
+	 * nodes (a hash on fn and parent), their insertion order like
+	 * order[], the calls whose path was not kept (the tree was full). */
+	uint32_t  pnode[TM_STACK];
+	uint32_t  npaths;         /* porder[] places taken (atomic add) */
+	uint64_t  paths_dropped;
+	uint16_t  porder[TM_PSLOTS];
+	struct tm_node nodes[TM_PSLOTS];
 };
 
 /* A function's state in its entry's sel (the -finstrument path), and what
  * an engine site's switch does: the budget's modes as the hot path sees
  * them (a sampled function is timed in its windows, off between). */
 enum { TM_ST_TIMED = 0, TM_ST_OFF = 1, TM_ST_COUNTED = 2, TM_ST_MASK = 3 };
+
+/* Call-path nodes of b to read (like tm_block_count), and node k of their
+ * insertion order, NULL while not yet published.  A parent is always
+ * published before its children. */
+static inline uint32_t tm_block_npaths(const struct tm_block *b)
+{
+	uint32_t n = __atomic_load_n(&b->npaths, __ATOMIC_ACQUIRE);
+
+	return n < TM_MAX_PATHS ? n : TM_MAX_PATHS;
+}
+
+static inline struct tm_node *tm_block_node(struct tm_block *b, uint32_t k)
+{
+	uint16_t s = __atomic_load_n(&b->porder[k], __ATOMIC_ACQUIRE);
+
+	return s != 0 ? &b->nodes[s - 1] : NULL;
+}
 
 /* Entries of b to read: the order[] places taken, at most TM_MAX_FUNCS. */
 static inline uint32_t tm_block_count(const struct tm_block *b)
@@ -132,6 +174,7 @@ struct tm_params {
 	uint64_t o_in_site;       /* the same two for hook-engine site frames */
 	uint64_t o_out_site;      /* (stubs, return trampoline: timing.c) */
 	uint64_t slow_ticks;      /* "slow" threshold in ticks */
+	uint32_t paths;           /* call paths tracked (the budget may turn them off) */
 } __attribute__((aligned(64)));
 
 extern struct tm_params tm_params;
@@ -229,11 +272,22 @@ static inline uint8_t tm_modes_find(const struct tm_modes *m, uintptr_t fn, uint
 void  tm_vec_init(void);
 void *tm_vec_call(void *(*fn)(void));
 
+/* The calling thread's block (timing_hot.c), or one of two sentinels:
+ * agent code running on this thread / never time this thread. */
+extern __thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")));
+#define TM_GUARD ((struct tm_block *)1)
+#define TM_OFF   ((struct tm_block *)2)
+#define TM_REAL(b) ((uintptr_t)(b) > (uintptr_t)TM_OFF)
+
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */
 struct tm_block *tm_block_new(void);      /* mmap a zeroed, unlisted block */
 void tm_block_free(struct tm_block *b);
+/* timing_shadow.c */
 struct tm_block *tm_tls_swap(struct tm_block *b); /* for calibration */
+/* An unlinked block to unmap, now or once no outside walk holds one
+ * (NULL: only the pending ones); reporter thread. */
+void tm_shadow_retire(struct tm_block *b);
 void tm_hot_atfork_child(void);           /* keep only the caller's block, zeroed */
 void tm_ip_record(uintptr_t pc);          /* a self-time sample (signal handler) */
 
@@ -251,6 +305,24 @@ struct tm_fig {
 };
 
 /* timing_report.c: per-function totals over all threads (reporter only) */
+/* timing.c: turn call paths on or off (reporter thread; on only if
+ * HOOKSCOPE_PATHS did not turn them off), the hooks' calibrated cost with
+ * them; is it on, and what one call's path costs (ps). */
+void tm_paths_set(bool on);
+bool tm_paths_on(void);
+uint64_t tm_paths_ps(void);
+
+/* timing_path.c: the merged calling-context tree (reporter thread).  fold
+ * a dead thread's nodes into the retired figures; reset: the baseline;
+ * encode: put the changed paths (all with all) into last, the record
+ * tm_encode_funcs sends last, and as many records before it as they need;
+ * forget: a fork child's fresh start. */
+#define TM_PATHS_MERGED   65536               /* paths of the merged tree, at most */
+#define TM_PATH_REC_ITEMS 4096                /* paths per record */
+void tm_path_fold(struct tm_block *b);
+void tm_path_reset(void);
+void tm_path_encode(msgpack_sbuffer *sb, struct proto_agent_rec *last, bool all);
+void tm_path_forget(void);
 void tm_report_harvest(void);
 void tm_report_reset(void);
 void tm_report_encode(msgpack_sbuffer *sb, bool resend_all);

@@ -167,9 +167,10 @@ static void tm_retire_dead(void)
 			continue;
 		}
 		tm_fold(b);
+		tm_path_fold(b);
 		tm_ip_block_gone(b);
 		if (prev != NULL) {
-			prev->next = next;
+			__atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 		} else {
 			struct tm_block *head = b;
 
@@ -178,12 +179,13 @@ static void tm_retire_dead(void)
 				/* New threads were pushed in front of b. */
 				for (prev = head; prev->next != b; prev = prev->next)
 					;
-				prev->next = next;
+				__atomic_store_n(&prev->next, next, __ATOMIC_RELEASE);
 			}
 		}
-		tm_block_free(b);
+		tm_shadow_retire(b);
 		b = next;
 	}
+	tm_shadow_retire(NULL);   /* those an outside walk kept before */
 }
 
 /* Collector harvest: sum the retired and live figures of every function. */
@@ -242,6 +244,7 @@ void tm_report_reset(void)
 				STORE(&tm_block_entry(b, k)->max, 0);
 	}
 	tm_dropped_base = tm_dropped_now;
+	tm_path_reset();
 	tm_force = true;
 	tm_budget_reset();
 }
@@ -366,7 +369,8 @@ static void tm_encode_funcs(msgpack_sbuffer *sb, bool all)
 			sent_one = true;
 		}
 	}
-	if (rec.nfuncs > 0 || !sent_one)
+	tm_path_encode(sb, &rec, all);
+	if (rec.nfuncs > 0 || rec.npaths > 0 || !sent_one)
 		proto_agent_encode(sb, &rec);
 }
 
@@ -434,4 +438,5 @@ void tm_report_forget(void)
 	tm_naggs = tm_aggs_cap = tm_index_slots = 0;
 	tm_dropped_retired = tm_dropped_now = tm_dropped_base = 0;
 	tm_force = false;
+	tm_path_forget();
 }

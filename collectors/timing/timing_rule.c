@@ -150,21 +150,58 @@ static double tr_promote(struct tr_fn *f, size_t n, const struct tr_params *p, d
 	}
 }
 
+/* The projected cost of f's modes under p. */
+static double tr_total(const struct tr_fn *f, size_t n, const struct tr_params *p)
+{
+	double total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += f[i].calls * tr_mode_cost(p, f[i].mode);
+	return total;
+}
+
 /* See timing_rule.h. */
 uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p)
 {
-	double total = 0, budget = p->cpu_ps * p->budget_ppm / 1e6;
+	bool paths = false;
+
+	return tr_decide_paths(f, n, p, &paths);
+}
+
+/* See timing_rule.h.  q is p with the timed cost of the paths' state. */
+uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, bool *paths)
+{
+	double total, budget = p->cpu_ps * p->budget_ppm / 1e6, high = budget * TR_PROMOTE_PERMILLE / 1000;
+	struct tr_params q = *p;
 
 	if (p->cpu_ps <= 0 || n == 0)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		f[i].changed = false;
-		total += f[i].calls * tr_mode_cost(p, f[i].mode);
+	total = tr_total(f, n, &q);
+	if (total > budget && *paths) {
+		*paths = false;
+		q.timed_ps -= p->path_ps;
+		total = tr_total(f, n, &q);
 	}
-	if (total > budget)
-		total = tr_demote(f, n, p, total, budget * TR_LOW_PERMILLE / 1000);
-	else if (total < budget * TR_PROMOTE_PERMILLE / 1000)
-		total = tr_promote(f, n, p, total, budget * TR_PROMOTE_PERMILLE / 1000);
+	if (total > budget) {
+		total = tr_demote(f, n, &q, total, budget * TR_LOW_PERMILLE / 1000);
+	} else if (total < high) {
+		total = tr_promote(f, n, &q, total, high);
+		if (!*paths && p->path_ps > 0) {
+			struct tr_params with = q;
+			double t;
+			bool all = true;
+
+			for (size_t i = 0; i < n; i++)
+				all &= f[i].mode == PROTO_FMODE_TIMED && !f[i].changed;
+			with.timed_ps += p->path_ps;
+			if (all && (t = tr_total(f, n, &with)) < high) {
+				*paths = true;
+				total = t;
+			}
+		}
+	}
 	return (uint32_t)(total / p->cpu_ps * 1e6 + 0.5);
 }
 

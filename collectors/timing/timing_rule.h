@@ -36,6 +36,8 @@ struct tr_params {
 	double   timed_ps;        /* what one timed call costs */
 	double   counted_ps;      /* what one counted call costs */
 	uint32_t duty_ppm;        /* a sampled function's share of time timed */
+	double   path_ps;         /* what call paths add to a timed call (0: they
+	                           * cannot be turned on); in timed_ps while on */
 };
 
 /* What one call of a function in mode costs, ps. */
@@ -49,6 +51,12 @@ double tr_mode_cost(const struct tr_params *p, unsigned mode);
  * cheapest, while the cost stays under that share.  Returns the projected
  * cost after the changes, ppm of cpu_ps. */
 uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
+/* The same with call paths (*paths: on now; out: on after): over the
+ * budget, paths go off first, and functions are demoted only if that is
+ * not enough; under TR_PROMOTE_PERMILLE, paths come back last: in a
+ * decision that promoted nothing, every function timed, if the cost with
+ * them stays under that share. */
+uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, bool *paths);
 
 /* A sampled function's calls while it was not watched: its calls in the
  * windows per unit of the anchor (the exactly counted calls of the other

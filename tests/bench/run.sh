@@ -8,6 +8,8 @@
 #   hookscope enabled with each back-end: finstrument (the -finstrument-
 #     functions build), patch (prologue relocation of the plain build), nop
 #     (clang -fpatchable-function-entry=5 build);
+#   hookscope enabled without call paths (HOOKSCOPE_PATHS=0: flat timing),
+#     finstrument and patch: what path tracking costs per call;
 #   hookscope with the site disabled (per back-end);
 #   hookscope with every function counted only (HOOKSCOPE_MODE=counted: the
 #     counted path the overhead budget demotes cheap functions to: an exact
@@ -83,6 +85,8 @@ row floor  "floor (rdtsc x2, TLS counters)"      "$N" $RUNS env LD_PRELOAD="$B/f
 row fi     "hookscope finstrument, enabled (4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/fi-loop"
 row patch  "hookscope patch, enabled (level 4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/engine-loop"
 row nop    "hookscope nop, enabled (level 4)"    "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/nop-loop"
+row fiflat "hookscope finstrument, flat (4)"     "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_PATHS=0 "$B/fi-loop"
+row flat   "hookscope patch, flat (level 4)"     "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_PATHS=0 "$B/engine-loop"
 row cnt    "hookscope patch, counted (level 4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_MODE=counted "$B/engine-loop"
 row ficnt  "hookscope finstrument, counted (4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_MODE=counted "$B/fi-loop"
 row fi0    "hookscope finstrument, level 0"      "$N" $RUNS $E HOOKSCOPE_LEVEL=0 "$B/fi-loop"
@@ -99,9 +103,13 @@ awk -v plain="$v_plain_1" -v clang="$v_clang_1" -v floor="$v_floor_1" -v floor2=
     -v fi="$v_fi_1" -v fi2="$v_fi_2" -v patch="$v_patch_1" -v patch2="$v_patch_2" \
     -v nop="$v_nop_1" -v nop2="$v_nop_2" -v fi0="$v_fi0_1" -v patch0="$v_patch0_1" \
     -v nop0="$v_nop0_1" -v uf="$v_uf_1" -v uf2="$v_uf_2" -v fistub="$v_fistub_1" \
-    -v fioff="$v_fioff_1" -v cnt="$v_cnt_1" -v ficnt="$v_ficnt_1" '
+    -v fioff="$v_fioff_1" -v cnt="$v_cnt_1" -v ficnt="$v_ficnt_1" \
+    -v fiflat="$v_fiflat_1" -v flat="$v_flat_1" '
 function goal(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
+	printf "call paths over flat timing (HOOKSCOPE_PATHS=0; the budget turns them off first):\n"
+	printf "  finstrument %+.1f ns per call (%.1f flat), patch %+.1f ns (%.1f flat)\n",
+	    fi - fiflat, fiflat, patch - flat, flat
 	printf "counted only (the budget'"'"'s cheaper path; goal: much cheaper than timed):
 "
 	printf "  patch +%.1f ns over uninstrumented (%.2fx less than timed +%.1f); finstrument +%.1f ns (timed +%.1f)

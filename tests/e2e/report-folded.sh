@@ -1,7 +1,9 @@
-# report-folded.sh - folded stacks (flamegraph.pl / speedscope) from the
-# UI-thread block samples: every line "a;b;c N", and the counts add up to
-# the samples the blocks took (from the JSON report of the same moment: the
-# target is stopped, so nothing changes in between).
+# report-folded.sh - folded stacks (flamegraph.pl / speedscope), weighted in
+# microseconds: every line "a;b;c N"; the UI-thread block samples' lines
+# (under "[ui blocks]") add up to the samples the blocks took times the
+# sampling interval, and the call paths' lines to the paths' self time
+# (from the JSON report of the same moment: the target is stopped, so
+# nothing changes in between).
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 start_report_demo
@@ -15,9 +17,16 @@ kill -CONT "$DEMO_PID"
 [ -s "$HS_TMP/r.folded" ] || fail "empty folded report"
 bad=$(grep -Ev '^[^; ][^;]*(;[^;]+)* [0-9]+$' "$HS_TMP/r.folded")
 [ -z "$bad" ] || fail "lines not in folded format: $bad"
-sum=$(awk '{n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
-want=$(jq '[.sessions[0].blocks.list[].samples] | add' "$HS_TMP/r.json")
-[ "$sum" = "$want" ] && [ "$sum" -gt 0 ] || fail "folded counts sum to $sum, the blocks took $want samples"
+sum=$(awk '/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
+want=$(jq '(.sessions[0].blocks.sample_ns / 1000) as $us | [.sessions[0].blocks.list[].samples] | add * $us' \
+	"$HS_TMP/r.json")
+[ "$sum" = "$want" ] && [ "$sum" -gt 0 ] || fail "folded block lines sum to $sum us, the blocks took $want us of samples"
+psum=$(awk '!/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
+pwant=$(jq '[.sessions[0].functions.paths[] | (.self_ns + 500) / 1000 | floor | select(. > 0)] | add' \
+	"$HS_TMP/r.json")
+[ "$psum" = "$pwant" ] && [ "$psum" -gt 0 ] ||
+	fail "folded call-path lines sum to $psum us, the paths' self time is $pwant us"
 grep -Eq '(^|;)loop_(sleep|spin)_cb(;| )' "$HS_TMP/r.folded" || fail "no loop callback in the stacks"
 grep -q '^[^;]*;' "$HS_TMP/r.folded" || fail "no multi-frame stack"
-echo "ok: $(wc -l <"$HS_TMP/r.folded") folded lines, $sum samples = the blocks' $want"
+echo "ok: $(wc -l <"$HS_TMP/r.folded") folded lines, blocks $sum us = their samples' $want us," \
+	"call paths $psum us = their self time"

@@ -174,6 +174,9 @@ check_key() {   # label as the help shows it
 		press b; see 'UI-thread blocks and their stacks'; press Escape; gone 'and their stacks' ;;
 	"m")
 		press 1; view_is 1; press m; see 'MODULE'; press m; gone 'MODULE' ;;
+	"c")
+		press 0; view_is 0; press c; see 'call tree'; see ' main$'; press c; gone 'call tree'
+		view_is 1 ;;
 	"^L")
 		press C-l; see '^ hookscope  connected'; wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'" ;;
 	"mouse")

@@ -150,6 +150,48 @@ static void test_budget_settles(void **state)
 
 /* The sampled estimate: calls per anchor call in the windows, times the
  * anchor outside them; no window yet: nothing. */
+/* Call paths go first: over the budget with them, under it without them
+ * (5.5% -> 4.4%): paths off, no function demoted. */
+static void test_budget_paths_off_first(void **state)
+{
+	struct tr_params p = P;
+	struct tr_fn v[] = {
+		{ .calls = 2e6, .avg_ps = 50000 },     /* 2e6 x 25 ns = 50 ms: 5% */
+		{ .calls = 2e5, .avg_ps = 1000000 },   /* 5 ms: 0.5% */
+	};
+	bool paths = true;
+
+	(void)state;
+	p.path_ps = 5000;
+	p.timed_ps = 25000;                     /* 20 ns + 5 ns of paths */
+	assert_int_equal(tr_decide_paths(v, 2, &p, &paths), 44000);
+	assert_false(paths);
+	assert_false(v[0].changed || v[1].changed);
+}
+
+/* ... and come back last: well under the budget, with every function
+ * timed, paths on while the cost with them stays under 50% of it; with a
+ * function still demoted, that function first and paths not yet. */
+static void test_budget_paths_back_last(void **state)
+{
+	struct tr_params p = P;
+	struct tr_fn v[] = {
+		{ .calls = 1e5, .avg_ps = 50000 },
+		{ .calls = 1e5, .avg_ps = 1000000, .mode = PROTO_FMODE_COUNTED },
+	};
+	bool paths = false;
+
+	(void)state;
+	p.path_ps = 5000;
+	tr_decide_paths(v, 2, &p, &paths);
+	assert_int_equal(v[1].mode, PROTO_FMODE_TIMED);
+	assert_false(paths);
+	v[1].changed = false;
+	assert_int_equal(tr_decide_paths(v, 2, &p, &paths), 5000);   /* 2e5 x 25 ns */
+	assert_true(paths);
+	assert_false(v[0].changed || v[1].changed);
+}
+
 static void test_budget_estimate(void **state)
 {
 	(void)state;
@@ -167,6 +209,8 @@ int main(void)
 		cmocka_unit_test(test_budget_named_last),
 		cmocka_unit_test(test_budget_promotes_one_step),
 		cmocka_unit_test(test_budget_settles),
+		cmocka_unit_test(test_budget_paths_off_first),
+		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
 	};
 
