@@ -2,7 +2,10 @@
  * hook_detach.c - take the hook engine out of a running process (detach).
  *
  * With every site switched off and the compiler-assisted NOPs put back
- * (hook_site.c does that first, with threads running), the other threads
+ * (hook_site.c does that first, with threads running), the GOT entries
+ * bound to the collectors' wrappers are given back and the threads asleep
+ * inside a wrapper (recv, poll...) let out of it (bind_let_out), so none
+ * holds the agent on its stack while it waits.  Then the other threads
  * are stopped; while one of them is inside the agent's code or a site's
  * block, they are released and stopped again a little later, since such a
  * thread may be about to call through a block or return into a stub.  With
@@ -23,11 +26,13 @@
 #include <time.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "hook.h"
 #include "hook_int.h"
 #include "timing.h"
 
 #define HOOK_DETACH_TRIES 200        /* 1 ms apart */
+#define HOOK_LET_OUT_MS   1000       /* threads asleep in a wrapper: bind_let_out */
 
 /* Is a stopped thread inside the agent or a site's block, or inside a call
  * the agent's dlopen or dlclose wrapper made (it returns into the agent)? */
@@ -95,6 +100,10 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 
 	if (g->mods == NULL)
 		return 0;               /* never patched */
+	/* No new call enters a wrapper; the threads asleep in one leave it. */
+	hook_got_unbind(g);
+	if (bind_let_out(HOOK_LET_OUT_MS, err, errlen) < 0)
+		return -1;
 	for (int tries = 0;; tries++) {
 		if (hook_stop_world(&st, err, errlen) < 0)
 			return -1;
