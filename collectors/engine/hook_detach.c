@@ -60,6 +60,17 @@ static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stop
 	return false;
 }
 
+/* Is there nothing but data (GOT entries) to give back: no site's code
+ * patched?  (A program whose threads block every signal, such as Mesa's
+ * worker threads, cannot be stopped: then no code was patched either.) */
+static bool hook_detach_data_only(const struct hook_engine *g)
+{
+	for (size_t i = 0; i < g->nsites; i++)
+		if (g->sites[i]->patched && g->sites[i]->kind != HOOK_K_GOT)
+			return false;
+	return true;
+}
+
 /* Put the original bytes back at every relocated-prologue site (world
  * stopped: a thread stopped at a function's first byte resumes on the
  * original instruction).  -1 with err if a module cannot be written. */
@@ -105,8 +116,19 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 	if (bind_let_out(HOOK_LET_OUT_MS, err, errlen) < 0)
 		return -1;
 	for (int tries = 0;; tries++) {
-		if (hook_stop_world(&st, err, errlen) < 0)
-			return -1;
+		if (hook_stop_world(&st, err, errlen) < 0) {
+			if (!hook_detach_data_only(g))
+				return -1;
+			/* Only data to give back: each GOT entry is one atomic
+			 * store, and with every switch off no call enters a
+			 * block any more (one that was about to return through
+			 * a block finds its frame given back). */
+			agent_log("hook: detaching without stopping the threads (%s): no code "
+			    "was patched", err);
+			hook_got_restore(g);
+			unhooked = tm_site_unhook_all();
+			goto out;
+		}
 		if (!hook_detach_busy(g, &st))
 			break;
 		hook_stop_resume(&st);
@@ -125,6 +147,7 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 	hook_stop_resume(&st);
 	if (r < 0)
 		return -1;
+out:
 	hook_nop_untrap();
 	hook_stop_uninstall();
 	agent_log("hook: detached: code and GOT entries restored, %zu calls in flight "

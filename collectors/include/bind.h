@@ -97,6 +97,17 @@ bool bind_exit(void);           /* true: detaching (an EINTR may be ours) */
 			return CALL;                                       \
 	} while (0)
 
+/* BIND_CALL(STMT): STMT (a statement that calls the real function and
+ * returns soon) with this thread known to be inside a wrapper, so a detach
+ * waits for it to come back before the agent unloads. */
+#define BIND_CALL(STMT)                                                  \
+	do {                                                               \
+		bool in_ = bind_enter();                                   \
+		STMT;                                                      \
+		if (in_)                                                   \
+			(void)bind_exit();                                 \
+	} while (0)
+
 /* Detach: let every thread inside a blocking wrapper out (the wrappers
  * are already unbound); 0, or -1 with err after timeout_ms. */
 int bind_let_out(unsigned timeout_ms, char *err, size_t errlen);

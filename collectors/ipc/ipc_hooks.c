@@ -249,16 +249,20 @@ API int close(int fd)
 {
 	IPC_REAL(close, -1,
 	    int (*)(int));
+	int r;
+
 	ipc_fd_forget(fd);
-	return real_(fd);
+	BIND_CALL(r = real_(fd));
+	return r;
 }
 
 API int dup2(int fd, int fd2)
 {
 	IPC_REAL(dup2, -1,
 	    int (*)(int, int));
-	int r = real_(fd, fd2);
+	int r;
 
+	BIND_CALL(r = real_(fd, fd2));
 	if (r >= 0)
 		ipc_fd_forget(r);
 	return r;
@@ -268,8 +272,9 @@ API int dup3(int fd, int fd2, int flags)
 {
 	IPC_REAL(dup3, -1,
 	    int (*)(int, int, int));
-	int r = real_(fd, fd2, flags);
+	int r;
 
+	BIND_CALL(r = real_(fd, fd2, flags));
 	if (r >= 0)
 		ipc_fd_forget(r);
 	return r;
@@ -279,8 +284,9 @@ API int socket(int domain, int type, int proto)
 {
 	IPC_REAL(socket, -1,
 	    int (*)(int, int, int));
-	int r = real_(domain, type, proto);
+	int r;
 
+	BIND_CALL(r = real_(domain, type, proto));
 	ipc_fd_forget(r);
 	return r;
 }
@@ -299,7 +305,10 @@ API int socketpair(int domain, int type, int proto, int sv[2])
 {
 	IPC_REAL(socketpair, -1,
 	    int (*)(int, int, int, int *));
-	return ipc_forget_pair(real_(domain, type, proto, sv), sv);
+	int r;
+
+	BIND_CALL(r = real_(domain, type, proto, sv));
+	return ipc_forget_pair(r, sv);
 }
 
 API int accept(int fd, struct sockaddr *addr, socklen_t *len)
@@ -328,14 +337,20 @@ API int pipe(int fds[2])
 {
 	IPC_REAL(pipe, -1,
 	    int (*)(int *));
-	return ipc_forget_pair(real_(fds), fds);
+	int r;
+
+	BIND_CALL(r = real_(fds));
+	return ipc_forget_pair(r, fds);
 }
 
 API int pipe2(int fds[2], int flags)
 {
 	IPC_REAL(pipe2, -1,
 	    int (*)(int *, int));
-	return ipc_forget_pair(real_(fds, flags), fds);
+	int r;
+
+	BIND_CALL(r = real_(fds, flags));
+	return ipc_forget_pair(r, fds);
 }
 
 /* Is a message-queue call from ra watched?  The queue's endpoint, or -1. */
