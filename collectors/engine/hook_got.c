@@ -241,7 +241,9 @@ static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
  * is one atomic store: threads may run meanwhile. */
 void hook_got_unbind(struct hook_engine *g)
 {
-	for (size_t i = 0; i < g->nbinds; i++) {
+	/* Newest first: a wrapper bound on top of another gives the entry
+	 * back to that one, which then gives it back to the library. */
+	for (size_t i = g->nbinds; i-- > 0;) {
 		struct hook_bind *b = &g->binds[i];
 
 		if (b->mod < 0 || __atomic_load_n(b->slot, __ATOMIC_ACQUIRE) != b->mine)
@@ -342,36 +344,45 @@ static uintptr_t hook_got_current(const struct hook_mod *m, bool main, const str
 	return cur;
 }
 
-/* The wrapper an attached agent binds import imp of module m to: the
- * engine's dlopen and dlclose (patch what is loaded later, forget what is
- * unloaded), else a collector's bind table entry in whose scope m is; its
- * real-function slot in *real (NULL for the engine's). */
-static uintptr_t hook_got_wrapper(const struct hook_engine *g, const struct hook_mod *m,
-    const struct hook_got_imp *imp, void ***real)
+/* Bind import imp of module mi to wrapper mine, whose real-function slot
+ * is real (NULL: the engine's own, which look theirs up).  A wrapper bound
+ * on top of another one (two collectors wrap the symbol) gets that one as
+ * its real function: calls go through both.  1 if bound. */
+static int hook_got_bind_one(struct hook_engine *g, int mi, const struct hook_got_imp *imp,
+    uintptr_t mine, void **real)
 {
-	*real = NULL;
-	if (!imp->call)
-		return 0;       /* GLOB_DAT: the value may be kept as a pointer */
-	for (size_t k = 0; k < sizeof hook_got_bound / sizeof hook_got_bound[0]; k++)
-		if (strcmp(imp->name, hook_got_bound[k]) == 0)
-			return hook_got_mine(g, imp->name);
-	for (size_t k = 0; k < bind_ntables(); k++) {
-		const struct bind_fn *f = bind_find(k, imp->name, m->path, m->own);
+	const struct hook_mod *m = &g->mods->m[mi];
+	uintptr_t orig = __atomic_load_n((uintptr_t *)imp->slot, __ATOMIC_ACQUIRE), cur = 0;
 
-		if (f != NULL) {
-			*real = f->real;
-			return (uintptr_t)f->wrapper;
-		}
+	if (mine == 0 || orig == mine)
+		return 0;
+	if (real != NULL) {
+		cur = hook_got_current(m, mi == 0, imp);
+		if (cur == 0 || cur == mine)
+			return 0;
+		if (__atomic_load_n(real, __ATOMIC_ACQUIRE) == NULL)
+			__atomic_store_n(real, (void *)cur, __ATOMIC_RELEASE);
+		else
+			cur = (uintptr_t)*real;
 	}
-	return 0;
+	if (hook_got_store(m, imp->slot, mine) < 0)
+		return 0;
+	if (real != NULL)
+		hook_got_wrapped_add(imp->slot, mine, cur, (uintptr_t *)real);
+	g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
+	g->binds[g->nbinds++] = (struct hook_bind){
+		.slot = (uintptr_t *)imp->slot, .orig = orig, .mine = mine, .mod = mi };
+	return 1;
 }
 
 /* See hook_int.h.  An attached agent interposes nothing (it is loaded after
  * everything, RTLD_LOCAL), so the PLT calls of module mi that the agent must
  * see are bound to its wrappers in the module's GOT: the engine's dlopen and
  * dlclose, and every collector's bind table (bind.h) whose scope holds the
- * module.  A wrapper's real function is the value of the first entry it
- * replaced.  Every entry is given back at detach (hook_got_unbind). */
+ * module, in the order the tables were added.  GLOB_DAT entries are left:
+ * their value may be kept as a pointer.  A wrapper's real function is the
+ * value of the first entry it replaced.  Every entry is given back at
+ * detach (hook_got_unbind). */
 void hook_got_bind(struct hook_engine *g, int mi)
 {
 	const struct hook_mod *m = &g->mods->m[mi];
@@ -386,31 +397,22 @@ void hook_got_bind(struct hook_engine *g, int mi)
 	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
 	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
 	for (int i = 0; i < n; i++) {
-		void **real;
-		uintptr_t mine = hook_got_wrapper(g, m, &imps[i], &real), orig, cur;
+		bool engine = false;
 
-		if (mine == 0)
+		if (!imps[i].call)
 			continue;
-		orig = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
-		if (orig == mine)
+		for (size_t k = 0; k < sizeof hook_got_bound / sizeof hook_got_bound[0]; k++)
+			engine |= strcmp(imps[i].name, hook_got_bound[k]) == 0;
+		if (engine) {
+			bound += hook_got_bind_one(g, mi, &imps[i], hook_got_mine(g, imps[i].name), NULL);
 			continue;
-		if (real != NULL) {
-			cur = hook_got_current(m, mi == 0, &imps[i]);
-			if (cur == 0 || cur == mine)
-				continue;
-			if (__atomic_load_n(real, __ATOMIC_ACQUIRE) == NULL)
-				__atomic_store_n(real, (void *)cur, __ATOMIC_RELEASE);
-			else
-				cur = (uintptr_t)*real;
 		}
-		if (hook_got_store(m, imps[i].slot, mine) < 0)
-			continue;
-		if (real != NULL)
-			hook_got_wrapped_add(imps[i].slot, mine, cur, (uintptr_t *)real);
-		g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
-		g->binds[g->nbinds++] = (struct hook_bind){
-			.slot = (uintptr_t *)imps[i].slot, .orig = orig, .mine = mine, .mod = mi };
-		bound++;
+		for (size_t k = 0; k < bind_ntables(); k++) {
+			const struct bind_fn *f = bind_find(k, imps[i].name, m->path, m->own);
+
+			if (f != NULL)
+				bound += hook_got_bind_one(g, mi, &imps[i], (uintptr_t)f->wrapper, f->real);
+		}
 	}
 	if (bound > 0)
 		agent_log("hook: %s: %d calls bound to the agent's wrappers", m->path, bound);
