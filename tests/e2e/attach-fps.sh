@@ -11,12 +11,7 @@ for tool in Xvfb glxgears; do
 	command -v "$tool" >/dev/null || fail "$tool is not installed (packages xvfb, mesa-utils; run 'make deps')"
 done
 
-exec 5>"$HS_TMP/display"
-spawn Xvfb -displayfd 5 -nolisten tcp -noreset -screen 0 1920x1200x24 2>"$HS_TMP/xvfb.log"
-exec 5>&-
-wait_for 20 test -s "$HS_TMP/display"
-DISPLAY=:$(cat "$HS_TMP/display")
-export DISPLAY
+start_xvfb
 start_daemon
 
 out=$HS_TMP/gears.out

@@ -14,13 +14,7 @@ done
 STDBUF_LIB=/usr/libexec/coreutils/libstdbuf.so
 [ -f "$STDBUF_LIB" ] || fail "$STDBUF_LIB is missing (coreutils)"
 
-# A private X server on a display it picks itself (-displayfd).
-exec 5>"$HS_TMP/display"
-spawn Xvfb -displayfd 5 -nolisten tcp -noreset -screen 0 1920x1200x24 2>"$HS_TMP/xvfb.log"
-exec 5>&-
-wait_for 20 test -s "$HS_TMP/display"
-DISPLAY=:$(cat "$HS_TMP/display")
-export DISPLAY
+start_xvfb
 
 start_daemon
 
