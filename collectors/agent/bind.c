@@ -8,7 +8,8 @@
  * Threads inside a blocking wrapper: each thread that ever made such a call
  * has a record (tid, depth) on a lock-free list, found again through an
  * initial-exec TLS pointer; a thread's exit frees its record (a pthread
- * key's destructor) for the next new thread.  bind_enter and bind_exit are
+ * key's destructor) for the next new thread, a fork child keeps only its
+ * own (under its new tid).  bind_enter and bind_exit are
  * sequentially consistent against bind_let_out's flag: either the wrapper
  * sees the detach and calls the real function directly, or the detach sees
  * the depth and signals the thread (BIND_SIG, a handler without
@@ -105,10 +106,21 @@ static void bind_thr_free(void *p)
 	__atomic_store_n(&t->tid, 0, __ATOMIC_RELEASE);
 }
 
+/* Fork child: only the forking thread survives, under a new tid. */
+static void bind_atfork_child(void)
+{
+	for (struct bind_thr *t = bind_thrs; t != NULL; t = t->next)
+		if (t != bind_me)
+			bind_thr_free(t);
+	if (bind_me != NULL)
+		bind_me->tid = (int32_t)syscall(SYS_gettid);
+}
+
 static void bind_key_make(void)
 {
 	if (pthread_key_create(&bind_key, bind_thr_free) != 0)
 		agent_warn("bind: no pthread key: records of exited threads are not reused");
+	pthread_atfork(NULL, NULL, bind_atfork_child);
 }
 
 /* This thread's record: a free one taken over, else a new one pushed. */
