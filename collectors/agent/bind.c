@@ -14,10 +14,14 @@
  * sees the detach and calls the real function directly, or the detach sees
  * the depth and signals the thread (BIND_SIG, a handler without
  * SA_RESTART: the system call ends with EINTR and the wrapper makes it again
- * as a tail call).  The signal is sent again every few milliseconds, so a
- * thread between the depth and the system call is caught on a later round.
+ * as a tail call).  One kick at a time per thread: the handler notes whether
+ * the thread was still in the agent's code (before the system call: kicked
+ * again at once) or outside it (in the call: left alone for BIND_REKICK_MS,
+ * so a second kick cannot reach the call the wrapper makes again, outside
+ * it, which would then end with EINTR in the program's hands).
  */
 #include <fnmatch.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,12 +32,23 @@
 
 #include "agent.h"
 #include "bind.h"
+#include "engine.h"
+#include "protocol.h"
 
 #define BIND_SIG (SIGRTMAX - 6)        /* hook_stop -3, block -4, timing's ip sampler -5 */
+#define BIND_REKICK_MS 100             /* a thread kicked in its system call is left that long */
+
+/* A thread's last kick (bind_let_out): sent, or seen by its handler with
+ * the thread inside the agent's code (it had not reached the system call:
+ * kicked again) or outside it (in the call, which ends with EINTR: not
+ * kicked again soon, so no kick can reach the call it makes again). */
+enum { BIND_K_NONE, BIND_K_SENT, BIND_K_MISSED, BIND_K_HIT };
 
 struct bind_thr {
 	int32_t          tid;           /* 0: free */
 	int32_t          depth;         /* blocking wrappers this thread is inside */
+	int32_t          kick;          /* BIND_K_* */
+	uint64_t         kick_ns;       /* when it was sent */
 	struct bind_thr *next;
 };
 
@@ -44,6 +59,7 @@ static int bind_leaving;
 static pthread_key_t bind_key;
 static pthread_once_t bind_once = PTHREAD_ONCE_INIT;
 static __thread struct bind_thr *bind_me __attribute__((tls_model("initial-exec")));
+static uintptr_t bind_text_lo, bind_text_hi;   /* the agent's code, for the handler */
 
 /* See bind.h. */
 void bind_add(const struct bind_table *t)
@@ -103,6 +119,7 @@ static void bind_thr_free(void *p)
 	struct bind_thr *t = p;
 
 	__atomic_store_n(&t->depth, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->kick, BIND_K_NONE, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->tid, 0, __ATOMIC_RELEASE);
 }
 
@@ -174,43 +191,84 @@ bool bind_exit(void)
 	return __atomic_load_n(&bind_leaving, __ATOMIC_SEQ_CST) != 0;
 }
 
-/* The handler only has to exist: the signal ends a system call. */
-static void bind_kick(int sig)
+/* The signal ends the system call the thread sleeps in; the handler only
+ * notes where the thread was. */
+static void bind_kick(int sig, siginfo_t *si, void *uc)
 {
+	struct bind_thr *t = bind_me;
+	uintptr_t pc = hook_engine_uc_pc(uc);
+
 	(void)sig;
+	(void)si;
+	if (t != NULL)
+		__atomic_store_n(&t->kick, pc >= bind_text_lo && pc < bind_text_hi ? BIND_K_MISSED :
+		    BIND_K_HIT, __ATOMIC_RELEASE);
+}
+
+/* The agent's executable segment. */
+static int bind_text_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t me = (uintptr_t)arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && me >= lo && me < lo + p->p_memsz) {
+			bind_text_lo = lo;
+			bind_text_hi = lo + p->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Kick t unless its last kick is on its way, or hit less than
+ * BIND_REKICK_MS ago.  Is it still inside? */
+static bool bind_kick_one(struct bind_thr *t, uint64_t now)
+{
+	int32_t tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
+	int32_t k = __atomic_load_n(&t->kick, __ATOMIC_ACQUIRE);
+
+	if (tid == 0 || __atomic_load_n(&t->depth, __ATOMIC_SEQ_CST) <= 0)
+		return false;
+	if (k == BIND_K_SENT || (k == BIND_K_HIT && now - t->kick_ns < BIND_REKICK_MS * 1000000ull))
+		return true;
+	t->kick_ns = now;
+	__atomic_store_n(&t->kick, BIND_K_SENT, __ATOMIC_RELEASE);
+	return syscall(SYS_tgkill, getpid(), tid, BIND_SIG) == 0;
 }
 
 /* See bind.h.  Runs on the reporter (every signal blocked). */
 int bind_let_out(unsigned timeout_ms, char *err, size_t errlen)
 {
-	struct timespec nap = { 0, 2000000 };
+	struct timespec nap = { 0, 1000000 };
 	struct sigaction sa, old;
 	unsigned waited = 0;
 	int left;
 
 	__atomic_store_n(&bind_leaving, 1, __ATOMIC_SEQ_CST);
+	dl_iterate_phdr(bind_text_cb, (void *)(uintptr_t)bind_text_cb);
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = bind_kick;              /* no SA_RESTART */
+	sa.sa_sigaction = bind_kick;
+	sa.sa_flags = SA_SIGINFO;               /* no SA_RESTART */
 	if (sigaction(BIND_SIG, &sa, &old) != 0) {
 		snprintf(err, errlen, "sigaction(SIGRTMAX-6): %s", strerror(errno));
 		return -1;
 	}
 	for (;;) {
+		uint64_t now = proto_now_ns();
+
 		left = 0;
 		for (struct bind_thr *t = __atomic_load_n(&bind_thrs, __ATOMIC_ACQUIRE); t;
-		    t = t->next) {
-			int32_t tid = __atomic_load_n(&t->tid, __ATOMIC_ACQUIRE);
-
-			if (tid == 0 || __atomic_load_n(&t->depth, __ATOMIC_SEQ_CST) <= 0)
-				continue;
-			if (syscall(SYS_tgkill, getpid(), tid, BIND_SIG) == 0)
-				left++;
-		}
+		    t = t->next)
+			left += bind_kick_one(t, now);
 		if (left == 0 || waited >= timeout_ms)
 			break;
 		nanosleep(&nap, NULL);
-		waited += 2;
+		waited++;
 	}
 	/* Pending instances are discarded before the old action returns. */
 	sa.sa_handler = SIG_IGN;
