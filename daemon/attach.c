@@ -184,7 +184,8 @@ attach_write_conf(const struct attach_req *a, char *path, size_t pathlen,
     char *err, size_t errlen)
 {
 	static const char *const pass[] = { "HOOKSCOPE_DEBUG", "HOOKSCOPE_FUNCS",
-		"HOOKSCOPE_MAP", "HOOKSCOPE_INTERVAL_MS" };
+		"HOOKSCOPE_MAP", "HOOKSCOPE_INTERVAL_MS", "HOOKSCOPE_POWER_TABLE",
+		"HOOKSCOPE_POWER_SYSFS" };
 	char name[128], text[8192];
 	int n, fd;
 

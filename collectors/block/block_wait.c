@@ -23,6 +23,7 @@
 
 #define HOOKSCOPE_BUILDING_AGENT
 #include "agent.h"
+#include "bind.h"
 #include "hookscope.h"
 #include "block_int.h"
 
@@ -32,6 +33,8 @@ static struct block_ui_state block_ui;
 static int32_t block_ui_tid;              /* relaxed atomic: the selected UI thread */
 static uintptr_t block_self_lo, block_self_hi;   /* the agent's text */
 static __thread int32_t block_tls_tid __attribute__((tls_model("initial-exec")));
+
+extern const struct bind_table block_bind;
 
 /* Monotonic ns (vDSO: no system call). */
 static inline uint64_t block_now(void)
@@ -96,6 +99,7 @@ static int block_self_cb(struct dl_phdr_info *info, size_t size, void *arg)
 void block_wait_init(void)
 {
 	dl_iterate_phdr(block_self_cb, (void *)(uintptr_t)block_wait_init);
+	bind_add(&block_bind);
 }
 
 /* See block.h.  The old UI thread may still write for a moment: the
@@ -154,23 +158,24 @@ void block_wait_atfork_child(void)
 }
 
 /* The body of every wrapper: end the message, wait, start the next one.
- * errno is the wait call's (clock_gettime through the vDSO keeps it). */
+ * errno is the wait call's (clock_gettime through the vDSO keeps it).
+ * Other threads' waits are tail calls; the UI thread's is a blocking call
+ * a detach can let out of the wrapper (bind.h). */
 #define BLOCK_WRAP(type, name, params, args)                                   \
+	static void *block_real_##name;                                        \
 	API type name params                                                   \
 	{                                                                      \
-		static void *real;                                             \
-		type (*fn) params = (type (*) params)agent_real(&real, #name, false); \
-		bool ui = block_is_ui(__builtin_return_address(0));            \
+		type (*fn) params = (type (*) params)bind_real(&block_real_##name, #name); \
 		type ret_;                                                     \
 		if (fn == NULL) {                                              \
 			errno = ENOSYS;                                        \
 			return -1;                                             \
 		}                                                              \
-		if (ui)                                                        \
-			block_msg_end(block_now());                            \
-		ret_ = fn args;                                                \
-		if (ui)                                                        \
-			block_msg_begin(block_now());                          \
+		if (!block_is_ui(__builtin_return_address(0)))                 \
+			return fn args;                                        \
+		block_msg_end(block_now());                                    \
+		BIND_BLOCKING(ret_, fn args);                                  \
+		block_msg_begin(block_now());                                  \
 		return ret_;                                                   \
 	}
 
@@ -203,3 +208,15 @@ API void hookscope_loop_end(void)
 	if (block_is_ui(NULL))
 		block_msg_end(block_now());
 }
+
+/* The wait calls, for the binder (bind.h): the program's own modules and
+ * the event loops' libraries, which make the calls. */
+#define BLOCK_WAITS(X) X(poll) X(__poll_chk) X(ppoll) X(epoll_wait) X(epoll_pwait) \
+	X(epoll_pwait2) X(select) X(pselect)
+BLOCK_WAITS(BIND_LOCAL)
+#define BLOCK_BIND(name) { #name, BIND_WRAPPER(name), &block_real_##name, 0 },
+static const struct bind_fn block_bind_fns[] = { BLOCK_WAITS(BLOCK_BIND) };
+const struct bind_table block_bind = {
+	.who = "block", .libs = "libglib-2.0.so*:libuv.so*:libQt5Core.so*:libQt6Core.so*",
+	.fns = block_bind_fns, .n = sizeof block_bind_fns / sizeof block_bind_fns[0],
+};

@@ -2,7 +2,10 @@
  * hook_detach.c - take the hook engine out of a running process (detach).
  *
  * With every site switched off and the compiler-assisted NOPs put back
- * (hook_site.c does that first, with threads running), the other threads
+ * (hook_site.c does that first, with threads running), the GOT entries
+ * bound to the collectors' wrappers are given back and the threads asleep
+ * inside a wrapper (recv, poll...) let out of it (bind_let_out), so none
+ * holds the agent on its stack while it waits.  Then the other threads
  * are stopped; while one of them is inside the agent's code or a site's
  * block, they are released and stopped again a little later, since such a
  * thread may be about to call through a block or return into a stub.  With
@@ -23,11 +26,13 @@
 #include <time.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "hook.h"
 #include "hook_int.h"
 #include "timing.h"
 
 #define HOOK_DETACH_TRIES 200        /* 1 ms apart */
+#define HOOK_LET_OUT_MS   1000       /* threads asleep in a wrapper: bind_let_out */
 
 /* Is a stopped thread inside the agent or a site's block, or inside a call
  * the agent's dlopen or dlclose wrapper made (it returns into the agent)? */
@@ -53,6 +58,17 @@ static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stop
 		}
 	}
 	return false;
+}
+
+/* Is there nothing but data (GOT entries) to give back: no site's code
+ * patched?  (A program whose threads block every signal, such as Mesa's
+ * worker threads, cannot be stopped: then no code was patched either.) */
+static bool hook_detach_data_only(const struct hook_engine *g)
+{
+	for (size_t i = 0; i < g->nsites; i++)
+		if (g->sites[i]->patched && g->sites[i]->kind != HOOK_K_GOT)
+			return false;
+	return true;
 }
 
 /* Put the original bytes back at every relocated-prologue site (world
@@ -95,9 +111,24 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 
 	if (g->mods == NULL)
 		return 0;               /* never patched */
+	/* No new call enters a wrapper; the threads asleep in one leave it. */
+	hook_got_unbind(g);
+	if (bind_let_out(HOOK_LET_OUT_MS, err, errlen) < 0)
+		return -1;
 	for (int tries = 0;; tries++) {
-		if (hook_stop_world(&st, err, errlen) < 0)
-			return -1;
+		if (hook_stop_world(&st, err, errlen) < 0) {
+			if (!hook_detach_data_only(g))
+				return -1;
+			/* Only data to give back: each GOT entry is one atomic
+			 * store, and with every switch off no call enters a
+			 * block any more (one that was about to return through
+			 * a block finds its frame given back). */
+			agent_log("hook: detaching without stopping the threads (%s): no code "
+			    "was patched", err);
+			hook_got_restore(g);
+			unhooked = tm_site_unhook_all();
+			goto out;
+		}
 		if (!hook_detach_busy(g, &st))
 			break;
 		hook_stop_resume(&st);
@@ -116,6 +147,7 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 	hook_stop_resume(&st);
 	if (r < 0)
 		return -1;
+out:
 	hook_live_untrap();
 	hook_stop_uninstall();
 	agent_log("hook: detached: code and GOT entries restored, %zu calls in flight "

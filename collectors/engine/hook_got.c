@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "hook.h"
 #include "hook_int.h"
 #include "protocol.h"
@@ -236,10 +237,13 @@ static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 	return 0;
 }
 
-/* See hook_int.h.  An entry the program rewrote since is left alone. */
-void hook_got_restore(struct hook_engine *g)
+/* See hook_int.h.  An entry the program rewrote since is left alone.  Each
+ * is one atomic store: threads may run meanwhile. */
+void hook_got_unbind(struct hook_engine *g)
 {
-	for (size_t i = 0; i < g->nbinds; i++) {
+	/* Newest first: a wrapper bound on top of another gives the entry
+	 * back to that one, which then gives it back to the library. */
+	for (size_t i = g->nbinds; i-- > 0;) {
 		struct hook_bind *b = &g->binds[i];
 
 		if (b->mod < 0 || __atomic_load_n(b->slot, __ATOMIC_ACQUIRE) != b->mine)
@@ -249,6 +253,12 @@ void hook_got_restore(struct hook_engine *g)
 			    strerror(errno));
 		b->mod = -1;
 	}
+}
+
+/* See hook_int.h. */
+void hook_got_restore(struct hook_engine *g)
+{
+	hook_got_unbind(g);
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 		const struct hook_mod *m = &g->mods->m[s->mod];
@@ -292,16 +302,92 @@ static uintptr_t hook_got_mine(const struct hook_engine *g, const char *name)
 	return 0;
 }
 
+/* GOT entries bound to a wrapper (hook_got_wrap, bind tables), and where
+ * the wrapper keeps the function it calls: hook_got_prepare times that
+ * function by pointing the wrapper's pointer at the import site's block, so
+ * a level-3 import stays timed under a wrapper.  Appended on the thread that
+ * binds (the constructor, then the reporter or a dlopen under the engine's
+ * lock), read by the engine; the count is published after the entry. */
+struct hook_wrapped {
+	uintptr_t  slot, wrapper, target;
+	uintptr_t *real;
+};
+#define HOOK_WRAPPED_MAX 1024
+static struct hook_wrapped hook_wrapped[HOOK_WRAPPED_MAX];
+static size_t hook_nwrapped;
+
+/* Remember that slot now holds wrapper, in front of target. */
+static void hook_got_wrapped_add(uintptr_t slot, uintptr_t wrapper, uintptr_t target,
+    uintptr_t *real)
+{
+	size_t w = hook_nwrapped;
+
+	if (w < HOOK_WRAPPED_MAX) {
+		hook_wrapped[w] = (struct hook_wrapped){ .slot = slot, .wrapper = wrapper,
+			.target = target, .real = real };
+		__atomic_store_n(&hook_nwrapped, w + 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The function import imp of module m is bound to now: its GOT value, or
+ * for an entry the loader has not bound yet, what it would bind (the
+ * module's lookup scope first, then the global one); 0 if none. */
+static uintptr_t hook_got_current(const struct hook_mod *m, bool main, const struct hook_got_imp *imp)
+{
+	uintptr_t cur = __atomic_load_n((uintptr_t *)imp->slot, __ATOMIC_ACQUIRE);
+
+	if (cur >= m->lo && cur < m->hi) {
+		cur = hook_got_resolve(m, main, imp);
+		if (cur == 0)
+			cur = (uintptr_t)dlsym(RTLD_DEFAULT, imp->name);
+	}
+	return cur;
+}
+
+/* Bind import imp of module mi to wrapper mine, whose real-function slot
+ * is real (NULL: the engine's own, which look theirs up).  A wrapper bound
+ * on top of another one (two collectors wrap the symbol) gets that one as
+ * its real function: calls go through both.  1 if bound. */
+static int hook_got_bind_one(struct hook_engine *g, int mi, const struct hook_got_imp *imp,
+    uintptr_t mine, void **real)
+{
+	const struct hook_mod *m = &g->mods->m[mi];
+	uintptr_t orig = __atomic_load_n((uintptr_t *)imp->slot, __ATOMIC_ACQUIRE), cur = 0;
+
+	if (mine == 0 || orig == mine)
+		return 0;
+	if (real != NULL) {
+		cur = hook_got_current(m, mi == 0, imp);
+		if (cur == 0 || cur == mine)
+			return 0;
+		if (__atomic_load_n(real, __ATOMIC_ACQUIRE) == NULL)
+			__atomic_store_n(real, (void *)cur, __ATOMIC_RELEASE);
+		else
+			cur = (uintptr_t)*real;
+	}
+	if (hook_got_store(m, imp->slot, mine) < 0)
+		return 0;
+	if (real != NULL)
+		hook_got_wrapped_add(imp->slot, mine, cur, (uintptr_t *)real);
+	g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
+	g->binds[g->nbinds++] = (struct hook_bind){
+		.slot = (uintptr_t *)imp->slot, .orig = orig, .mine = mine, .mod = mi };
+	return 1;
+}
+
 /* See hook_int.h.  An attached agent interposes nothing (it is loaded after
- * everything, RTLD_LOCAL), so module mi's PLT calls of the functions the
- * agent must see (dlopen: patch what is loaded later; dlclose: forget what
- * is unloaded) are bound to the agent's wrappers in its GOT, and given back
- * at detach. */
+ * everything, RTLD_LOCAL), so the PLT calls of module mi that the agent must
+ * see are bound to its wrappers in the module's GOT: the engine's dlopen and
+ * dlclose, and every collector's bind table (bind.h) whose scope holds the
+ * module, in the order the tables were added.  GLOB_DAT entries are left:
+ * their value may be kept as a pointer.  A wrapper's real function is the
+ * value of the first entry it replaced.  Every entry is given back at
+ * detach (hook_got_unbind). */
 void hook_got_bind(struct hook_engine *g, int mi)
 {
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
-	int fd, n;
+	int fd, n, bound = 0;
 	Elf *e;
 
 	if (!agent_attached() || m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -311,39 +397,30 @@ void hook_got_bind(struct hook_engine *g, int mi)
 	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
 	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
 	for (int i = 0; i < n; i++) {
-		uintptr_t mine = 0, orig;
+		bool engine = false;
 
+		if (!imps[i].call)
+			continue;
 		for (size_t k = 0; k < sizeof hook_got_bound / sizeof hook_got_bound[0]; k++)
-			if (imps[i].call && strcmp(imps[i].name, hook_got_bound[k]) == 0)
-				mine = hook_got_mine(g, imps[i].name);
-		if (mine == 0)
+			engine |= strcmp(imps[i].name, hook_got_bound[k]) == 0;
+		if (engine) {
+			bound += hook_got_bind_one(g, mi, &imps[i], hook_got_mine(g, imps[i].name), NULL);
 			continue;
-		orig = __atomic_load_n((uintptr_t *)imps[i].slot, __ATOMIC_ACQUIRE);
-		if (hook_got_store(m, imps[i].slot, mine) < 0)
-			continue;
-		g->binds = xrealloc(g->binds, (g->nbinds + 1) * sizeof *g->binds);
-		g->binds[g->nbinds++] = (struct hook_bind){
-			.slot = (uintptr_t *)imps[i].slot, .orig = orig, .mine = mine, .mod = mi };
+		}
+		for (size_t k = 0; k < bind_ntables(); k++) {
+			const struct bind_fn *f = bind_find(k, imps[i].name, m->path, m->own);
+
+			if (f != NULL)
+				bound += hook_got_bind_one(g, mi, &imps[i], (uintptr_t)f->wrapper, f->real);
+		}
 	}
+	if (bound > 0)
+		agent_log("hook: %s: %d calls bound to the agent's wrappers", m->path, bound);
 	free(imps);
 	if (e != NULL)
 		elf_end(e);
 	close(fd);
 }
-
-/* GOT entries hook_got_wrap bound to a wrapper, and where the wrapper
- * keeps the function it calls: hook_got_prepare times that function by
- * pointing the wrapper's pointer at the import site's block, so a level-3
- * import stays timed under a power row.  Appended on the thread that binds
- * (the constructor, then the reporter), read by the engine on the reporter
- * thread or a dlopen; the count is published after the entry. */
-struct hook_wrapped {
-	uintptr_t  slot, wrapper, target;
-	uintptr_t *real;
-};
-#define HOOK_WRAPPED_MAX 1024
-static struct hook_wrapped hook_wrapped[HOOK_WRAPPED_MAX];
-static size_t hook_nwrapped;
 
 /* The wrapper's pointer for a GOT entry that holds a hook_got_wrap
  * wrapper (*cur becomes the function behind it), or NULL. */
@@ -485,14 +562,8 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 			if (reals[k] == 0)
 				__atomic_store_n(&reals[k], cur, __ATOMIC_RELEASE);
 			if (hook_got_store(m, imps[i].slot, wrappers[k]) == 0) {
-				size_t w = hook_nwrapped;
-
 				bound++;
-				if (w < HOOK_WRAPPED_MAX) {
-					hook_wrapped[w] = (struct hook_wrapped){ .slot = imps[i].slot,
-						.wrapper = wrappers[k], .target = cur, .real = &reals[k] };
-					__atomic_store_n(&hook_nwrapped, w + 1, __ATOMIC_RELEASE);
-				}
+				hook_got_wrapped_add(imps[i].slot, wrappers[k], cur, &reals[k]);
 			}
 			break;
 		}

@@ -127,9 +127,11 @@ void hook_unwind_prepare(struct hook_engine *g);
 /* hook_patch.c: threads inside the dlopen or dlclose wrapper (maybe in the
  * real call, outside the agent's code): detach waits for none. */
 extern uint32_t hook_wrap_inflight;
-/* hook_got.c: attach mode: bind module mi's PLT calls of dlopen and dlclose
- * to the agent's wrappers. */
+/* hook_got.c: attach mode: bind module mi's PLT calls of dlopen, dlclose
+ * and the collectors' wrapped functions (bind.h) to the agent's wrappers. */
 void hook_got_bind(struct hook_engine *g, int mi);
+/* hook_got.c: give back the entries hook_got_bind bound (threads running). */
+void hook_got_unbind(struct hook_engine *g);
 /* hook_got.c: put every redirected or bound GOT entry back. */
 void hook_got_restore(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT

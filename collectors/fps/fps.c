@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "bind.h"
 #include "fps_int.h"
 
 #define FPS_KEEP_NS  61000000000ull       /* a stream idle longer is not resent */
@@ -41,9 +42,10 @@ static struct fps_cfg fps_cfg = {
 };
 static bool fps_cfg_changed;
 
-/* Collector init: the thread-exit key. */
+/* Collector init: the thread-exit key, the wrappers' table. */
 static int fps_init(void)
 {
+	bind_add(&fps_bind);
 	return fps_hot_init();
 }
 

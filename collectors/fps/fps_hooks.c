@@ -20,6 +20,7 @@
 
 #define HOOKSCOPE_BUILDING_AGENT
 #include "agent.h"
+#include "bind.h"
 #include "hookscope.h"
 #include "fps_int.h"
 
@@ -96,7 +97,7 @@ API void glXSwapBuffers(void *dpy, unsigned long drawable)
 	if (real == NULL)
 		return;
 	outer = fps_hot_enter();
-	real(dpy, drawable);
+	BIND_CALL(real(dpy, drawable));
 	fps_hot_leave();
 	if (outer)
 		fps_hot_record(FPS_API_GLX, (const void *)drawable, NULL);
@@ -139,7 +140,7 @@ API unsigned eglSwapBuffers(void *dpy, void *surface)
 	if (real == NULL)
 		return 0;
 	outer = fps_hot_enter();
-	ok = real(dpy, surface);
+	BIND_CALL(ok = real(dpy, surface));
 	fps_hot_leave();
 	if (outer && ok)
 		fps_hot_record(FPS_API_EGL, surface, NULL);
@@ -246,7 +247,7 @@ API int32_t vkQueuePresentKHR(void *queue, const struct fps_vk_present *info)
 	if (real == NULL)
 		return -3;
 	outer = fps_hot_enter();
-	r = real(queue, info);
+	BIND_CALL(r = real(queue, info));
 	fps_hot_leave();
 	/* VK_SUCCESS or VK_SUBOPTIMAL_KHR: the image was presented. */
 	if (outer && (r == 0 || r == 1000001003))
@@ -307,7 +308,7 @@ API int SDL_GL_SwapWindow(void *window)
 	if (real == NULL)
 		return -1;
 	outer = fps_hot_enter();
-	r = real(window);
+	BIND_CALL(r = real(window));
 	fps_hot_leave();
 	if (outer)
 		fps_hot_record(FPS_API_SDL, window, NULL);
@@ -325,3 +326,24 @@ void hookscope_frame_named(const char *name)
 {
 	fps_hot_record(FPS_API_APP, name, name);
 }
+
+/* The wrappers, for the binder (bind.h).  After an attach the look-ups are
+ * not bound: a pointer they handed out would outlive a detach, so the
+ * program keeps the library's own (frames presented through such a pointer
+ * are not counted; doc/architecture.md, "fps/").  The swap calls are bound
+ * in the program's modules and in the toolkits that make them. */
+#define FPS_HOOKS(X) X(glXSwapBuffers, FPS_R_GLX_SWAP, 0) X(eglSwapBuffers, FPS_R_EGL_SWAP, 0) \
+	X(vkQueuePresentKHR, FPS_R_VK_PRESENT, 0) X(SDL_GL_SwapWindow, FPS_R_SDL_SWAP, 0)       \
+	X(glXGetProcAddress, FPS_R_GLX_PROC, BIND_NOATTACH)                                    \
+	X(glXGetProcAddressARB, FPS_R_GLX_PROC_ARB, BIND_NOATTACH)                             \
+	X(eglGetProcAddress, FPS_R_EGL_PROC, BIND_NOATTACH)                                    \
+	X(vkGetInstanceProcAddr, FPS_R_VK_INSTANCE_PROC, BIND_NOATTACH)                        \
+	X(vkGetDeviceProcAddr, FPS_R_VK_DEVICE_PROC, BIND_NOATTACH)
+#define FPS_LOCAL(name, id, flags) BIND_LOCAL(name)
+FPS_HOOKS(FPS_LOCAL)
+#define FPS_BIND(name, id, flags) { #name, BIND_WRAPPER(name), &fps_reals[id], flags },
+static const struct bind_fn fps_bind_fns[] = { FPS_HOOKS(FPS_BIND) };
+const struct bind_table fps_bind = {
+	.who = "fps", .libs = "libSDL2-2.0.so*:libSDL3.so*:libglut.so*:libglfw.so*",
+	.fns = fps_bind_fns, .n = sizeof fps_bind_fns / sizeof fps_bind_fns[0],
+};

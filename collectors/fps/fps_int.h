@@ -102,4 +102,8 @@ void fps_stats_reset(struct fps_stats *s);
 void fps_stats_export(const struct fps_stats *s, uint64_t now_ns,
     struct proto_fps_stream *out, uint32_t *bins);
 
+/* fps_hooks.c: the wrappers, for the binder (bind.h). */
+struct bind_table;
+extern const struct bind_table fps_bind;
+
 #endif

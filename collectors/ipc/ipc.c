@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symbols.h"
+#include "bind.h"
 #include "collector.h"
 #include "ipc_int.h"
 
@@ -35,6 +36,7 @@ static bool ipc_cfg_changed = true;
 static int ipc_init(void)
 {
 	ipc_hot_init();
+	bind_add(&ipc_bind);
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "bind.h"
 #include "ipc_int.h"
 
 #define API __attribute__((visibility("default")))
@@ -29,29 +29,39 @@
 
 static __thread int ipc_busy;         /* inside our bookkeeping */
 
-/* Declare the real function pointer real_NAME of type T and fetch it;
- * without it the call fails with ENOSYS. */
+/* The wrapped functions, once: each one's real-function slot
+ * (ipc_real_NAME) and the bind table derive from this list. */
+#define IPC_HOOKS(X) \
+	X(connect) X(send) X(sendto) X(sendmsg) X(recv) X(__recv_chk) X(recvfrom)        \
+	X(__recvfrom_chk) X(recvmsg) X(read) X(__read_chk) X(write) X(close) X(dup2)      \
+	X(dup3) X(socket) X(socketpair) X(accept) X(accept4) X(pipe) X(pipe2) X(mq_send)  \
+	X(mq_timedsend) X(mq_receive) X(mq_timedreceive)
+#define IPC_SLOT(name) static void *ipc_real_##name;
+IPC_HOOKS(IPC_SLOT)
+
+/* Fetch the real function real_ of type T for wrapper name; without it
+ * the call fails with ENOSYS. */
 #define IPC_REAL(name, fail, ...)                                        \
-	static void *real_slot_;                                           \
-	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))agent_real(&real_slot_, name, false); \
+	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))bind_real(&ipc_real_##name, #name); \
 	if (real_ == NULL) {                                               \
 		errno = ENOSYS;                                            \
 		return fail;                                               \
 	}
 
-/* Is fd a watched IPC descriptor for a call from ra?  Its endpoint in *ep. */
-static bool ipc_watch(int fd, const void *ra, uint16_t *ep, uint8_t *kind)
+/* Is fd a watched IPC descriptor for a call from ra?  Its kind << 16 |
+ * endpoint, or -1.  (A value, not out-parameters: a wrapper whose locals'
+ * addresses never escape can end in a tail call, see BIND_BLOCKING.) */
+static int ipc_watch(int fd, const void *ra)
 {
+	uint16_t ep;
 	uint8_t k;
 
 	if (ipc_fd_not_ipc(fd) || ipc_busy || ipc_is_agent(ra))
-		return false;
+		return -1;
 	ipc_busy = 1;
-	k = ipc_fd_class(fd, ep);
+	k = ipc_fd_class(fd, &ep);
 	ipc_busy = 0;
-	if (kind)
-		*kind = k;
-	return k >= IPC_K_UNIX && k <= IPC_K_FIFO;
+	return k >= IPC_K_UNIX && k <= IPC_K_FIFO ? (int)k << 16 | ep : -1;
 }
 
 /* Count a finished call, errno kept. */
@@ -69,14 +79,14 @@ static void ipc_done(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long r,
 /* The same call as a timed IPC operation on fd: CALL is the real call. */
 #define IPC_TIMED(fd, dir, op, CALL)                                    \
 	do {                                                               \
-		uint16_t ep_;                                              \
+		int w_ = ipc_watch((fd), RA);                              \
 		uint64_t t0_;                                              \
 		__typeof__(CALL) r_;                                       \
-		if (!ipc_watch((fd), RA, &ep_, NULL))                      \
+		if (w_ < 0)                                                \
 			return CALL;                                       \
 		t0_ = ipc_now();                                           \
-		r_ = CALL;                                                 \
-		ipc_done(ep_, (dir), (op), (long long)r_, t0_);            \
+		BIND_BLOCKING(r_, CALL);                                   \
+		ipc_done((uint16_t)w_, (dir), (op), (long long)r_, t0_);   \
 		return r_;                                                 \
 	} while (0)
 
@@ -90,55 +100,53 @@ static uint8_t ipc_sock_kind(int fd)
 	return type == SOCK_DGRAM ? IPC_K_UNIX_DGRAM : IPC_K_UNIX;
 }
 
-/* A send with an explicit unix destination (an unconnected datagram socket). */
-static ssize_t ipc_send_to(int fd, const struct sockaddr *to, socklen_t tolen, ssize_t (*call)(
-    int, const void *, size_t, int, const struct sockaddr *, socklen_t), const void *buf,
-    size_t n, int flags, const void *ra)
+/* The endpoint of a send to an explicit unix address (an unconnected
+ * datagram socket), else ep. */
+static uint16_t ipc_to_ep(int w, const struct sockaddr *to, socklen_t tolen)
 {
-	uint16_t ep;
-	uint8_t kind;
-	uint64_t t0;
-	ssize_t r;
+	uint16_t ep = (uint16_t)w;
 
-	if (!ipc_watch(fd, ra, &ep, &kind))
-		return call(fd, buf, n, flags, to, tolen);
-	if (to != NULL && to->sa_family == AF_UNIX) {
+	if (to != NULL && tolen > sizeof(sa_family_t) && to->sa_family == AF_UNIX) {
 		ipc_busy = 1;
-		ep = ipc_fd_addr_ep(kind, to, tolen);
+		ep = ipc_fd_addr_ep((uint8_t)(w >> 16), to, tolen);
 		ipc_busy = 0;
 	}
-	t0 = ipc_now();
-	r = call(fd, buf, n, flags, to, tolen);
-	ipc_done(ep, IPC_OUT, IPC_OP_SEND, r, t0);
-	return r;
+	return ep;
 }
 
-API int connect(int fd, const struct sockaddr *addr, socklen_t len)
+/* The endpoint of a connect that returned r, errno kept. */
+static uint16_t ipc_connect_ep(int fd, const struct sockaddr *addr, socklen_t len, int r)
 {
-	IPC_REAL("connect", -1,
-	    int (*)(int, const struct sockaddr *, socklen_t));
 	uint16_t ep = 0;
-	uint64_t t0;
-	int r, e;
+	int e = errno;
 
-	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_busy || ipc_is_agent(RA))
-		return real_(fd, addr, len);
-	t0 = ipc_now();
-	r = real_(fd, addr, len);
-	e = errno;
 	ipc_busy = 1;
 	ipc_fd_forget(fd);
 	if (r != 0 || ipc_fd_class(fd, &ep) < IPC_K_UNIX)
 		ep = ipc_fd_addr_ep(ipc_sock_kind(fd), addr, len);
 	ipc_busy = 0;
 	errno = e;
-	ipc_done(ep, IPC_CONNECT, IPC_OP_CONNECT, r, t0);
+	return ep;
+}
+
+API int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	IPC_REAL(connect, -1,
+	    int (*)(int, const struct sockaddr *, socklen_t));
+	uint64_t t0;
+	int r;
+
+	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_busy || ipc_is_agent(RA))
+		return real_(fd, addr, len);
+	t0 = ipc_now();
+	BIND_BLOCKING(r, real_(fd, addr, len));
+	ipc_done(ipc_connect_ep(fd, addr, len, r), IPC_CONNECT, IPC_OP_CONNECT, r, t0);
 	return r;
 }
 
 API ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-	IPC_REAL("send", -1,
+	IPC_REAL(send, -1,
 	    ssize_t (*)(int, const void *, size_t, int));
 	IPC_TIMED(fd, IPC_OUT, IPC_OP_SEND, real_(fd, buf, n, flags));
 }
@@ -146,44 +154,49 @@ API ssize_t send(int fd, const void *buf, size_t n, int flags)
 API ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *to,
     socklen_t tolen)
 {
-	IPC_REAL("sendto", -1,
+	IPC_REAL(sendto, -1,
 	    ssize_t (*)(int, const void *, size_t, int, const struct sockaddr *, socklen_t));
-	return ipc_send_to(fd, to, tolen, real_, buf, n, flags, RA);
+	int w = ipc_watch(fd, RA);
+	uint64_t t0;
+	ssize_t r;
+
+	if (w < 0)
+		return real_(fd, buf, n, flags, to, tolen);
+	w = (w & ~0xffff) | ipc_to_ep(w, to, tolen);
+	t0 = ipc_now();
+	BIND_BLOCKING(r, real_(fd, buf, n, flags, to, tolen));
+	ipc_done((uint16_t)w, IPC_OUT, IPC_OP_SEND, r, t0);
+	return r;
 }
 
 API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
-	IPC_REAL("sendmsg", -1,
+	IPC_REAL(sendmsg, -1,
 	    ssize_t (*)(int, const struct msghdr *, int));
-	uint16_t ep;
-	uint8_t kind;
+	int w = ipc_watch(fd, RA);
 	uint64_t t0;
 	ssize_t r;
 
-	if (!ipc_watch(fd, RA, &ep, &kind))
+	if (w < 0)
 		return real_(fd, m, flags);
-	if (m != NULL && m->msg_name != NULL && m->msg_namelen > sizeof(sa_family_t) &&
-	    ((const struct sockaddr *)m->msg_name)->sa_family == AF_UNIX) {
-		ipc_busy = 1;
-		ep = ipc_fd_addr_ep(kind, m->msg_name, m->msg_namelen);
-		ipc_busy = 0;
-	}
+	if (m != NULL)
+		w = (w & ~0xffff) | ipc_to_ep(w, m->msg_name, m->msg_namelen);
 	t0 = ipc_now();
-	r = real_(fd, m, flags);
-	ipc_done(ep, IPC_OUT, IPC_OP_SEND, r, t0);
+	BIND_BLOCKING(r, real_(fd, m, flags));
+	ipc_done((uint16_t)w, IPC_OUT, IPC_OP_SEND, r, t0);
 	return r;
 }
 
 API ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-	IPC_REAL("recv", -1,
+	IPC_REAL(recv, -1,
 	    ssize_t (*)(int, void *, size_t, int));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_RECV, real_(fd, buf, n, flags));
 }
 
 API ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
-	IPC_REAL("__recv_chk", -1,
+	IPC_REAL(__recv_chk, -1,
 	    ssize_t (*)(int, void *, size_t, size_t, int));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_RECV, real_(fd, buf, n, buflen, flags));
 }
@@ -191,7 +204,7 @@ API ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 API ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *from,
     socklen_t *fromlen)
 {
-	IPC_REAL("recvfrom", -1,
+	IPC_REAL(recvfrom, -1,
 	    ssize_t (*)(int, void *, size_t, int, struct sockaddr *, socklen_t *));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_RECV, real_(fd, buf, n, flags, from, fromlen));
 }
@@ -199,53 +212,57 @@ API ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *fr
 API ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
     struct sockaddr *from, socklen_t *fromlen)
 {
-	IPC_REAL("__recvfrom_chk", -1,
+	IPC_REAL(__recvfrom_chk, -1,
 	    ssize_t (*)(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_RECV, real_(fd, buf, n, buflen, flags, from, fromlen));
 }
 
 API ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
-	IPC_REAL("recvmsg", -1,
+	IPC_REAL(recvmsg, -1,
 	    ssize_t (*)(int, struct msghdr *, int));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_RECV, real_(fd, m, flags));
 }
 
 API ssize_t read(int fd, void *buf, size_t n)
 {
-	IPC_REAL("read", -1,
+	IPC_REAL(read, -1,
 	    ssize_t (*)(int, void *, size_t));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_READ, real_(fd, buf, n));
 }
 
 API ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
-	IPC_REAL("__read_chk", -1,
+	IPC_REAL(__read_chk, -1,
 	    ssize_t (*)(int, void *, size_t, size_t));
 	IPC_TIMED(fd, IPC_IN, IPC_OP_READ, real_(fd, buf, n, buflen));
 }
 
 API ssize_t write(int fd, const void *buf, size_t n)
 {
-	IPC_REAL("write", -1,
+	IPC_REAL(write, -1,
 	    ssize_t (*)(int, const void *, size_t));
 	IPC_TIMED(fd, IPC_OUT, IPC_OP_WRITE, real_(fd, buf, n));
 }
 
 API int close(int fd)
 {
-	IPC_REAL("close", -1,
+	IPC_REAL(close, -1,
 	    int (*)(int));
+	int r;
+
 	ipc_fd_forget(fd);
-	return real_(fd);
+	BIND_CALL(r = real_(fd));
+	return r;
 }
 
 API int dup2(int fd, int fd2)
 {
-	IPC_REAL("dup2", -1,
+	IPC_REAL(dup2, -1,
 	    int (*)(int, int));
-	int r = real_(fd, fd2);
+	int r;
 
+	BIND_CALL(r = real_(fd, fd2));
 	if (r >= 0)
 		ipc_fd_forget(r);
 	return r;
@@ -253,10 +270,11 @@ API int dup2(int fd, int fd2)
 
 API int dup3(int fd, int fd2, int flags)
 {
-	IPC_REAL("dup3", -1,
+	IPC_REAL(dup3, -1,
 	    int (*)(int, int, int));
-	int r = real_(fd, fd2, flags);
+	int r;
 
+	BIND_CALL(r = real_(fd, fd2, flags));
 	if (r >= 0)
 		ipc_fd_forget(r);
 	return r;
@@ -264,10 +282,11 @@ API int dup3(int fd, int fd2, int flags)
 
 API int socket(int domain, int type, int proto)
 {
-	IPC_REAL("socket", -1,
+	IPC_REAL(socket, -1,
 	    int (*)(int, int, int));
-	int r = real_(domain, type, proto);
+	int r;
 
+	BIND_CALL(r = real_(domain, type, proto));
 	ipc_fd_forget(r);
 	return r;
 }
@@ -284,118 +303,140 @@ static int ipc_forget_pair(int r, const int fds[2])
 
 API int socketpair(int domain, int type, int proto, int sv[2])
 {
-	IPC_REAL("socketpair", -1,
+	IPC_REAL(socketpair, -1,
 	    int (*)(int, int, int, int *));
-	return ipc_forget_pair(real_(domain, type, proto, sv), sv);
+	int r;
+
+	BIND_CALL(r = real_(domain, type, proto, sv));
+	return ipc_forget_pair(r, sv);
 }
 
 API int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
-	IPC_REAL("accept", -1,
+	IPC_REAL(accept, -1,
 	    int (*)(int, struct sockaddr *, socklen_t *));
-	int r = real_(fd, addr, len);
+	int r;
 
+	BIND_BLOCKING(r, real_(fd, addr, len));
 	ipc_fd_forget(r);
 	return r;
 }
 
 API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
-	IPC_REAL("accept4", -1,
+	IPC_REAL(accept4, -1,
 	    int (*)(int, struct sockaddr *, socklen_t *, int));
-	int r = real_(fd, addr, len, flags);
+	int r;
 
+	BIND_BLOCKING(r, real_(fd, addr, len, flags));
 	ipc_fd_forget(r);
 	return r;
 }
 
 API int pipe(int fds[2])
 {
-	IPC_REAL("pipe", -1,
+	IPC_REAL(pipe, -1,
 	    int (*)(int *));
-	return ipc_forget_pair(real_(fds), fds);
+	int r;
+
+	BIND_CALL(r = real_(fds));
+	return ipc_forget_pair(r, fds);
 }
 
 API int pipe2(int fds[2], int flags)
 {
-	IPC_REAL("pipe2", -1,
+	IPC_REAL(pipe2, -1,
 	    int (*)(int *, int));
-	return ipc_forget_pair(real_(fds, flags), fds);
+	int r;
+
+	BIND_CALL(r = real_(fds, flags));
+	return ipc_forget_pair(r, fds);
 }
 
-/* Is a message-queue call from ra watched?  The queue's endpoint in *ep. */
-static bool ipc_mq_watch(mqd_t mq, const void *ra, uint16_t *ep)
+/* Is a message-queue call from ra watched?  The queue's endpoint, or -1. */
+static int ipc_mq_watch(mqd_t mq, const void *ra)
 {
+	int ep;
+
 	if (ipc_busy || ipc_is_agent(ra))
-		return false;
+		return -1;
 	ipc_busy = 1;
-	*ep = ipc_fd_mq_ep((int)mq);
+	ep = ipc_fd_mq_ep((int)mq);
 	ipc_busy = 0;
-	return true;
+	return ep;
 }
 
 API int mq_send(mqd_t mq, const char *msg, size_t n, unsigned prio)
 {
-	IPC_REAL("mq_send", -1,
+	IPC_REAL(mq_send, -1,
 	    int (*)(mqd_t, const char *, size_t, unsigned));
-	uint16_t ep;
+	int ep = ipc_mq_watch(mq, RA), r;
 	uint64_t t0;
-	int r;
 
-	if (!ipc_mq_watch(mq, RA, &ep))
+	if (ep < 0)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
-	r = real_(mq, msg, n, prio);
-	ipc_done(ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	BIND_BLOCKING(r, real_(mq, msg, n, prio));
+	ipc_done((uint16_t)ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
 API int mq_timedsend(mqd_t mq, const char *msg, size_t n, unsigned prio,
     const struct timespec *abst)
 {
-	IPC_REAL("mq_timedsend", -1,
+	IPC_REAL(mq_timedsend, -1,
 	    int (*)(mqd_t, const char *, size_t, unsigned, const struct timespec *));
-	uint16_t ep;
+	int ep = ipc_mq_watch(mq, RA), r;
 	uint64_t t0;
-	int r;
 
-	if (!ipc_mq_watch(mq, RA, &ep))
+	if (ep < 0)
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
-	r = real_(mq, msg, n, prio, abst);
-	ipc_done(ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	BIND_BLOCKING(r, real_(mq, msg, n, prio, abst));
+	ipc_done((uint16_t)ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
 API ssize_t mq_receive(mqd_t mq, char *msg, size_t n, unsigned *prio)
 {
-	IPC_REAL("mq_receive", -1,
+	IPC_REAL(mq_receive, -1,
 	    ssize_t (*)(mqd_t, char *, size_t, unsigned *));
-	uint16_t ep;
+	int ep = ipc_mq_watch(mq, RA);
 	uint64_t t0;
 	ssize_t r;
 
-	if (!ipc_mq_watch(mq, RA, &ep))
+	if (ep < 0)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
-	r = real_(mq, msg, n, prio);
-	ipc_done(ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	BIND_BLOCKING(r, real_(mq, msg, n, prio));
+	ipc_done((uint16_t)ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
 
 API ssize_t mq_timedreceive(mqd_t mq, char *msg, size_t n, unsigned *prio,
     const struct timespec *abst)
 {
-	IPC_REAL("mq_timedreceive", -1,
+	IPC_REAL(mq_timedreceive, -1,
 	    ssize_t (*)(mqd_t, char *, size_t, unsigned *, const struct timespec *));
-	uint16_t ep;
+	int ep = ipc_mq_watch(mq, RA);
 	uint64_t t0;
 	ssize_t r;
 
-	if (!ipc_mq_watch(mq, RA, &ep))
+	if (ep < 0)
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
-	r = real_(mq, msg, n, prio, abst);
-	ipc_done(ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	BIND_BLOCKING(r, real_(mq, msg, n, prio, abst));
+	ipc_done((uint16_t)ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
+
+/* The wrappers, for the binder (bind.h): every call of the program's own
+ * modules, and libc's socket calls made by the libraries that speak for it
+ * (D-Bus, GLib's GIO). */
+IPC_HOOKS(BIND_LOCAL)
+#define IPC_BIND(name) { #name, BIND_WRAPPER(name), &ipc_real_##name, 0 },
+static const struct bind_fn ipc_bind_fns[] = { IPC_HOOKS(IPC_BIND) };
+const struct bind_table ipc_bind = {
+	.who = "ipc", .libs = "libdbus-1.so*:libsystemd.so*:libgio-2.0.so*:libglib-2.0.so*",
+	.fns = ipc_bind_fns, .n = sizeof ipc_bind_fns / sizeof ipc_bind_fns[0],
+};

@@ -142,6 +142,9 @@ uint64_t ipc_now(void);
 void ipc_count(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long bytes, uint64_t t0,
     uint64_t t1);
 void ipc_hot_init(void);
+/* ipc_hooks.c: the wrappers, for the binder (bind.h). */
+struct bind_table;
+extern const struct bind_table ipc_bind;
 void ipc_set_threshold_ns(uint64_t ns);
 uint64_t ipc_threshold_ns(void);
 /* Is the caller the agent itself (return address in its text)? */

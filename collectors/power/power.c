@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "agent.h"
 #include "symbols.h"
+#include "bind.h"
 #include "collector.h"
 #include "hookscope.h"
 #include "power_int.h"
@@ -93,6 +95,39 @@ static void power_table_find(char *out, size_t len)
 		snprintf(out, len, "%s", HS_DATA_DIR "/power-apis.table");
 }
 
+/* Attached: the kernel wakelocks held now (/sys/power/wake_lock lists
+ * them, under HOOKSCOPE_POWER_SYSFS in the tests) go into the ledger as
+ * held since before the attach, under the table's row that acquires them
+ * by that file, so their release is matched.  The list is the kernel's,
+ * for the whole system: a lock another process holds shows too. */
+static void power_attach_held(void)
+{
+	const char *root = getenv("HOOKSCOPE_POWER_SYSFS");
+	const struct power_row *row = NULL;
+	char path[512], buf[4096], *save = NULL;
+	ssize_t n;
+	int fd;
+
+	for (int i = 0; i < power_table.nrows && row == NULL; i++) {
+		const struct power_row *r = &power_table.rows[i];
+
+		for (int c = 0; c < r->ncond && row == NULL; c++)
+			if (r->role == POWER_ACQUIRE && r->cond[c].op == POWER_OP_FD &&
+			    strcmp(r->cond[c].text, "/sys/power/wake_lock") == 0)
+				row = r;
+	}
+	snprintf(path, sizeof path, "%s/sys/power/wake_lock", root != NULL ? root : "");
+	if (row == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *w = strtok_r(buf, " \t\n", &save); w != NULL; w = strtok_r(NULL, " \t\n", &save)) {
+		agent_log("power: %s held before the attach", w);
+		power_ledger_held_before(row, w, proto_now_ns());
+	}
+}
+
 /* Collector init: the table, then the wrappers (at start no other thread
  * runs, so binding the GOT races with nobody). */
 static int power_init(void)
@@ -102,7 +137,8 @@ static int power_init(void)
 		return 0;       /* still report the table's state */
 	power_binder_init(&power_table);
 	if (agent_attached()) {
-		agent_log("power: attached: power API imports are not bound (doc/power.md)");
+		bind_add(power_hooks_table(&power_table));     /* the engine binds it */
+		power_attach_held();
 		return 0;
 	}
 	power_hooks_bind(&power_table);

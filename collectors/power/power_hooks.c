@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "engine.h"
 #include "power_int.h"
 #include "protocol.h"
@@ -438,32 +439,62 @@ static void power_hooks_setup(const struct power_table *t)
 	}
 }
 
+/* The symbols the table's rows wrap, then the fd calls; their wrappers. */
+static const char *power_names[POWER_SLOTS + 5];
+static uintptr_t power_wraps[POWER_SLOTS + 5];
+
+/* Slots, thunks and the name and wrapper lists (once). */
+static void power_hooks_init(const struct power_table *t)
+{
+	if (power_tab != NULL)
+		return;
+	power_thunks_map();
+	power_hooks_setup(t);
+	for (int k = 0; k < POWER_SLOTS; k++) {
+		power_names[k] = power_syms[k].name;
+		power_wraps[k] = (uintptr_t)power_slot_fns[k];
+	}
+	power_names[POWER_SLOTS] = "open";
+	power_names[POWER_SLOTS + 1] = "open64";
+	power_names[POWER_SLOTS + 2] = "openat";
+	power_names[POWER_SLOTS + 3] = "openat64";
+	power_names[POWER_SLOTS + 4] = "close";
+	power_wraps[POWER_SLOTS] = power_wraps[POWER_SLOTS + 1] = (uintptr_t)power_open;
+	power_wraps[POWER_SLOTS + 2] = power_wraps[POWER_SLOTS + 3] = (uintptr_t)power_openat;
+	power_wraps[POWER_SLOTS + 4] = (uintptr_t)power_close;
+}
+
+/* See power_int.h: the same wrappers as one bind table (bind.h), bound by
+ * the engine after an attach in every module, as the preloaded agent binds
+ * them (power_hooks_bind). */
+const struct bind_table *power_hooks_table(const struct power_table *t)
+{
+	static struct bind_fn fns[POWER_SLOTS + 5];
+	static struct bind_table bt = { .who = "power", .libs = "*", .fns = fns };
+
+	power_hooks_init(t);
+	for (int k = 0; k < POWER_SLOTS + 5; k++) {
+		if (k >= power_nsyms && k < POWER_SLOTS)
+			continue;
+		if (k >= POWER_SLOTS && !power_fd_rows)
+			break;
+		fns[bt.n++] = (struct bind_fn){ .name = power_names[k],
+			.wrapper = (void *)power_wraps[k], .real = (void **)&power_reals[k] };
+	}
+	return &bt;
+}
+
 /* See power.h.  Modules are bound once each (by path and load address). */
 int power_hooks_bind(const struct power_table *t)
 {
 	static struct { char path[256]; uintptr_t bias; } done[HOOK_MAX_MODS * 2];
 	static size_t ndone;
-	static const char *names[POWER_SLOTS + 5];
-	static uintptr_t wraps[POWER_SLOTS + 5];
+	const char *const *names = power_names;
+	const uintptr_t *wraps = power_wraps;
 	struct hook_mods *ms;
 	int adds = 0, bound = 0;
 
-	if (power_tab == NULL) {
-		power_thunks_map();
-		power_hooks_setup(t);
-		for (int k = 0; k < POWER_SLOTS; k++) {
-			names[k] = power_syms[k].name;
-			wraps[k] = (uintptr_t)power_slot_fns[k];
-		}
-		names[POWER_SLOTS] = "open";
-		names[POWER_SLOTS + 1] = "open64";
-		names[POWER_SLOTS + 2] = "openat";
-		names[POWER_SLOTS + 3] = "openat64";
-		names[POWER_SLOTS + 4] = "close";
-		wraps[POWER_SLOTS] = wraps[POWER_SLOTS + 1] = (uintptr_t)power_open;
-		wraps[POWER_SLOTS + 2] = wraps[POWER_SLOTS + 3] = (uintptr_t)power_openat;
-		wraps[POWER_SLOTS + 4] = (uintptr_t)power_close;
-	}
+	power_hooks_init(t);
 	ms = xcalloc(1, sizeof *ms);
 	hook_mods_read(ms);
 	for (int i = 0; i < ms->n; i++) {

@@ -110,6 +110,11 @@ void power_ledger_acquire(const struct power_row *r, const char *name, double ma
     uint64_t timeout_ns, const struct power_stack *st, uint64_t now);
 void power_ledger_release(const struct power_row *r, const char *name,
     const struct power_stack *st, uint64_t now);
+/* A resource held when the agent was attached (seen in the kernel's list,
+ * not acquired under the agent): held from now, its api is
+ * POWER_BEFORE_ATTACH, no holder stack. */
+#define POWER_BEFORE_ATTACH "(held before the attach)"
+void power_ledger_held_before(const struct power_row *r, const char *name, uint64_t now);
 void power_ledger_oneshot(const struct power_row *r, const char *name,
     const struct power_stack *st, uint64_t now);
 /* Copy the ledger (timeouts due by now applied first) into out (malloc'd
@@ -126,6 +131,9 @@ void power_row_apply(const struct power_row *r, const long *a, long ret);
 /* Bind the table's symbols in every loaded module (again for new modules).
  * Returns how many GOT entries were bound this time. */
 int  power_hooks_bind(const struct power_table *t);
+/* The same wrappers as a bind table (bind.h), for an attached agent. */
+struct bind_table;
+const struct bind_table *power_hooks_table(const struct power_table *t);
 /* Is the row's symbol a Binder method ("binder:DESCRIPTOR:CODE")? */
 bool power_row_binder(const struct power_row *r);
 

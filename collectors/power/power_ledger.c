@@ -12,6 +12,7 @@
  * timeout.  A release of a resource not held is counted as unmatched.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,6 +102,22 @@ void power_ledger_acquire(const struct power_row *r, const char *name, double ma
 			p->deadline_ns = 0;     /* a plain acquire holds until released */
 		power_changes++;
 	}
+	pthread_mutex_unlock(&power_mu);
+}
+
+/* See power_int.h. */
+void power_ledger_held_before(const struct power_row *r, const char *name, uint64_t now)
+{
+	static const struct power_stack none;
+
+	power_ledger_acquire(r, name, -1, 0, &none, now);
+	pthread_mutex_lock(&power_mu);
+	for (size_t i = 0; i < power_nres; i++)
+		if (strcmp(power_res[i].name, name) == 0 &&
+		    strcmp(power_res[i].category, r->category) == 0) {
+			snprintf(power_res[i].api, sizeof power_res[i].api, "%s", POWER_BEFORE_ATTACH);
+			power_res[i].holder_tid = 0;
+		}
 	pthread_mutex_unlock(&power_mu);
 }
 

@@ -48,7 +48,11 @@ static int thr_init(void)
 	long hz = sysconf(_SC_CLK_TCK);
 
 	thr_st.ns_per_tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
-	return threads_hooks_init();
+	if (threads_hooks_init() < 0)
+		return -1;
+	if (agent_attached())
+		threads_hooks_adopt();
+	return 0;
 }
 
 /* Parse one /proc/self/task/TID/stat: comm and utime + stime. */
@@ -185,6 +189,14 @@ static void thr_visit(uint32_t i, struct thr_rec *r, uint64_t now)
 
 		s->created++;
 		v->site = s->id;
+	}
+	/* A thread from before the attach has no wrapper to see it end:
+	 * gone from /proc, it exited. */
+	if (alive && (f & THR_F_BEFORE) &&
+	    thr_task_of(__atomic_load_n(&r->tid, __ATOMIC_RELAXED)) == NULL) {
+		__atomic_store_n(&r->end_ns, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->flags, f | THR_F_ENDED | THR_F_DETACHED, __ATOMIC_RELEASE);
+		return;
 	}
 	if (alive) {
 		thr_sample(v, (f & THR_F_STARTED) ?

@@ -62,6 +62,8 @@ static const char *thr_state_name(uint32_t f, uint64_t end_ns, uint64_t now)
 {
 	bool exiting = !hookscope_active() && !agent_detach_unloading();
 
+	if (!(f & THR_F_ENDED) && (f & THR_F_BEFORE))
+		return "pre-attach";
 	if (!(f & THR_F_ENDED))
 		return (f & THR_F_DETACHED) ? "detached" : exiting ? "leaked" : "running";
 	if (f & THR_F_JOINED)

@@ -12,11 +12,13 @@
  * thrd_create, thrd_join and thrd_detach call their pthread counterparts
  * inside libc (not through the PLT), so they are wrapped themselves.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -516,6 +518,37 @@ int threads_hooks_init(void)
 	if (LOAD(&thr_next) == 0)
 		thr_main_record();
 	return 0;
+}
+
+/* See threads_int.h.  The calling thread is one the injector borrowed. */
+void threads_hooks_adopt(void)
+{
+	struct thr_rec *main_rec = threads_rec(0);
+	int32_t pid = (int32_t)getpid();
+	uint64_t now = proto_now_ns();
+	struct dirent *e;
+	DIR *d;
+
+	if (main_rec != NULL) {
+		main_rec->tid = pid;
+		thr_me = NULL;
+	}
+	if ((d = opendir("/proc/self/task")) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		int32_t tid = (int32_t)strtol(e->d_name, NULL, 10);
+		struct thr_rec *r;
+
+		if (tid <= 0 || tid == pid || (r = thr_claim()) == NULL)
+			continue;
+		r->tid = tid;
+		r->start_ns = r->create_ns = now;
+		if (tid == thr_gettid())
+			thr_me = r;
+		__atomic_store_n(&r->flags, THR_F_PUBLISHED | THR_F_STARTED | THR_F_BEFORE,
+		    __ATOMIC_RELEASE);
+	}
+	closedir(d);
 }
 
 /* See threads.h: the records of the parent's threads are forgotten; the

@@ -35,6 +35,7 @@ enum {
 	THR_F_AGENT     = 32,              /* one of the agent's own threads */
 	THR_F_FAILED    = 64,              /* the real create failed: no thread */
 	THR_F_EXIT      = 128,             /* ended through pthread_exit */
+	THR_F_BEFORE    = 256,             /* created before the agent was attached (from /proc) */
 };
 
 struct thr_rec {
@@ -64,6 +65,10 @@ int  threads_hooks_init(void);
 struct thr_rec *threads_rec(uint32_t i);
 /* This thread's record, or NULL (main, or a thread created before us). */
 struct thr_rec *threads_self(void);
+/* Attached: record 0 is the main thread, and every other thread of
+ * /proc/self/task gets a record marked THR_F_BEFORE (no start routine, no
+ * creation site: only what /proc says). */
+void threads_hooks_adopt(void);
 /* Fork child: only the forking thread survives. */
 void threads_hooks_atfork_child(void);
 

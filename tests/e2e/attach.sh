@@ -2,7 +2,8 @@
 #   1. tests/e2e/data/attachee.c (plain cc -O2, 4 threads, no hookscope)
 #      runs once unobserved: its output is the reference;
 #   2. a second run is attached at level 4 (hookscoped attach): its static,
-#      global and recursive functions show counts in the next frames;
+#      global and recursive functions show counts in the next frames; its
+#      4 threads, started before the attach, are listed as "pre-attach";
 #   3. level 2, then level 3: the static ones stop, the global ones go on;
 #   4. :detach (the daemon's command): the agent leaves /proc/PID/maps, the
 #      session says "detached", and the code bytes of the patched functions
@@ -64,6 +65,7 @@ grep -q "mismatches=0" "$HS_TMP/ref.txt" || fail "reference run: $(cat "$HS_TMP/
 start_daemon --budget off
 target "$HS_TMP/stop1" "$HS_TMP/out.txt"
 code "$TPID" >"$HS_TMP/code.before"
+workers=$(ls "/proc/$TPID/task" | grep -vx "$TPID" | sort -n | tr '\n' ' ' | sed 's/ $//')
 "$O/hookscoped" --socket "$HS_SOCK" attach "$TPID" --level 4 >"$HS_TMP/attach.txt" 2>&1 ||
 	fail "attach failed: $(cat "$HS_TMP/attach.txt")"
 grep -q "attached to $TPID" "$HS_TMP/attach.txt" || fail "attach said: $(cat "$HS_TMP/attach.txt")"
@@ -72,6 +74,11 @@ wait_for 20 jq_once "[.targets[] | select(.pid == $TPID and .state == \"live\" a
 for f in at_mix at_fib at_leaf at_round; do
 	wait_for 20 moving "$f"
 done
+# the 4 worker threads started before the attach: listed from /proc, marked
+pre_attach() {
+	[ "$(once_json --target "$TPID" | jq -r '[.threading.threads[] | select(.state == "pre-attach") | .tid] | sort | join(" ")')" = "$workers" ]
+}
+wait_for 10 pre_attach
 code "$TPID" >"$HS_TMP/code.patched"
 cmp -s "$HS_TMP/code.before" "$HS_TMP/code.patched" && fail "level 4: no function was patched"
 

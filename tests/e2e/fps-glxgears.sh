@@ -3,10 +3,9 @@
 # clearly lower rate), and es2gears_x11 (eglSwapBuffers), each under a
 # private Xvfb for about 16 s.  They print "N frames in 5.0 seconds = X FPS"
 # every 5 s; hs-linestamp stamps each line with the monotonic clock the agent
-# stamps frames with.  hookscope's frames between two such lines come from
-# its 100 ms history bins (the two edge bins counted pro rata), divided by
-# the time between the lines; that must agree with the printed FPS within 2%
-# for the two full windows after the first (the first includes start-up).
+# stamps frames with; data/fps-windows.awk compares: hookscope's FPS must
+# agree with the printed FPS within 2% for the two full windows after the
+# first (the first includes start-up).
 . tests/e2e/lib.sh
 
 for tool in Xvfb glxgears es2gears_x11; do
@@ -15,13 +14,7 @@ done
 STDBUF_LIB=/usr/libexec/coreutils/libstdbuf.so
 [ -f "$STDBUF_LIB" ] || fail "$STDBUF_LIB is missing (coreutils)"
 
-# A private X server on a display it picks itself (-displayfd).
-exec 5>"$HS_TMP/display"
-spawn Xvfb -displayfd 5 -nolisten tcp -noreset -screen 0 1920x1200x24 2>"$HS_TMP/xvfb.log"
-exec 5>&-
-wait_for 20 test -s "$HS_TMP/display"
-DISPLAY=:$(cat "$HS_TMP/display")
-export DISPLAY
+start_xvfb
 
 start_daemon
 
@@ -51,35 +44,8 @@ run_case() {
 	kill -TERM "$pid" 2>/dev/null
 	# Window k runs from line k to line k+1 (k = 1, 2): printed FPS vs ours.
 	grep ' frames in .* seconds = ' "$out" | head -n 3 | awk -v name="$name" \
-		-v json="$(cat "$HS_TMP/$name.json")" '
-	function count_before(t,   i, lo, c) {   # frames presented before time t
-		c = 0
-		for (i = 0; i < nb; i++) {
-			lo = end - (nb - i) * bin
-			if (lo + bin <= t) c += b[i]
-			else if (lo < t) c += b[i] * (t - lo) / bin
-		}
-		return c
-	}
-	BEGIN {
-		match(json, /"bins_end_ns":[0-9]+/); end = substr(json, RSTART + 14, RLENGTH - 14) + 0
-		match(json, /"bin_ms":[0-9]+/); bin = substr(json, RSTART + 9, RLENGTH - 9) * 1000000
-		match(json, /"bins":\[[0-9,]*\]/); s = substr(json, RSTART + 8, RLENGTH - 9)
-		nb = split(s, b, ","); for (i = 1; i <= nb; i++) b[i - 1] = b[i] + 0
-		bad = 0
-	}
-	{ t[NR] = $1 + 0; n[NR] = $2 + 0; fps[NR] = $(NF - 1) + 0 }
-	END {
-		if (NR < 3 || nb == 0 || bin == 0) { print name ": missing data" > "/dev/stderr"; exit 1 }
-		for (k = 2; k <= 3; k++) {
-			ours = (count_before(t[k]) - count_before(t[k - 1])) * 1e9 / (t[k] - t[k - 1])
-			diff = (ours - fps[k]) / fps[k] * 100
-			printf "%s window %d: program %d frames = %.3f FPS, hookscope %.3f FPS (%+.3f%%)\n",
-				name, k - 1, n[k], fps[k], ours, diff
-			if (diff > 2 || diff < -2) bad = 1
-		}
-		exit bad
-	}' || fail "$name: hookscope's FPS is more than 2% off the program's own (see above)"
+		-v json="$(cat "$HS_TMP/$name.json")" -f tests/e2e/data/fps-windows.awk ||
+		fail "$name: hookscope's FPS is more than 2% off the program's own (see above)"
 	echo "$name: $(jq -r '"\(.frames) frames, jank \(.jank), p50 \(.p50_ns) ns, api \(.api)"' "$HS_TMP/$name.json")"
 }
 

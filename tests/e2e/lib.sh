@@ -178,6 +178,16 @@ HS_SAN_RT=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {pr
 # start routine names (and what depends on them) cannot be checked there.
 HS_SAN_THREADS=""
 [ -n "$HS_SAN_RT" ] && HS_SAN_THREADS=1
+# start_xvfb: a private X server on a display it picks itself (-displayfd);
+# exports DISPLAY.
+start_xvfb() {
+	exec 5>"$HS_TMP/display"
+	spawn Xvfb -displayfd 5 -nolisten tcp -noreset -screen 0 1920x1200x24 2>"$HS_TMP/xvfb.log"
+	exec 5>&-
+	wait_for 20 test -s "$HS_TMP/display"
+	DISPLAY=:$(cat "$HS_TMP/display")
+	export DISPLAY
+}
 spawn_attachable() {
 	if [ -n "$HS_SAN_RT" ]; then
 		spawn env LD_PRELOAD="$HS_SAN_RT" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$@"

@@ -5,6 +5,10 @@
  * hookscope's figures.  SYSFS is the directory standing in for /sys
  * (HOOKSCOPE_POWER_SYSFS); GPSPORT a loopback port where a stand-in gpsd
  * accepts connections.  The "leak" wakelock is never released.
+ *   power-app hold GO END: takes the wakelock "held" (through the fixture,
+ *   which writes the stand-in sysfs file), says "power-app: holding", waits
+ *   for the file GO, releases it, says "power-app: released", waits for END
+ *   (tests/e2e/attach-power.sh attaches in between).
  */
 #include <dbus/dbus.h>
 #include <fcntl.h>
@@ -74,6 +78,17 @@ int main(int argc, char **argv)
 	struct gps_data_t gps;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "hold") == 0) {
+		acquire_wake_lock(1, "held");
+		printf("power-app: holding\n");
+		while (access(argv[2], F_OK) != 0)
+			nap_ms(20);
+		release_wake_lock("held");
+		printf("power-app: released\n");
+		while (access(argv[3], F_OK) != 0)
+			nap_ms(20);
+		return 0;
+	}
 	nap_ms(300);          /* the agent connects */
 	HOLD("wl", 400, acquire_wake_lock(1, "wl"), release_wake_lock("wl"));
 	/* not reference-counted: a second acquire does not need a second release */
