@@ -25,6 +25,7 @@
 #include "agent.h"
 #include "hookscope.h"
 #include "block_int.h"
+#include "startup.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -168,6 +169,7 @@ void block_wait_atfork_child(void)
 		}                                                              \
 		if (ui)                                                        \
 			block_msg_end(block_now());                            \
+		startup_on_wait(#name, __builtin_return_address(0));          \
 		ret_ = fn args;                                                \
 		if (ui)                                                        \
 			block_msg_begin(block_now());                          \
