@@ -69,9 +69,9 @@ su_text(struct report_buf *b, const struct report_ctx *c)
 		report_add(b, "\nno previous run of this program to compare with\n\n");
 		return;
 	}
-	report_add(b, "\nslower than the previous run (%s; noise: %s or %u%%): %s\n",
+	report_add(b, "\nslower than the previous run (%s; noise: %s or %u%%)\n%s",
 	    p->baseline, report_dur(d, sizeof d, p->noise_ns), p->noise_pct,
-	    p->nslower ? "" : "nothing");
+	    p->nslower ? "" : "  nothing beyond the noise\n");
 	for (size_t i = 0; i < p->nslower; i++)
 		report_add(b, "  %-12s %-40s %s -> %s\n", p->slower[i].kind, p->slower[i].name,
 		    report_dur(d, sizeof d, p->slower[i].before_ns),
