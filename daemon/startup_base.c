@@ -1,7 +1,9 @@
 /*
  * startup_base.c - the last start of each program, kept across runs and
  * daemons: REPORT_DIR/startup/NAME-HASH.msgpack, one file per program
- * (HASH: FNV-1a of its build-id, else of its executable's path), holding a
+ * and command line (HASH: FNV-1a of its build-id, else of its executable's
+ * path, and of its command line: a helper process the program starts with
+ * other arguments is another program here), holding a
  * message {v, pid, wall_ms, startup: the part as the frame has it}.
  * Written whole to a temporary and renamed, so a reader sees the old file
  * or the new one.  Read back through the protocol's checked decode: a file
@@ -41,6 +43,9 @@ su_base_path(const struct daemon_session *s, char *buf, size_t len)
 	if (su_dir == NULL || key == NULL || *key == '\0')
 		return -1;
 	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h *= 1099511628211ull;            /* the separator */
+	for (const char *p = s->cmdline ? s->cmdline : ""; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ull;
 	base = s->exe && strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe ? s->exe : "";
 	for (; *base && k < 32; base++)   /* the name as a file name: [A-Za-z0-9._-] */
