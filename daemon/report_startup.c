@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-#include "startup.h"
+#include "daemon_startup.h"
 
 /* "+12.3 ms" of t after the origin, or "-" when t is unknown. */
 static const char *

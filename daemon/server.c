@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include "daemon.h"
 #include "issue.h"
-#include "startup.h"
+#include "daemon_startup.h"
 #include "attach.h"
 
 #define SERVER_ALIVE_CHECK_NS 1000000000ull

@@ -14,7 +14,7 @@
 #include <time.h>
 #include "daemon_collector.h"
 #include "issue.h"
-#include "startup.h"
+#include "daemon_startup.h"
 
 struct su_state {
 	struct proto_startup cur;         /* the frame's part */
@@ -32,7 +32,7 @@ su_state(struct daemon_session *s)
 	return daemon_session_state(s, &daemon_collector_startup);
 }
 
-/* See startup.h. */
+/* See daemon_startup.h. */
 const struct proto_startup *
 daemon_startup_of(struct daemon_session *s)
 {

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "startup.h"
+#include "daemon_startup.h"
 
 #define SU_BASE_MAX (1u << 20)             /* bytes of one file, at most */
 
 static char *su_dir;
 
-/* See startup.h. */
+/* See daemon_startup.h. */
 void
 daemon_startup_set_dir(const char *report_dir)
 {
@@ -56,7 +56,7 @@ su_base_path(const struct daemon_session *s, char *buf, size_t len)
 	    (unsigned long long)h) < (int)len ? 0 : -1;
 }
 
-/* See startup.h. */
+/* See daemon_startup.h. */
 int
 daemon_startup_load(const struct daemon_session *s, struct proto_startup *base,
     int32_t *pid, uint64_t *wall_ms)
@@ -94,7 +94,7 @@ daemon_startup_load(const struct daemon_session *s, struct proto_startup *base,
 	return r;
 }
 
-/* See startup.h. */
+/* See daemon_startup.h. */
 int
 daemon_startup_save(const struct daemon_session *s, const struct proto_startup *st)
 {

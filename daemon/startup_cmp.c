@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "startup.h"
+#include "daemon_startup.h"
 
 struct su_cmp {
 	const struct proto_startup *before;
@@ -63,7 +63,7 @@ su_cmp_order(const void *a, const void *b)
 	return dx < dy ? 1 : dx > dy ? -1 : strcmp(x->name, y->name);
 }
 
-/* See startup.h. */
+/* See daemon_startup.h. */
 size_t
 daemon_startup_compare(const struct proto_startup *before, const struct proto_startup *now,
     uint64_t noise_ns, uint32_t noise_pct, struct proto_su_change **out)

@@ -1,5 +1,5 @@
 /*
- * startup.h - the startup collector of the daemon (internal): a session's
+ * daemon_startup.h - the startup collector of the daemon (internal): a session's
  * start as its agent saw it, compared with the previous run of the same
  * program (startup.c, startup_cmp.c, startup_base.c), for the report
  * section (report_startup.c).  doc/startup.md.
