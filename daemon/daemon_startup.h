@@ -15,7 +15,8 @@
 /* The session's start (borrowed; empty when no record came). */
 const struct proto_startup *daemon_startup_of(struct daemon_session *s);
 
-/* startup_cmp.c: what in now is slower than in before beyond the noise,
+/* startup_cmp.c: what in now is slower than in before beyond the noise
+ * (phases without the agent's own constructors),
  * largest slow-down first, at most PROTO_MAX_SU_CHANGES (heap; *out NULL
  * when none): the count. */
 size_t daemon_startup_compare(const struct proto_startup *before, const struct proto_startup *now,

@@ -3,7 +3,8 @@
  * the points (protocol/startup.c) and the comparison of two starts
  * (daemon/startup_cmp.c): the noise rule (both the absolute and the
  * relative bound), libraries by path, dlopen calls by name and rank, new
- * entries from 0, the order, the cap.  (The part's codecs: test-wire.c.)
+ * entries from 0, the agent's constructors out of the phases, the order,
+ * the cap.  (The part's codecs: test-wire.c.)
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +112,28 @@ static void test_compare(void **state)
 	assert_int_equal(k, 0);
 }
 
+/* The agent's own constructors are taken out of the phases that hold them:
+ * the program got 100 ms slower to main while the agent got 200 ms faster. */
+static void test_compare_agent(void **state)
+{
+	struct proto_su_lib ab = { .name = "/x/libhookscope.so", .start_ns = 50 * MS, .dur_ns = 300 * MS };
+	struct proto_su_lib an = { .name = "/x/libhookscope.so", .start_ns = 50 * MS, .dur_ns = 100 * MS };
+	struct proto_startup b = { .exec_ns = 1, .agent_ns = 60 * MS, .main_ns = 1 + 400 * MS,
+		.nlibs = 1, .libs = &ab };
+	struct proto_startup n = { .exec_ns = 1, .agent_ns = 60 * MS, .main_ns = 1 + 300 * MS,
+		.nlibs = 1, .libs = &an };
+	struct proto_su_change *v;
+	size_t k;
+
+	(void)state;
+	k = daemon_startup_compare(&b, &n, DAEMON_SU_NOISE_NS, DAEMON_SU_NOISE_PCT, &v);
+	assert_int_equal(k, 1);
+	assert_string_equal(v[0].name, "to main");
+	assert_int_equal(v[0].before_ns, 100 * MS);
+	assert_int_equal(v[0].now_ns, 200 * MS);
+	free_changes(v, k);
+}
+
 /* More slower entries than a frame carries: the largest kept. */
 static void test_compare_cap(void **state)
 {
@@ -139,6 +162,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_compare_agent),
 		cmocka_unit_test(test_compare_cap),
 	};
 
