@@ -22,9 +22,10 @@ const struct proto_startup *daemon_startup_of(struct daemon_session *s);
 size_t daemon_startup_compare(const struct proto_startup *before, const struct proto_startup *now,
     uint64_t noise_ns, uint32_t noise_pct, struct proto_su_change **out);
 
-/* startup_base.c: where the last start of each program is kept
- * (REPORT_DIR/startup); set once at start. */
-void daemon_startup_set_dir(const char *report_dir);
+/* startup_base.c: where the last start of each program is kept (the state
+ * directory's startup/, doc/startup.md); once at start (without it nothing
+ * is kept). */
+void daemon_startup_init(void);
 /* The last start of the program of s saved by another session into *base
  * (initialised first), with that session's pid and wall clock: 0, or -1
  * when there is none (or it is s's own). */

@@ -1,6 +1,8 @@
 /*
  * startup_base.c - the last start of each program, kept across runs and
- * daemons: REPORT_DIR/startup/NAME-HASH.msgpack, one file per program
+ * daemons: STATE/startup/NAME-HASH.msgpack (STATE: $HOOKSCOPE_STATE_DIR,
+ * else $XDG_STATE_HOME/hookscope, else ~/.local/state/hookscope, as the
+ * TUI's history; state, not a report), one file per program
  * and command line (HASH: FNV-1a of its build-id, else of its executable's
  * path, and of its command line: a helper process the program starts with
  * other arguments is another program here), holding a
@@ -23,11 +25,22 @@ static char *su_dir;
 
 /* See daemon_startup.h. */
 void
-daemon_startup_set_dir(const char *report_dir)
+daemon_startup_init(void)
 {
+	const char *dir = getenv("HOOKSCOPE_STATE_DIR"), *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	char buf[4096];
+
+	if (dir != NULL && dir[0] == '/')
+		snprintf(buf, sizeof buf, "%s/startup", dir);
+	else if (xdg != NULL && xdg[0] == '/')
+		snprintf(buf, sizeof buf, "%s/hookscope/startup", xdg);
+	else if (home != NULL && home[0] == '/')
+		snprintf(buf, sizeof buf, "%s/.local/state/hookscope/startup", home);
+	else
+		snprintf(buf, sizeof buf, "/tmp/hookscope-state-%u/startup", (unsigned)getuid());
 	free(su_dir);
-	su_dir = xmalloc(strlen(report_dir) + 16);
-	sprintf(su_dir, "%s/startup", report_dir);
+	su_dir = xstrdup(buf);
 }
 
 /* The file of s's program into buf; -1 when there is no directory or no program. */
