@@ -208,6 +208,14 @@ APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
 
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
 
+# The startup app links a library with a slow constructor and dlopens
+# another one, both next to it (tests/apps/startup/lib/).
+APP_LIBS_startup := -ldl -Wl,-rpath,'$$ORIGIN'
+$(O)/apps/startup: $(O)/apps/libhs-slowinit.so | $(O)/apps/libhs-plugin.so
+$(O)/apps/libhs-%.so: tests/apps/startup/lib/%.c tests/apps/startup/lib/delay.h
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -std=c11 -O2 -g $(WARN) -fPIC -shared $(SAN_FLAGS) $(CFLAGS) -Wl,-soname,libhs-$*.so -o $@ $<
+
 $(O)/themes/%: themes/%
 	@mkdir -p $(@D)
 	cp $< $@

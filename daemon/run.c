@@ -18,12 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "daemon.h"
 
 extern char **environ;
+
+#define RUN_EXEC_VAR "HOOKSCOPE_EXEC="
+#define RUN_EXEC_LEN 64                   /* "HOOKSCOPE_EXEC=" PID ":" NS */
 
 /* An existing readable file made absolute, or NULL. */
 static char *
@@ -125,20 +129,20 @@ static char **
 run_environ(const struct daemon_opts *o, const char *agent)
 {
 	static const char *const ours[] = { "LD_PRELOAD=", "HOOKSCOPE_SOCKET=",
-		"HOOKSCOPE_LEVEL=", "HOOKSCOPE_MAP=", "HOOKSCOPE_BUDGET=" };
+		"HOOKSCOPE_LEVEL=", "HOOKSCOPE_MAP=", "HOOKSCOPE_BUDGET=", "HOOKSCOPE_EXEC=" };
 	const char *oldmap = getenv("HOOKSCOPE_MAP");
 	size_t n = 0, k = 0;
 	char **env, *pre, buf[32];
 
 	while (environ[n] != NULL)
 		n++;
-	env = xcalloc(n + 7, sizeof *env);
+	env = xcalloc(n + 8, sizeof *env);
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
 		for (size_t j = 0; j < sizeof ours / sizeof ours[0]; j++)
 			if (strncmp(environ[i], ours[j], strlen(ours[j])) == 0)
-				skip = j < 2 || (j == 2 && o->run_level >= 0) ||
+				skip = j < 2 || j == 5 || (j == 2 && o->run_level >= 0) ||
 				    (j == 3 && o->run_map != NULL) || (j == 4 && o->budget_set);
 		if (!skip)
 			env[k++] = xstrdup(environ[i]);
@@ -167,6 +171,9 @@ run_environ(const struct daemon_opts *o, const char *agent)
 		snprintf(env[k++], len, "HOOKSCOPE_MAP=%s%s%s", o->run_map,
 		    oldmap && *oldmap ? ":" : "", oldmap ? oldmap : "");
 	}
+	/* Filled in by the child just before its exec (run_exec_stamp). */
+	env[k] = xcalloc(1, RUN_EXEC_LEN);
+	strcpy(env[k++], RUN_EXEC_VAR);
 	if (o->run_ui_thread != NULL) {
 		env[k] = xmalloc(strlen(o->run_ui_thread) + 32);
 		sprintf(env[k++], "HOOKSCOPE_UI_THREAD=%s", o->run_ui_thread);
@@ -182,6 +189,36 @@ run_environ_free(char **env)
 	for (size_t i = 0; env[i] != NULL; i++)
 		free(env[i]);
 	free(env);
+}
+
+/* In the child, just before the exec: HOOKSCOPE_EXEC=PID:NS, NS the
+ * monotonic clock, the agent's startup origin (doc/startup.md).  After a
+ * fork of a threaded daemon: no allocation, no stdio. */
+static void
+run_exec_stamp(char **env)
+{
+	char digits[48];
+	struct timespec ts;
+	uint64_t v[2];
+	size_t at = sizeof RUN_EXEC_VAR - 1;
+
+	for (; *env != NULL && strncmp(*env, RUN_EXEC_VAR, at) != 0; env++)
+		;
+	if (*env == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	v[0] = (uint64_t)getpid();
+	v[1] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	for (int i = 0; i < 2; i++) {
+		size_t n = 0;
+
+		do
+			digits[n++] = (char)('0' + v[i] % 10);
+		while ((v[i] /= 10) != 0);
+		while (n > 0 && at < RUN_EXEC_LEN - 2)
+			(*env)[at++] = digits[--n];
+		(*env)[at++] = i == 0 ? ':' : '\0';
+	}
 }
 
 /* In the child: clean signal state and descriptors, exec, report errno. */
@@ -201,6 +238,7 @@ run_child(char **argv, char **env, int errfd)
 	if (errfd > 3)
 		close_range(3, (unsigned)errfd - 1, 0);
 	close_range((unsigned)errfd + 1, ~0u, 0);
+	run_exec_stamp(env);
 	execvpe(argv[0], argv, env);
 	e = errno;
 	if (write(errfd, &e, sizeof e) < 0)

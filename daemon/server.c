@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include "daemon.h"
 #include "issue.h"
+#include "daemon_startup.h"
 #include "attach.h"
 
 #define SERVER_ALIVE_CHECK_NS 1000000000ull
@@ -324,6 +325,7 @@ daemon_server_run(const struct daemon_opts *o)
 
 	if (o->run && (agent = daemon_run_agent_path(o->agent, err, sizeof err)) == NULL)
 		goto fail;
+	daemon_startup_init();
 	/* the sinks after the signalfd: the upload thread inherits the blocked signals */
 	if ((d.sig_fd = server_signalfd(err, sizeof err)) < 0 ||
 	    server_check_port(o, err, sizeof err) < 0 ||

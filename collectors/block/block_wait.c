@@ -26,6 +26,7 @@
 #include "bind.h"
 #include "hookscope.h"
 #include "block_int.h"
+#include "startup.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -171,6 +172,7 @@ void block_wait_atfork_child(void)
 			errno = ENOSYS;                                        \
 			return -1;                                             \
 		}                                                              \
+		startup_on_wait(#name, __builtin_return_address(0));          \
 		if (!block_is_ui(__builtin_return_address(0)))                 \
 			return fn args;                                        \
 		block_msg_end(block_now());                                    \

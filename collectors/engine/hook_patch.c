@@ -32,6 +32,7 @@
 #include "hook.h"
 #include "hook_int.h"
 #include "protocol.h"
+#include "startup.h"
 #include "symbols.h"
 
 #define HOOK_TRIES     5              /* stops tried while a thread is in the way */
@@ -486,12 +487,15 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
 	static void *slot;
 	void *(*real)(const char *, int) = (void *(*)(const char *, int))agent_real(&slot, "dlopen", false);
+	uint64_t t0;
 	void *h;
 
 	if (real == NULL)
 		return NULL;
 	__atomic_add_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
+	t0 = startup_dlopen_begin();
 	h = real(file, mode);
+	startup_dlopen_end(t0, file, mode, h);
 	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
 		hook_engine_loaded();
 	__atomic_sub_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fps_int.h"
+#include "startup.h"
 
 struct fps_thread *fps_head;
 
@@ -118,6 +119,7 @@ void fps_hot_record(int api, const void *key, const char *name)
 	__atomic_store_n(&s->stamp[c % FPS_RING],
 	    (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->count, c + 1, __ATOMIC_RELEASE);
+	startup_on_frame();
 }
 
 /* See fps.h. */

@@ -6,7 +6,8 @@
 # in every map of every table reachable from the frame; each table must be
 # seen at least once, so the targets make every map non-empty: the demo with
 # its power, IPC, render, block and threads scenarios, and a GLib thread pool;
-# the issue store (from the config file) fills the issue sinks' table.
+# the issue store (from the config file) fills the issue sinks' table; two
+# starts of the startup app, the second slower, fill the startup tables.
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 
@@ -23,6 +24,13 @@ HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD spawn "$HS_TMP/gpool" "$HS_TMP/
 wait_for 20 grep -q "gpool: pushed" "$HS_TMP/gpool.log"
 GPOOL_PID=$(once_json | jq -e '[.targets[] | select(.name == "gpool")][0].pid') || fail "no gpool target"
 wait_for 10 jq_once '.threading.pools[0].done > 0' --target "$GPOOL_PID"
+# Two starts of the startup app, the second slower: the startup comparison's table.
+for ms in 10 100; do
+	HS_SLOWINIT_MS=$ms HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD "$O/apps/startup" >/dev/null &
+	SU_PID=$!
+	wait "$SU_PID" || fail "the startup app failed"
+done
+wait_for 10 jq_once '.startup.slower | length > 0' --target "$SU_PID"
 # The demo's threads scenario is not part of the report demo: the sites and
 # threads of the gpool session cover those tables.
 once_json --target "$DEMO_PID" >"$HS_TMP/once-demo.json" || fail "no --once --json of the demo"

@@ -16,6 +16,7 @@
 #include "daemon_collector.h"
 #include "session-util.h"
 #include "issue.h"
+#include "daemon_startup.h"
 
 /* Records of every type, stamped at agent time t. */
 static void
@@ -33,6 +34,7 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 	struct proto_pwr_res res = { .category = "wakelock", .name = "w", .api = "write",
 		.item = "cpu.idle", .ma = -1, .held = true, .acquires = 1, .total_ns = 1 * S,
 		.held_ns = 1 * S };
+	struct proto_su_lib lib = { .name = "/lib/a.so", .start_ns = t - 2 * S, .dur_ns = MS, .funcs = 1 };
 	struct proto_agent_rec v[] = {
 		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &y },
 		{ .type = PROTO_AG_FUNCS, .time_ns = t, .nfuncs = 1, .funcs = &g },
@@ -46,6 +48,8 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 		  .neps = 1, .eps = &ep } },
 		{ .type = PROTO_AG_POWER, .time_ns = t, .power = { .time_ns = t,
 		  .hold_ns = 120 * S, .table = "t", .nres = 1, .res = &res } },
+		{ .type = PROTO_AG_STARTUP, .startup = { .time_ns = t, .exec_from = "run",
+		  .exec_ns = t - 2 * S, .main_ns = t - S, .nlibs = 1, .libs = &lib } },
 	};
 
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -150,6 +154,19 @@ static void issues_reset(const struct daemon_session *s)
 	assert_int_equal(daemon_issues_of((struct daemon_session *)s)->nlist, 0);
 }
 
+static void startup_fed(const struct daemon_session *s)
+{
+	const struct proto_startup *p = daemon_startup_of((struct daemon_session *)s);
+
+	assert_int_equal(p->main_ns - p->exec_ns, S);
+	assert_int_equal(p->nlibs, 1);
+}
+
+static void startup_reset(const struct daemon_session *s)
+{
+	startup_fed(s);                           /* it happened once: kept */
+}
+
 static const struct row_check checks[] = {
 	{ "funcs", funcs_fed, funcs_reset },
 	{ "sites", sites_fed, sites_reset },
@@ -158,6 +175,7 @@ static const struct row_check checks[] = {
 	{ "blocks", blocks_fed, blocks_reset },
 	{ "ipc", ipc_fed, ipc_reset },
 	{ "power", power_fed, power_reset },
+	{ "startup", startup_fed, startup_reset },
 	{ "issues", issues_fed, issues_reset },
 };
 

@@ -34,6 +34,7 @@ static const struct proto_struct *const wire_structs[] = {
 	&proto_thr_frame_desc,
 	&proto_blocks_desc, &proto_block_desc, &proto_block_stack_desc, &proto_block_frame_desc,
 	&proto_ipc_desc, &proto_ipc_ep_desc, &proto_ipc_slow_desc,
+	&proto_startup_desc, &proto_su_lib_desc, &proto_su_dlopen_desc, &proto_su_change_desc,
 	&proto_frame_desc, &proto_func_desc, &proto_target_desc,
 	&proto_ag_sym_desc, &proto_ag_func_desc,
 };
