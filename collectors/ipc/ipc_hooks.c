@@ -7,8 +7,11 @@
  * mq_timedreceive).  close, dup2, dup3, socket, socketpair, accept,
  * accept4, pipe and pipe2 only tell the fd cache that an fd changed.
  *
+ * IPv4 and IPv6 sockets are classified here too and their calls handed
+ * to the network collector (net.h).
+ *
  * Every wrapper calls the real function (dlsym(RTLD_NEXT), looked up
- * once).  Calls on other fds (files, TCP...) cost one load of the cache.
+ * once).  Calls on other fds (files, ttys...) cost one load of the cache.
  * Calls from the agent itself (its daemon link) are not counted, nor calls
  * made while the same thread is inside the collector's own bookkeeping (a
  * signal handler writing to a self-pipe while we count: no lock is ever
@@ -23,6 +26,7 @@
 
 #include "agent.h"
 #include "ipc_int.h"
+#include "net.h"
 
 #define API __attribute__((visibility("default")))
 #define RA  __builtin_return_address(0)
@@ -51,17 +55,21 @@ static bool ipc_watch(int fd, const void *ra, uint16_t *ep, uint8_t *kind)
 	ipc_busy = 0;
 	if (kind)
 		*kind = k;
-	return k >= IPC_K_UNIX && k <= IPC_K_FIFO;
+	return (k >= IPC_K_UNIX && k <= IPC_K_FIFO) || k == IPC_K_NET;
 }
 
-/* Count a finished call, errno kept. */
-static void ipc_done(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long r, uint64_t t0)
+/* Count a finished call on fd of kind (a network one goes to net.h), errno kept. */
+static void ipc_done(int fd, uint8_t kind, uint16_t ep, enum ipc_dir dir, enum ipc_op op,
+    long long r, uint64_t t0)
 {
 	int e = errno;
 	uint64_t t1 = ipc_now();
 
 	ipc_busy = 1;
-	ipc_count(ep, dir, op, r, t0, t1);
+	if (kind == IPC_K_NET)
+		net_io(fd, ep, dir == IPC_OUT, r, e, t0, t1);
+	else
+		ipc_count(ep, dir, op, r, t0, t1);
 	ipc_busy = 0;
 	errno = e;
 }
@@ -70,13 +78,14 @@ static void ipc_done(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long r,
 #define IPC_TIMED(fd, dir, op, CALL)                                    \
 	do {                                                               \
 		uint16_t ep_;                                              \
+		uint8_t k_;                                                \
 		uint64_t t0_;                                              \
 		__typeof__(CALL) r_;                                       \
-		if (!ipc_watch((fd), RA, &ep_, NULL))                      \
+		if (!ipc_watch((fd), RA, &ep_, &k_))                       \
 			return CALL;                                       \
 		t0_ = ipc_now();                                           \
 		r_ = CALL;                                                 \
-		ipc_done(ep_, (dir), (op), (long long)r_, t0_);            \
+		ipc_done((fd), k_, ep_, (dir), (op), (long long)r_, t0_);  \
 		return r_;                                                 \
 	} while (0)
 
@@ -102,14 +111,39 @@ static ssize_t ipc_send_to(int fd, const struct sockaddr *to, socklen_t tolen, s
 
 	if (!ipc_watch(fd, ra, &ep, &kind))
 		return call(fd, buf, n, flags, to, tolen);
-	if (to != NULL && to->sa_family == AF_UNIX) {
+	if (kind == IPC_K_NET) {
+		ep = net_dest_ep(ep, to, tolen);
+	} else if (to != NULL && to->sa_family == AF_UNIX) {
 		ipc_busy = 1;
 		ep = ipc_fd_addr_ep(kind, to, tolen);
 		ipc_busy = 0;
 	}
 	t0 = ipc_now();
 	r = call(fd, buf, n, flags, to, tolen);
-	ipc_done(ep, IPC_OUT, IPC_OP_SEND, r, t0);
+	ipc_done(fd, kind, ep, IPC_OUT, IPC_OP_SEND, r, t0);
+	return r;
+}
+
+/* A connect to an IPv4/IPv6 address: the fd becomes a network one of that
+ * endpoint, and the network collector times it. */
+static int ipc_connect_net(int (*call)(int, const struct sockaddr *, socklen_t), int fd,
+    const struct sockaddr *addr, socklen_t len)
+{
+	int type = 0, r, e;
+	socklen_t l = sizeof type;
+	uint64_t t0 = ipc_now(), t1;
+	uint16_t ep;
+
+	r = call(fd, addr, len);
+	e = errno;
+	t1 = ipc_now();
+	ipc_busy = 1;
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l);
+	ep = net_addr_ep(type, addr, len);
+	ipc_fd_set_net(fd, ep);
+	net_connect(fd, ep, r, e, t0, t1);
+	ipc_busy = 0;
+	errno = e;
 	return r;
 }
 
@@ -121,6 +155,8 @@ API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	uint64_t t0;
 	int r, e;
 
+	if (net_is_inet(addr, len) && !ipc_busy && !ipc_is_agent(RA))
+		return ipc_connect_net(real_, fd, addr, len);
 	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_busy || ipc_is_agent(RA))
 		return real_(fd, addr, len);
 	t0 = ipc_now();
@@ -132,7 +168,7 @@ API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 		ep = ipc_fd_addr_ep(ipc_sock_kind(fd), addr, len);
 	ipc_busy = 0;
 	errno = e;
-	ipc_done(ep, IPC_CONNECT, IPC_OP_CONNECT, r, t0);
+	ipc_done(fd, IPC_K_UNIX, ep, IPC_CONNECT, IPC_OP_CONNECT, r, t0);
 	return r;
 }
 
@@ -162,7 +198,9 @@ API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 
 	if (!ipc_watch(fd, RA, &ep, &kind))
 		return real_(fd, m, flags);
-	if (m != NULL && m->msg_name != NULL && m->msg_namelen > sizeof(sa_family_t) &&
+	if (kind == IPC_K_NET && m != NULL) {
+		ep = net_dest_ep(ep, m->msg_name, m->msg_namelen);
+	} else if (m != NULL && m->msg_name != NULL && m->msg_namelen > sizeof(sa_family_t) &&
 	    ((const struct sockaddr *)m->msg_name)->sa_family == AF_UNIX) {
 		ipc_busy = 1;
 		ep = ipc_fd_addr_ep(kind, m->msg_name, m->msg_namelen);
@@ -170,7 +208,7 @@ API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	}
 	t0 = ipc_now();
 	r = real_(fd, m, flags);
-	ipc_done(ep, IPC_OUT, IPC_OP_SEND, r, t0);
+	ipc_done(fd, kind, ep, IPC_OUT, IPC_OP_SEND, r, t0);
 	return r;
 }
 
@@ -237,6 +275,7 @@ API int close(int fd)
 	IPC_REAL("close", -1,
 	    int (*)(int));
 	ipc_fd_forget(fd);
+	net_fd_closed(fd);
 	return real_(fd);
 }
 
@@ -295,7 +334,7 @@ API int accept(int fd, struct sockaddr *addr, socklen_t *len)
 	    int (*)(int, struct sockaddr *, socklen_t *));
 	int r = real_(fd, addr, len);
 
-	ipc_fd_forget(r);
+	ipc_fd_accepted(r);
 	return r;
 }
 
@@ -305,7 +344,7 @@ API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	    int (*)(int, struct sockaddr *, socklen_t *, int));
 	int r = real_(fd, addr, len, flags);
 
-	ipc_fd_forget(r);
+	ipc_fd_accepted(r);
 	return r;
 }
 
@@ -346,7 +385,7 @@ API int mq_send(mqd_t mq, const char *msg, size_t n, unsigned prio)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
 	r = real_(mq, msg, n, prio);
-	ipc_done(ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	ipc_done((int)mq, IPC_K_MQ, ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
@@ -363,7 +402,7 @@ API int mq_timedsend(mqd_t mq, const char *msg, size_t n, unsigned prio,
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
 	r = real_(mq, msg, n, prio, abst);
-	ipc_done(ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	ipc_done((int)mq, IPC_K_MQ, ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
@@ -379,7 +418,7 @@ API ssize_t mq_receive(mqd_t mq, char *msg, size_t n, unsigned *prio)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
 	r = real_(mq, msg, n, prio);
-	ipc_done(ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	ipc_done((int)mq, IPC_K_MQ, ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
 
@@ -396,6 +435,6 @@ API ssize_t mq_timedreceive(mqd_t mq, char *msg, size_t n, unsigned *prio,
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
 	r = real_(mq, msg, n, prio, abst);
-	ipc_done(ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	ipc_done((int)mq, IPC_K_MQ, ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
