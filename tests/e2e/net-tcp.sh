@@ -55,7 +55,7 @@ traced() {
 # The pid of the newest exited target called NAME.
 exited_pid() {
 	wait_for 20 jq_once "[.targets[] | select(.name == \"$1\" and .state == \"exited\")] | length >= $2"
-	once_json | jq -e "[.targets[] | select(.name == \"$1\")] | max_by(.pid) | .pid"
+	once_json | jq -e "[.targets[] | select(.name == \"$1\")] | max_by(.started_ms) | .pid"
 }
 
 start_daemon
