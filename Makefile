@@ -205,6 +205,7 @@ $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notd
 APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
 
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
+APP_LIBS_netcurl := $(call pc,--libs,libcurl)
 
 $(O)/themes/%: themes/%
 	@mkdir -p $(@D)
