@@ -126,7 +126,9 @@ bool net_errno_fails(int err);
 const char *net_ep_text(uint16_t ep, char *buf, size_t len);
 
 /* ---- net_sock.c ---- */
-/* The endpoint of a connected fd's peer (TLS), the "other" row if none. */
+/* The endpoint of a connected fd's peer (TLS); fd < 0 (an SSL object on a
+ * custom BIO, as libcurl's): the endpoint of the calling thread's last
+ * socket call, which is the handshake's own socket on a thread doing it. */
 uint16_t net_fd_peer_ep(int fd);
 
 /* ---- net_curl.c ---- */

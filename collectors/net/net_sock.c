@@ -24,6 +24,7 @@
 
 static struct { int fd1; uint16_t ep; uint64_t t0; } net_pend[NET_PENDING];   /* fd1 = fd + 1 */
 static int net_npending;                   /* slots in use: the fast path's one check */
+static __thread uint16_t net_last_ep;      /* endpoint + 1 of this thread's last socket call */
 
 /* "127.0.0.1:80", "[::1]:443" of a. */
 static void net_addr_text(const struct sockaddr *a, char *out, size_t len)
@@ -93,6 +94,8 @@ uint16_t net_fd_peer_ep(int fd)
 	int type = 0;
 	socklen_t l = sizeof type;
 
+	if (fd < 0 && net_last_ep != 0)
+		return net_last_ep - 1;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0)
 		return net_ep_get("tcp", "(unknown)");
 	return net_fd_ep(fd, type, false);
@@ -152,6 +155,7 @@ void net_connect(int fd, uint16_t ep, int r, int err, uint64_t t0, uint64_t t1)
 
 	if (ep >= NET_MAX_EP)
 		return;
+	net_last_ep = ep + 1;
 	net_pend_take(fd, &old_ep, &old_t0);     /* a connect again on the fd replaces it */
 	NET_ADD(&net_tab.ep[ep].c[NE_CONNECTS], 1);
 	if (r == 0 || err == EISCONN) {
@@ -179,6 +183,7 @@ void net_io(int fd, uint16_t ep, bool out, long long r, int err, uint64_t t0, ui
 
 	if (ep >= NET_MAX_EP)
 		return;
+	net_last_ep = ep + 1;
 	if (net_pend_take(fd, &pep, &pt0))       /* the first I/O ends a pending connect */
 		net_connect_end(pep, r >= 0 || !net_errno_fails(err) ? 0 : err, pt0, t0);
 	e = &net_tab.ep[ep];
