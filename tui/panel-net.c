@@ -190,6 +190,8 @@ static void tui_panel_net_details(struct tui_app *a)
 
 			if (pass == 0 && (!have || strcmp(e->what, r.match) != 0))
 				continue;
+			if (pass == 1 && shown == 0 && have)
+				fprintf(m, "\n(no slow or failed operation on this row; the recent ones:)\n");
 			tui_fmt_ns(e->dur_ns, dur, sizeof dur);
 			fprintf(m, "\n%s %s %s (thread %d) %s\n", e->error[0] ? "FAILED" : e->large ? "LARGE" :
 			    "SLOW", e->op, dur, (int)e->tid, e->what);
