@@ -1,7 +1,8 @@
 /*
  * report_net.c - the network section of reports and metrics.  Text: the
  * endpoints, names, requests and recent events with their stacks.  JSON:
- * the wire form of the "network" map (its field table).  Trace: each kept
+ * the rows in their wire form (field tables), events with the report's
+ * stacks.  Trace: each kept
  * event is a slice "net OP" on its thread.  Metrics: per endpoint and per
  * request row, the REPORT_METRICS_NET_TOP with the most time, the others
  * summed into one "other" series, so the label set stays bounded.
@@ -83,10 +84,50 @@ net_text(struct report_buf *b, const struct report_ctx *c)
 	report_add_free(b, out);
 }
 
+/* The wire form of the rows (their field tables); events with the
+ * report's stack form (rj_stack), as the other sections' stacks. */
 static void
 net_json(struct report_json *j, const struct report_ctx *c)
 {
-	proto_struct_json(j, NULL, &proto_network_desc, daemon_net_of(c->s));   /* the wire form */
+	const struct proto_network *p = daemon_net_of(c->s);
+
+	rj_obj(j, NULL);
+	rj_u64(j, "threshold_ns", p->threshold_ns);
+	rj_u64(j, "large_bytes", p->large_bytes);
+	rj_u64(j, "event_count", p->event_count);
+	rj_arr(j, "endpoints");
+	for (size_t i = 0; i < p->neps; i++)
+		proto_struct_json(j, NULL, &proto_net_ep_desc, &p->eps[i]);
+	rj_end_arr(j);
+	rj_arr(j, "dns");
+	for (size_t i = 0; i < p->ndns; i++)
+		proto_struct_json(j, NULL, &proto_net_dns_desc, &p->dns[i]);
+	rj_end_arr(j);
+	rj_arr(j, "http");
+	for (size_t i = 0; i < p->nhttp; i++)
+		proto_struct_json(j, NULL, &proto_net_http_desc, &p->http[i]);
+	rj_end_arr(j);
+	rj_arr(j, "events");
+	for (size_t i = 0; i < p->nevents; i++) {
+		const struct proto_net_event *x = &p->events[i];
+
+		rj_obj(j, NULL);
+		rj_u64(j, "id", x->id);
+		rj_str(j, "op", x->op);
+		rj_str(j, "what", x->what);
+		rj_str(j, "error", x->error);
+		rj_u64(j, "status", x->status);
+		rj_bool(j, "large", x->large);
+		rj_i64(j, "tid", x->tid);
+		rj_u64(j, "start_ns", x->start_ns);
+		rj_u64(j, "time_ms", x->time_ms);
+		rj_u64(j, "dur_ns", x->dur_ns);
+		rj_u64(j, "bytes", x->bytes);
+		rj_stack(j, "stack", &x->stack);
+		rj_end_obj(j);
+	}
+	rj_end_arr(j);
+	rj_end_obj(j);
 }
 
 /* Each kept event a slice "net OP" on its thread; args name what and why. */

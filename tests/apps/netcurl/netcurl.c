@@ -1,8 +1,10 @@
 /*
  * netcurl - a small libcurl client for the network collector's tests.
- *   netcurl easy [--wait FILE] [--post DATA] URL...   one curl_easy_perform per URL, in turn
+ *   netcurl easy [--hold FILE] [--wait FILE] [--post DATA] URL...   one curl_easy_perform per URL, in turn
  *   netcurl multi URL...                 all at once through a multi handle
- * --wait FILE: start once FILE exists (a test changes settings meanwhile).
+ * --wait FILE: start once FILE exists (a test changes settings meanwhile);
+ * --hold FILE: after the transfers, exit only once FILE exists (a test reads
+ * the live session meanwhile).
  * For each finished transfer it prints what libcurl measured, one line:
  *   URL STATUS BYTES_DOWN BYTES_UP TOTAL_US RESULT
  * (in the order transfers finish), so a test holds hookscope's figures
@@ -56,16 +58,20 @@ static CURL *handle(const char *url, const char *post)
 
 int main(int argc, char **argv)
 {
-	const char *post = NULL;
+	const char *post = NULL, *hold = NULL;
 	int i = 2;
 
 	if (argc < 3 || (strcmp(argv[1], "easy") != 0 && strcmp(argv[1], "multi") != 0)) {
-		fprintf(stderr, "usage: netcurl easy [--wait FILE] [--post DATA] URL... | netcurl multi URL...\n");
+		fprintf(stderr, "usage: netcurl easy [--hold FILE] [--wait FILE] [--post DATA] URL... | netcurl multi URL...\n");
 		return 2;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return 1;
 	if (strcmp(argv[1], "easy") == 0) {
+		if (i + 1 < argc && strcmp(argv[i], "--hold") == 0) {
+			hold = argv[i + 1];
+			i += 2;
+		}
 		if (i + 1 < argc && strcmp(argv[i], "--wait") == 0) {
 			while (access(argv[i + 1], F_OK) != 0)
 				usleep(10000);
@@ -109,5 +115,7 @@ int main(int argc, char **argv)
 		curl_multi_cleanup(m);
 	}
 	curl_global_cleanup();
+	while (hold != NULL && access(hold, F_OK) != 0)
+		usleep(10000);
 	return 0;
 }
