@@ -46,10 +46,9 @@ void net_curl_set_query(bool keep)
 	net_keep_query = keep;
 }
 
-/* Split url into scheme, host (with any port, no user name) and path
- * (without the query and fragment unless kept). */
-static void net_url_split(const char *url, char *scheme, size_t sl, char *host, size_t hl,
-    char *path, size_t pl)
+/* See net_int.h. */
+void net_url_split(const char *url, bool keep_query, char *scheme, size_t sl, char *host,
+    size_t hl, char *path, size_t pl)
 {
 	const char *p = strstr(url, "://"), *h, *end, *at;
 	size_t n;
@@ -61,8 +60,11 @@ static void net_url_split(const char *url, char *scheme, size_t sl, char *host, 
 	if (at != NULL)
 		h = at + 1;
 	snprintf(host, hl, "%.*s", (int)(end - h), h);
-	n = strcspn(end, net_keep_query ? "#" : "?#");
-	snprintf(path, pl, "%.*s", (int)n, n ? end : "/");
+	n = strcspn(end, keep_query ? "#" : "?#");
+	if (n > 0 && end[0] == '/')
+		snprintf(path, pl, "%.*s", (int)n, end);
+	else
+		snprintf(path, pl, "/%.*s", (int)n, end);
 }
 
 /* One finished transfer of handle h with result res; t0 its start when
@@ -97,7 +99,7 @@ static void net_curl_done(void *h, int res, uint64_t t0)
 	getinfo(h, CI_APPCONNECT_TIME_T, &tapp);
 	getinfo(h, CI_PRETRANSFER_TIME_T, &tpre);
 	getinfo(h, CI_STARTTRANSFER_TIME_T, &tstart);
-	net_url_split(url ? url : "", scheme, sizeof scheme, host, sizeof host, path, sizeof path);
+	net_url_split(url ? url : "", net_keep_query, scheme, sizeof scheme, host, sizeof host, path, sizeof path);
 	if (method == NULL || method[0] == '\0')
 		method = "GET";
 	r = &net_tab.http[net_http_get(method, scheme, host, path)];

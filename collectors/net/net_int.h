@@ -133,5 +133,9 @@ uint16_t net_fd_peer_ep(int fd);
 
 /* ---- net_curl.c ---- */
 void net_curl_set_query(bool keep);   /* HOOKSCOPE_NET_QUERY */
+/* Split url into scheme, host (with any port, no user name) and path
+ * ("/" at least; without the query and fragment unless keep_query). */
+void net_url_split(const char *url, bool keep_query, char *scheme, size_t sl, char *host,
+    size_t hl, char *path, size_t pl);
 
 #endif
