@@ -53,7 +53,10 @@ void net_url_split(const char *url, bool keep_query, char *scheme, size_t sl, ch
 	const char *p = strstr(url, "://"), *h, *end, *at;
 	size_t n;
 
-	snprintf(scheme, sl, "%.*s", p ? (int)(p - url) : 0, url);
+	if (p != NULL)
+		snprintf(scheme, sl, "%.*s", (int)(p - url), url);
+	else if (sl > 0)
+		scheme[0] = '\0';
 	h = p ? p + 3 : url;
 	end = h + strcspn(h, "/?#");
 	at = memchr(h, '@', (size_t)(end - h));
