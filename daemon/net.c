@@ -68,6 +68,7 @@ net_replace_rows(struct proto_network *d, const struct proto_network *in)
 	tmp.nevents = 0;
 	tmp.events = NULL;
 	proto_struct_copy(&proto_network_desc, d, &tmp);
+	free(d->events);                          /* the copy's empty array */
 	d->nevents = old.nevents;
 	d->events = old.events;
 	old.nevents = 0;
