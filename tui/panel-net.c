@@ -126,7 +126,7 @@ static void tui_panel_net_draw(struct tui_app *a, void *win, int y, int x, int h
 		look += p->dns[i].calls;
 		lfail += p->dns[i].fails;
 	}
-	snprintf(line, sizeof line, " Network: %zu endpoints, %llu connects, %llu errors; %llu requests "
+	snprintf(line, sizeof line, " Network: %zu endpoints, %llu connects, %llu failures; %llu requests "
 	    "(%llu failed); %llu lookups (%llu failed); slow over %.0f ms%s", p->neps,
 	    (unsigned long long)conn, (unsigned long long)errs, (unsigned long long)req,
 	    (unsigned long long)rfail, (unsigned long long)look, (unsigned long long)lfail,
@@ -135,7 +135,7 @@ static void tui_panel_net_draw(struct tui_app *a, void *win, int y, int x, int h
 	if (h < 2)
 		return;
 	snprintf(line, sizeof line, " %-5s %-44s %7s %7s %8s %8s %7s %7s  %s", "KIND", "ENDPOINT / REQUEST / NAME",
-	    "COUNT", "FAILED", "AVG", "MAX", "OUT", "IN", "LAST ERROR");
+	    "COUNT", "FAILED", "AVG", "MAX", "OUT", "IN", "LAST REASON");
 	tui_screen_put(win, y + 1, x, w, a->attr[TUI_EL_HEADER], line);
 	n = net_nrows(p);
 	if (n == 0) {

@@ -33,11 +33,11 @@ exited_pid() {
 	wait_for 20 jq_once "[.targets[] | select(.name == \"netcurl\" and .state == \"exited\")] | length >= $1"
 	once_json | jq -e '[.targets[] | select(.name == "netcurl")] | max_by(.started_ms) | .pid'
 }
-# check_rows JSON OUT METHOD: every line "URL STATUS DOWN UP TOTAL_US RESULT" of
+# check_rows JSON OUT METHOD: every line "URL STATUS DOWN UP TOTAL_US RESULT ..." of
 # the program's output OUT has its row (method, path without the query) with
 # those figures, one request each.
 check_rows() {
-	while read -r url status down up total res; do
+	while read -r url status down up total res rest; do
 		path=${url#http://127.0.0.1:$WEB}
 		path=${path%%\?*}
 		jq -e --arg p "$path" --arg m "$3" --argjson s "$status" --argjson d "$down" --argjson u "$up" \

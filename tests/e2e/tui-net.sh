@@ -36,8 +36,8 @@ tm new-session -d -s hs -x 180 -y 40 \
 	ws://127.0.0.1:$HS_PORT 2>'$HS_TMP/tui.err'; exec sleep 600"
 wait_screen 20 hs grep -q '^NAME'
 tm send-keys -t hs n
-wait_screen 10 hs grep -Eq 'Network: 2 endpoints, 2 connects, 1 errors; 0 requests \(0 failed\); [0-9]+ lookups \(0 failed\); slow over 500 ms; Enter: details'
-wait_screen 10 hs grep -Eq '^ *KIND +ENDPOINT / REQUEST / NAME +COUNT +FAILED +AVG +MAX +OUT +IN +LAST ERROR'
+wait_screen 10 hs grep -Eq 'Network: 2 endpoints, 2 connects, 1 failures; 0 requests \(0 failed\); [0-9]+ lookups \(0 failed\); slow over 500 ms; Enter: details'
+wait_screen 10 hs grep -Eq '^ *KIND +ENDPOINT / REQUEST / NAME +COUNT +FAILED +AVG +MAX +OUT +IN +LAST REASON'
 wait_screen 10 hs grep -Eq "^ *tcp +127\\.0\\.0\\.1:$WEB +1 +0 .* [0-9]+ +5[0-9]{3} +-\$"
 wait_screen 10 hs grep -Eq "^ *tcp +127\\.0\\.0\\.1:$CLOSED +1 +1 .* Connection refused \\(ECONNREFUSED\\)\$"
 wait_screen 10 hs grep -Eq '^ *dns +127\.0\.0\.1 +[0-9]+ +0 '
