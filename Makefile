@@ -207,6 +207,7 @@ $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notd
 APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
 
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
+APP_LIBS_netcurl := $(call pc,--libs,libcurl)
 
 # The startup app links a library with a slow constructor and dlopens
 # another one, both next to it (tests/apps/startup/lib/).

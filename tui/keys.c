@@ -283,14 +283,21 @@ char *tui_keys_help(void)
 	if (m == NULL)
 		return xstrdup("out of memory");
 	for (size_t i = 0; i < sizeof key_table / sizeof key_table[0]; i++) {
-		char range[8];
+		char range[32];
 		const char *label = key_table[i].label;
 
 		if (label == NULL)
 			continue;
-		if (key_table[i].fn == NULL) {     /* the views' row: their key range */
-			snprintf(range, sizeof range, "%c-%c", tui_views[0]->key,
-			    tui_views[tui_nviews - 1]->key);
+		if (key_table[i].fn == NULL) {     /* the views' row: the digit range, then letters */
+			int last = 0;
+			size_t n;
+
+			while (last + 1 < tui_nviews && tui_views[last + 1]->key <= '9')
+				last++;
+			n = (size_t)snprintf(range, sizeof range, "%c-%c", tui_views[0]->key,
+			    tui_views[last]->key);
+			for (int v = last + 1; v < tui_nviews && n + 3 < sizeof range; v++)
+				n += (size_t)snprintf(range + n, sizeof range - n, ", %c", tui_views[v]->key);
 			label = range;
 		}
 		fprintf(m, "  %-22s %s\n", label, key_table[i].help);

@@ -447,7 +447,7 @@ struct tui_view {
 	const char *name;                 /* "functions": :view NAME, help, tab from 90 columns */
 	const char *tab;                  /* the tab's name below 90 columns */
 	const char *title;                /* its title row when it has nothing to show */
-	int         key;                  /* '0'-'9', in table order */
+	int         key;                  /* '0'-'9', then letters, in table order */
 	int         fkey;                 /* KEY_F(n) or 0 */
 	const char *help;
 	const char *part;                 /* its key in the frame (and --json); NULL: none */

@@ -18,7 +18,7 @@ const char *const ipc_kind_names[IPC_K_COUNT] = {
 	[IPC_K_NONE] = "?", [IPC_K_OTHER] = "other", [IPC_K_UNIX] = "unix",
 	[IPC_K_UNIX_DGRAM] = "unix-dgram", [IPC_K_PIPE] = "pipe", [IPC_K_FIFO] = "fifo",
 	[IPC_K_MQ] = "mq", [IPC_K_DBUS] = "dbus", [IPC_K_SDBUS] = "sd-bus",
-	[IPC_K_BINDER] = "binder",
+	[IPC_K_BINDER] = "binder", [IPC_K_NET] = "net",
 };
 
 /* FNV-1a over the key's parts. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ipc_int.h"
+#include "net.h"
 
 uint32_t ipc_fd_cache[IPC_FD_MAX];          /* (kind << 16 | ep), 0: not classified */
 
@@ -108,8 +109,12 @@ static uint32_t ipc_fd_classify(int fd)
 	if (fstat(fd, &st) < 0)
 		return 0;                         /* bad fd: ask again next time */
 	if (S_ISSOCK(st.st_mode)) {
-		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 || dom != AF_UNIX ||
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
 		    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0)
+			return (uint32_t)IPC_K_OTHER << 16;
+		if (dom == AF_INET || dom == AF_INET6)
+			return (uint32_t)IPC_K_NET << 16 | net_fd_ep(fd, type, false);
+		if (dom != AF_UNIX)
 			return (uint32_t)IPC_K_OTHER << 16;
 		return ipc_fd_unix(fd, type);
 	}
@@ -156,6 +161,27 @@ void ipc_fd_forget(int fd)
 {
 	if (fd >= 0 && fd < IPC_FD_MAX)
 		__atomic_store_n(&ipc_fd_cache[fd], 0, __ATOMIC_RELAXED);
+}
+
+/* See ipc_int.h. */
+void ipc_fd_accepted(int fd)
+{
+	int dom = 0, type = 0;
+	socklen_t l1 = sizeof dom, l2 = sizeof type;
+
+	ipc_fd_forget(fd);
+	if (fd < 0 || fd >= IPC_FD_MAX || getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+	    (dom != AF_INET && dom != AF_INET6) || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0)
+		return;
+	__atomic_store_n(&ipc_fd_cache[fd], (uint32_t)IPC_K_NET << 16 | net_fd_ep(fd, type, true),
+	    __ATOMIC_RELAXED);
+}
+
+/* See ipc_int.h. */
+void ipc_fd_set_net(int fd, uint16_t ep)
+{
+	if (fd >= 0 && fd < IPC_FD_MAX)
+		__atomic_store_n(&ipc_fd_cache[fd], (uint32_t)IPC_K_NET << 16 | ep, __ATOMIC_RELAXED);
 }
 
 /* See ipc_int.h. */

@@ -7,6 +7,9 @@
  * mq_timedreceive).  close, dup2, dup3, socket, socketpair, accept,
  * accept4, pipe and pipe2 only tell the fd cache that an fd changed.
  *
+ * IPv4 and IPv6 sockets are classified here too and their calls handed
+ * to the network collector (net.h).
+ *
  * Every wrapper calls the real function (dlsym(RTLD_NEXT), looked up
  * once).  Calls on other fds (files, TCP...) cost one load of the cache.
  * Calls from the agent itself (its daemon link) are not counted, nor calls
@@ -23,6 +26,7 @@
 
 #include "bind.h"
 #include "ipc_int.h"
+#include "net.h"
 
 #define API __attribute__((visibility("default")))
 #define RA  __builtin_return_address(0)
@@ -61,17 +65,21 @@ static int ipc_watch(int fd, const void *ra)
 	ipc_busy = 1;
 	k = ipc_fd_class(fd, &ep);
 	ipc_busy = 0;
-	return k >= IPC_K_UNIX && k <= IPC_K_FIFO ? (int)k << 16 | ep : -1;
+	return (k >= IPC_K_UNIX && k <= IPC_K_FIFO) || k == IPC_K_NET ? (int)k << 16 | ep : -1;
 }
 
-/* Count a finished call, errno kept. */
-static void ipc_done(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long r, uint64_t t0)
+/* Count a finished call on fd, w as ipc_watch gave it (a network one goes
+ * to net.h), errno kept. */
+static void ipc_done(int fd, int w, enum ipc_dir dir, enum ipc_op op, long long r, uint64_t t0)
 {
 	int e = errno;
 	uint64_t t1 = ipc_now();
 
 	ipc_busy = 1;
-	ipc_count(ep, dir, op, r, t0, t1);
+	if (w >> 16 == IPC_K_NET)
+		net_io(fd, (uint16_t)w, dir == IPC_OUT, r, e, t0, t1);
+	else
+		ipc_count((uint16_t)w, dir, op, r, t0, t1);
 	ipc_busy = 0;
 	errno = e;
 }
@@ -86,7 +94,7 @@ static void ipc_done(uint16_t ep, enum ipc_dir dir, enum ipc_op op, long long r,
 			return CALL;                                       \
 		t0_ = ipc_now();                                           \
 		BIND_BLOCKING(r_, CALL);                                   \
-		ipc_done((uint16_t)w_, (dir), (op), (long long)r_, t0_);   \
+		ipc_done((fd), w_, (dir), (op), (long long)r_, t0_);       \
 		return r_;                                                 \
 	} while (0)
 
@@ -100,12 +108,14 @@ static uint8_t ipc_sock_kind(int fd)
 	return type == SOCK_DGRAM ? IPC_K_UNIX_DGRAM : IPC_K_UNIX;
 }
 
-/* The endpoint of a send to an explicit unix address (an unconnected
- * datagram socket), else ep. */
+/* The endpoint of a send to an explicit address (an unconnected datagram
+ * socket), else w's. */
 static uint16_t ipc_to_ep(int w, const struct sockaddr *to, socklen_t tolen)
 {
 	uint16_t ep = (uint16_t)w;
 
+	if (w >> 16 == IPC_K_NET)
+		return net_dest_ep(ep, to, tolen);
 	if (to != NULL && tolen > sizeof(sa_family_t) && to->sa_family == AF_UNIX) {
 		ipc_busy = 1;
 		ep = ipc_fd_addr_ep((uint8_t)(w >> 16), to, tolen);
@@ -129,6 +139,26 @@ static uint16_t ipc_connect_ep(int fd, const struct sockaddr *addr, socklen_t le
 	return ep;
 }
 
+/* A connect to an IPv4/IPv6 address that returned r at t1: the fd
+ * becomes a network one of that endpoint, and the network collector
+ * times it; errno kept. */
+static void ipc_connect_net(int fd, const struct sockaddr *addr, socklen_t len, int r,
+    uint64_t t0)
+{
+	int type = 0, e = errno;
+	socklen_t l = sizeof type;
+	uint64_t t1 = ipc_now();
+	uint16_t ep;
+
+	ipc_busy = 1;
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l);
+	ep = net_addr_ep(type, addr, len);
+	ipc_fd_set_net(fd, ep);
+	net_connect(fd, ep, r, e, t0, t1);
+	ipc_busy = 0;
+	errno = e;
+}
+
 API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	IPC_REAL(connect, -1,
@@ -136,11 +166,18 @@ API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	uint64_t t0;
 	int r;
 
+	if (net_is_inet(addr, len) && !ipc_busy && !ipc_is_agent(RA)) {
+		t0 = ipc_now();
+		BIND_BLOCKING(r, real_(fd, addr, len));
+		ipc_connect_net(fd, addr, len, r, t0);
+		return r;
+	}
 	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_busy || ipc_is_agent(RA))
 		return real_(fd, addr, len);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(fd, addr, len));
-	ipc_done(ipc_connect_ep(fd, addr, len, r), IPC_CONNECT, IPC_OP_CONNECT, r, t0);
+	ipc_done(fd, IPC_K_UNIX << 16 | ipc_connect_ep(fd, addr, len, r), IPC_CONNECT,
+	    IPC_OP_CONNECT, r, t0);
 	return r;
 }
 
@@ -165,7 +202,7 @@ API ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct so
 	w = (w & ~0xffff) | ipc_to_ep(w, to, tolen);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(fd, buf, n, flags, to, tolen));
-	ipc_done((uint16_t)w, IPC_OUT, IPC_OP_SEND, r, t0);
+	ipc_done(fd, w, IPC_OUT, IPC_OP_SEND, r, t0);
 	return r;
 }
 
@@ -183,7 +220,7 @@ API ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 		w = (w & ~0xffff) | ipc_to_ep(w, m->msg_name, m->msg_namelen);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(fd, m, flags));
-	ipc_done((uint16_t)w, IPC_OUT, IPC_OP_SEND, r, t0);
+	ipc_done(fd, w, IPC_OUT, IPC_OP_SEND, r, t0);
 	return r;
 }
 
@@ -252,6 +289,7 @@ API int close(int fd)
 	int r;
 
 	ipc_fd_forget(fd);
+	net_fd_closed(fd);
 	BIND_CALL(r = real_(fd));
 	return r;
 }
@@ -318,7 +356,7 @@ API int accept(int fd, struct sockaddr *addr, socklen_t *len)
 	int r;
 
 	BIND_BLOCKING(r, real_(fd, addr, len));
-	ipc_fd_forget(r);
+	ipc_fd_accepted(r);
 	return r;
 }
 
@@ -329,7 +367,7 @@ API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	int r;
 
 	BIND_BLOCKING(r, real_(fd, addr, len, flags));
-	ipc_fd_forget(r);
+	ipc_fd_accepted(r);
 	return r;
 }
 
@@ -377,7 +415,7 @@ API int mq_send(mqd_t mq, const char *msg, size_t n, unsigned prio)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(mq, msg, n, prio));
-	ipc_done((uint16_t)ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	ipc_done((int)mq, IPC_K_MQ << 16 | ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
@@ -393,7 +431,7 @@ API int mq_timedsend(mqd_t mq, const char *msg, size_t n, unsigned prio,
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(mq, msg, n, prio, abst));
-	ipc_done((uint16_t)ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
+	ipc_done((int)mq, IPC_K_MQ << 16 | ep, IPC_OUT, IPC_OP_MQ_SEND, r == 0 ? (long long)n : -1, t0);
 	return r;
 }
 
@@ -409,7 +447,7 @@ API ssize_t mq_receive(mqd_t mq, char *msg, size_t n, unsigned *prio)
 		return real_(mq, msg, n, prio);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(mq, msg, n, prio));
-	ipc_done((uint16_t)ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	ipc_done((int)mq, IPC_K_MQ << 16 | ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
 
@@ -426,7 +464,7 @@ API ssize_t mq_timedreceive(mqd_t mq, char *msg, size_t n, unsigned *prio,
 		return real_(mq, msg, n, prio, abst);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(mq, msg, n, prio, abst));
-	ipc_done((uint16_t)ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
+	ipc_done((int)mq, IPC_K_MQ << 16 | ep, IPC_IN, IPC_OP_MQ_RECV, r, t0);
 	return r;
 }
 

@@ -37,6 +37,7 @@ enum ipc_kind {
 	IPC_K_DBUS,            /* libdbus */
 	IPC_K_SDBUS,           /* sd-bus */
 	IPC_K_BINDER,
+	IPC_K_NET,             /* fd cache: IPv4/IPv6 socket, endpoint of the network collector (net.h) */
 	IPC_K_COUNT
 };
 
@@ -128,6 +129,10 @@ static inline bool ipc_fd_not_ipc(int fd)
 }
 /* Forget fd (closed, replaced by dup2, new socket...). */
 void ipc_fd_forget(int fd);
+/* Classify an accepted fd now (a network one is keyed by its local address). */
+void ipc_fd_accepted(int fd);
+/* Cache fd as a network socket of endpoint ep (connect). */
+void ipc_fd_set_net(int fd, uint16_t ep);
 /* The endpoint of a unix address (connect, sendto): kind from the socket. */
 uint16_t ipc_fd_addr_ep(uint8_t kind, const void *addr, unsigned addrlen);
 /* The endpoint of a POSIX message queue descriptor (its /proc link). */

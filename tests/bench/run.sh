@@ -153,6 +153,14 @@ echo "-- without the agent:"
 "$B/ipc-overhead"
 echo "-- with the agent:"
 HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/ipc-overhead"
+echo
+echo "network wrappers (tests/bench/net-overhead.c: median CPU ns of 7 runs; a non-socket write takes the"
+echo "same path as the IPC row's, the TCP calls are counted by the network collector):"
+echo "  reproduce: $B/net-overhead   and   HOOKSCOPE_SOCKET=$sock LD_PRELOAD=$agent $B/net-overhead"
+echo "-- without the agent:"
+"$B/net-overhead"
+echo "-- with the agent:"
+HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/net-overhead"
 # Power: what the shipped table's sysfs rows cost write/open/close.
 echo
 echo "power rows: write(), open()+close() of /dev/null, CPU ns (median of 5):"

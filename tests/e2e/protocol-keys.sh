@@ -7,7 +7,10 @@
 # seen at least once, so the targets make every map non-empty: the demo with
 # its power, IPC, render, block and threads scenarios, and a GLib thread pool;
 # the issue store (from the config file) fills the issue sinks' table; two
-# starts of the startup app, the second slower, fill the startup tables.
+# starts of the startup app, the second slower, fill the startup tables; a
+# libcurl program (tests/apps/netcurl) fetching a missing file from python3's
+# http.server, once by a name it resolves (curl resolves plain localhost
+# itself), fills the network tables.
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 
@@ -31,6 +34,17 @@ for ms in 10 100; do
 	wait "$SU_PID" || fail "the startup app failed"
 done
 wait_for 10 jq_once '.startup.slower | length > 0' --target "$SU_PID"
+# A third with network endpoints, a name, a request and an event.
+WEB=$(free_port)
+mkdir -p "$HS_TMP/www"
+(cd "$HS_TMP/www" && exec python3 -m http.server --bind 127.0.0.1 "$WEB") >"$HS_TMP/http.log" 2>&1 &
+HS_PIDS="$HS_PIDS $!"
+wait_for 20 port_listening "$WEB"
+HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD spawn "$O/apps/netcurl" easy --hold "$HS_TMP/go" \
+	"http://localhost.:$WEB/missing" "http://127.0.0.1:$WEB/missing" >"$HS_TMP/netcurl.log" 2>&1
+wait_for 20 grep -q " 404 " "$HS_TMP/netcurl.log"
+NET_PID=$(once_json | jq -e '[.targets[] | select(.name == "netcurl")][0].pid') || fail "no netcurl target"
+wait_for 10 jq_once '(.network.events | length) > 0 and (.network.dns | length) > 0' --target "$NET_PID"
 # The demo's threads scenario is not part of the report demo: the sites and
 # threads of the gpool session cover those tables.
 once_json --target "$DEMO_PID" >"$HS_TMP/once-demo.json" || fail "no --once --json of the demo"
@@ -38,7 +52,7 @@ once_json --target "$GPOOL_PID" >"$HS_TMP/once-gpool.json" || fail "no --once --
 dump "$HS_TMP/report.json" --all --format json
 touch "$HS_TMP/go"
 
-HS_PORT=$HS_PORT DEMO_PID=$DEMO_PID GPOOL_PID=$GPOOL_PID PYTHONPATH=tests/e2e/data \
+HS_PORT=$HS_PORT DEMO_PID=$DEMO_PID GPOOL_PID=$GPOOL_PID NET_PID=$NET_PID PYTHONPATH=tests/e2e/data \
 	$PY - doc/protocol.md doc/report-schema.json "$HS_TMP/once-demo.json" "$HS_TMP/once-gpool.json" \
 	"$HS_TMP/report.json" <<'EOF' || fail "documented keys and wire keys differ (above)"
 import json, os, re, sys
@@ -111,7 +125,8 @@ def parse_doc(path):
 tables = parse_doc(doc_path)
 for need in ("frame", "hello", "reply", "target", "func", "sites", "fps", "stream", "blocks", "block",
              "stack", "stack frame", "threading", "thread", "site", "addr", "pool", "ipc", "endpoint",
-             "slow call", "power", "resource", "category"):
+             "slow call", "power", "resource", "category", "network", "net endpoint", "net name",
+             "net request", "net event"):
     if need not in tables:
         problem("doc/protocol.md has no key table **%s**" % need)
 
@@ -184,7 +199,7 @@ port = int(os.environ["HS_PORT"])
 c = Client("127.0.0.1", port)
 hello = c.recv()
 check(hello, ("table", "hello"), "hello", root=True)
-for pid in (os.environ["DEMO_PID"], os.environ["GPOOL_PID"]):
+for pid in (os.environ["DEMO_PID"], os.environ["GPOOL_PID"], os.environ["NET_PID"]):
     r = c.command("target", pid)
     check(r, ("table", "reply"), "reply", root=True)
     c.recv_type("frame")
@@ -197,7 +212,8 @@ check(r, ("table", "reply"), "reply(dump)", root=True)
 c.close()
 unseen = sorted(n for n in ("frame", "hello", "reply", "target", "func", "sites", "fps", "stream", "blocks",
                             "block", "stack", "stack frame", "threading", "thread", "site", "addr", "pool",
-                            "ipc", "endpoint", "slow call", "power", "resource", "category")
+                            "ipc", "endpoint", "slow call", "power", "resource", "category", "network",
+                            "net endpoint", "net name", "net request", "net event")
                 if n not in seen)
 if unseen:
     problem("no map of the tables %s was on the wire to check: the targets must make them non-empty" % unseen)

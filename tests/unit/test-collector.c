@@ -17,6 +17,7 @@
 #include "session-util.h"
 #include "issue.h"
 #include "daemon_startup.h"
+#include "daemon_net.h"
 
 /* Records of every type, stamped at agent time t. */
 static void
@@ -35,6 +36,8 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 		.item = "cpu.idle", .ma = -1, .held = true, .acquires = 1, .total_ns = 1 * S,
 		.held_ns = 1 * S };
 	struct proto_su_lib lib = { .name = "/lib/a.so", .start_ns = t - 2 * S, .dur_ns = MS, .funcs = 1 };
+	struct proto_net_ep nep = { .id = 2, .proto = "tcp", .addr = "127.0.0.1:80", .connects = 1,
+		.error = "" };
 	struct proto_agent_rec v[] = {
 		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &y },
 		{ .type = PROTO_AG_FUNCS, .time_ns = t, .nfuncs = 1, .funcs = &g },
@@ -50,6 +53,8 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 		  .hold_ns = 120 * S, .table = "t", .nres = 1, .res = &res } },
 		{ .type = PROTO_AG_STARTUP, .startup = { .time_ns = t, .exec_from = "run",
 		  .exec_ns = t - 2 * S, .main_ns = t - S, .nlibs = 1, .libs = &lib } },
+		{ .type = PROTO_AG_NETWORK, .time_ns = t, .net = { .threshold_ns = 70 * MS,
+		  .neps = 1, .eps = &nep } },
 	};
 
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -141,6 +146,21 @@ static void power_reset(const struct daemon_session *s)
 	assert_int_equal(s->power.nres, 1);       /* the snapshot: kept */
 }
 
+static void net_fed(const struct daemon_session *s)
+{
+	const struct proto_network *p = daemon_net_of((struct daemon_session *)s);
+
+	assert_int_equal(p->neps, 1);
+	assert_int_equal(p->eps[0].connects, 1);
+}
+static void net_reset(const struct daemon_session *s)
+{
+	const struct proto_network *p = daemon_net_of((struct daemon_session *)s);
+
+	assert_int_equal(p->neps + p->nhttp + p->ndns + p->nevents, 0);
+	assert_int_equal(p->threshold_ns, 70 * MS);   /* a setting: kept */
+}
+
 /* The ended 300 ms block over its 100 ms threshold was raised as an issue. */
 static void issues_fed(const struct daemon_session *s)
 {
@@ -176,6 +196,7 @@ static const struct row_check checks[] = {
 	{ "ipc", ipc_fed, ipc_reset },
 	{ "power", power_fed, power_reset },
 	{ "startup", startup_fed, startup_reset },
+	{ "network", net_fed, net_reset },
 	{ "issues", issues_fed, issues_reset },
 };
 
@@ -220,7 +241,7 @@ test_table(void **state)
 {
 	static const enum proto_agent_type sent[] = { PROTO_AG_SYMS, PROTO_AG_FUNCS,
 		PROTO_AG_SITES, PROTO_AG_FPS, PROTO_AG_THREADS, PROTO_AG_BLOCKS, PROTO_AG_IPC,
-		PROTO_AG_POWER };
+		PROTO_AG_POWER, PROTO_AG_NETWORK, PROTO_AG_STARTUP };
 	size_t nthr = 0;
 
 	(void)state;
@@ -243,7 +264,7 @@ test_table(void **state)
 			assert_ptr_equal(daemon_threshold_find(c->thresholds[k].name),
 			    &c->thresholds[k]);
 	}
-	assert_int_equal(nthr, 9);
+	assert_int_equal(nthr, 11);
 	assert_null(daemon_threshold_find("bogus"));
 }
 

@@ -258,6 +258,8 @@ static void test_json_frame(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
+	    "\"network\":{\"threshold_ns\":0,\"large_bytes\":0,\"event_count\":0,\"endpoints\":[],"
+	    "\"dns\":[],\"http\":[],\"events\":[]},"
 	    "\"startup\":{\"time_ns\":0,\"attached\":false,\"exec_from\":\"\",\"exec_ns\":0,\"loaded_ns\":0,\"agent_ns\":0,\"ctors_ns\":0,\"main_ns\":0,\"wait_ns\":0,\"wait_call\":\"\",\"frame_ns\":0,\"libs\":[],\"libs_lost\":0,\"dlopens\":[],\"dlopens_total\":0,\"baseline\":\"\",\"noise_ns\":0,\"noise_pct\":0,\"slower\":[],\"version\":1}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
@@ -277,6 +279,7 @@ static void test_json_frame(void **state)
 	    "ipc,threshold_ns,slow_count,endpoints,slow,"
 	    "power,time_ns,hold_ns,exited,table,rows,errors,lost,profile,warning,cpu_ma,resources,categories,version,"
 	    "issues,raised,list,sinks,"
+	    "network,threshold_ns,large_bytes,event_count,endpoints,dns,http,events,"
 	    "startup,time_ns,attached,exec_from,exec_ns,loaded_ns,agent_ns,ctors_ns,main_ns,wait_ns,"
 	    "wait_call,frame_ns,libs,libs_lost,dlopens,dlopens_total,baseline,noise_ns,noise_pct,slower,"
 	    "version";
@@ -321,6 +324,8 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
+	    "\"network\":{\"threshold_ns\":0,\"large_bytes\":0,\"event_count\":0,\"endpoints\":[],"
+	    "\"dns\":[],\"http\":[],\"events\":[]},"
 	    "\"startup\":{\"time_ns\":0,\"attached\":false,\"exec_from\":\"\",\"exec_ns\":0,\"loaded_ns\":0,\"agent_ns\":0,\"ctors_ns\":0,\"main_ns\":0,\"wait_ns\":0,\"wait_call\":\"\",\"frame_ns\":0,\"libs\":[],\"libs_lost\":0,\"dlopens\":[],\"dlopens_total\":0,\"baseline\":\"\",\"noise_ns\":0,\"noise_pct\":0,\"slower\":[],\"version\":1}}");
 	assert_true(json_valid(s, &j));
 	free(s);

@@ -34,6 +34,8 @@ static const struct proto_struct *const wire_structs[] = {
 	&proto_thr_frame_desc,
 	&proto_blocks_desc, &proto_block_desc, &proto_block_stack_desc, &proto_block_frame_desc,
 	&proto_ipc_desc, &proto_ipc_ep_desc, &proto_ipc_slow_desc,
+	&proto_network_desc, &proto_net_ep_desc, &proto_net_dns_desc, &proto_net_http_desc,
+	&proto_net_event_desc,
 	&proto_startup_desc, &proto_su_lib_desc, &proto_su_dlopen_desc, &proto_su_change_desc,
 	&proto_frame_desc, &proto_func_desc, &proto_target_desc,
 	&proto_ag_sym_desc, &proto_ag_func_desc,
@@ -393,6 +395,7 @@ static void test_parts(void **state)
 	assert_int_equal(proto_part_find("blocks")->ag_type, 12);
 	assert_int_equal(proto_part_find("ipc")->ag_type, 14);
 	assert_int_equal(proto_part_find("power")->ag_type, 15);
+	assert_int_equal(proto_part_find("network")->ag_type, 22);
 	assert_int_equal(PROTO_AG_DETACH, 10);
 	assert_int_equal(PROTO_AG_UI_THREAD, 13);
 	for (size_t i = 0; i < proto_nparts; i++)
