@@ -131,6 +131,8 @@ $(O)/obj/collectors/%.o: collectors/%.c
 # The C half of the hook engine's stubs keeps off the vector registers,
 # which the stubs do not save (collectors/engine/hook.h).
 $(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
+# The allocator wrappers walk the frame-pointer chain from their own frame.
+$(O)/obj/collectors/memory/%.o: CFLAGS_ALL += -fno-omit-frame-pointer
 $(O)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURL_CFLAGS) -MMD -MP -c $< -o $@
@@ -205,6 +207,8 @@ $(O)/apps/%: $$(addsuffix .o,$$(addprefix $(O)/obj/apps/$$*/,$$(basename $$(notd
 APP_LIBS_dbusapp := $(call pc,--libs,dbus-1 libsystemd)
 
 $(O)/obj/apps/dbusapp/%.o: CFLAGS += $(call pc,--cflags,dbus-1 libsystemd)
+# memleak's stacks are compared with valgrind's: frame pointers all the way.
+$(O)/obj/apps/memleak/%.o: CFLAGS += -fno-omit-frame-pointer
 
 $(O)/themes/%: themes/%
 	@mkdir -p $(@D)

@@ -10,7 +10,7 @@
 
 /* Every collector, in report order: a new one adds its name here (its row
  * is daemon_collector_NAME, in its own file). */
-#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power) X(issues)
+#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power) X(memory) X(issues)
 
 #define COLLECTOR_DECL(n) extern const struct daemon_collector daemon_collector_##n;
 #define COLLECTOR_ROW(n) &daemon_collector_##n,

@@ -26,6 +26,7 @@
 #include "ipc_wire.h"
 #include "power_wire.h"
 #include "issue_wire.h"
+#include "memory_wire.h"
 
 /*
  * X(name, NAME, wire, type, member), in frame order: the collector's name
@@ -39,7 +40,8 @@
 	X(blocks,  BLOCKS,  12, struct proto_blocks,  blocks) \
 	X(ipc,     IPC,     14, struct proto_ipc,     ipc) \
 	X(power,   POWER,   15, struct proto_power,   power) \
-	X(issues,  ISSUES,  20, struct proto_issues,  issues)
+	X(issues,  ISSUES,  20, struct proto_issues,  issues) \
+	X(memory,  MEMORY,  21, struct proto_memory,  memory)
 
 struct proto_frame;
 struct proto_agent_rec;
