@@ -14,12 +14,14 @@
  *                           map_kept           one anonymous 64 KiB mmap (not heap)
  *   memleak grow SECS      leak 4 KiB every 50 ms from leak_steady for SECS seconds,
  *                          while cycle_buffers allocates and frees as much
- *   memleak growshrink SECS  grow a site for SECS/2 seconds, then free it all
+ *   memleak growshrink SECS  for SECS seconds, cycles of 2 s: grow_then_shrink's 20
+ *                          blocks of 4 KiB taken in the first second, freed in the next
  *   memleak many N         N blocks of 1..4096 bytes (sizes from a fixed LCG), a third
  *                          freed (sampled mode's estimate against the exact figure)
- *   memleak wait           block until stdin closes, leaking 1 KiB every 100 ms (attach)
+ *   memleak wait           until stdin closes, leak_direct's 1000 B every 100 ms (attach)
  * Each mode ends with "done" on stdout (written with write(2): no stdio buffer).
  */
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,20 +154,22 @@ NOINLINE static void *grow_then_shrink(void)
 	return malloc(4096);
 }
 
+/* Cycles of 2 s: 20 blocks taken 50 ms apart, then freed 50 ms apart. */
 NOINLINE static void run_growshrink(int secs)
 {
-	int n = secs * 10;
-	void **held = calloc((size_t)n, sizeof *held);
+	void *held[20];
 
-	for (int i = 0; i < n / 2; i++) {
-		held[i] = grow_then_shrink();
-		nap_ms(100);
+	for (int c = 0; c < secs / 2; c++) {
+		for (int i = 0; i < 20; i++) {
+			held[i] = grow_then_shrink();
+			memset(held[i], 3, 4096);
+			nap_ms(50);
+		}
+		for (int i = 0; i < 20; i++) {
+			free(held[i]);
+			nap_ms(50);
+		}
 	}
-	for (int i = 0; i < n / 2; i++) {
-		free(held[i]);
-		nap_ms(100);
-	}
-	free(held);
 }
 
 /* A fixed LCG: the same sizes on every run. */
@@ -212,11 +216,10 @@ int main(int argc, char **argv)
 
 		say("ready\n");
 		for (;;) {
-			struct timespec ts = { 0, 100000000L };
+			struct pollfd in = { .fd = 0, .events = POLLIN };
 
 			leak_direct();
-			nanosleep(&ts, NULL);
-			if (read(0, &c, 1) <= 0)
+			if (poll(&in, 1, 100) != 0 && read(0, &c, 1) <= 0)
 				break;
 		}
 	} else {
