@@ -145,6 +145,7 @@ NOINLINE static void cycle_buffers(void)
 	char *p = malloc(4096);
 
 	memset(p, 2, 4096);
+	sink ^= (uintptr_t)p;                 /* no malloc/free pair for the compiler to drop */
 	free(p);
 }
 
@@ -163,6 +164,7 @@ NOINLINE static void run_growshrink(int secs)
 		for (int i = 0; i < 20; i++) {
 			held[i] = grow_then_shrink();
 			memset(held[i], 3, 4096);
+			sink ^= (uintptr_t)held[i];
 			nap_ms(50);
 		}
 		for (int i = 0; i < 20; i++) {
