@@ -17,7 +17,7 @@
 #include "daemon_collector.h"
 #include "report.h"
 #include "issue.h"
-#include "memory.h"
+#include "memory_state.h"
 
 #define SEC_NS 1000000000ull
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include "report.h"
 #include "parts.h"
-#include "memory.h"
+#include "memory_state.h"
 
 #define REPORT_METRICS_MEM_TOP 10
 #define MEM_TEXT_SITES 50

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "daemon_collector.h"
 #include "session-util.h"
+#include "memory_state.h"
 #include "issue.h"
 
 /* Records of every type, stamped at agent time t. */
@@ -33,6 +34,8 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 	struct proto_pwr_res res = { .category = "wakelock", .name = "w", .api = "write",
 		.item = "cpu.idle", .ma = -1, .held = true, .acquires = 1, .total_ns = 1 * S,
 		.held_ns = 1 * S };
+	struct proto_mem_site ms = { .id = 1, .bytes = 4096, .blocks = 1, .alloc_bytes = 8192,
+		.allocs = 2, .frees = 1 };
 	struct proto_agent_rec v[] = {
 		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &y },
 		{ .type = PROTO_AG_FUNCS, .time_ns = t, .nfuncs = 1, .funcs = &g },
@@ -46,6 +49,9 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 		  .neps = 1, .eps = &ep } },
 		{ .type = PROTO_AG_POWER, .time_ns = t, .power = { .time_ns = t,
 		  .hold_ns = 120 * S, .table = "t", .nres = 1, .res = &res } },
+		{ .type = PROTO_AG_MEMORY, .time_ns = t, .memory = { .mode = "full",
+		  .leak_window_ns = 30 * S, .heap_bytes = 4096, .heap_blocks = 1, .nsites = 1,
+		  .sites = &ms } },
 	};
 
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -137,6 +143,25 @@ static void power_reset(const struct daemon_session *s)
 	assert_int_equal(s->power.nres, 1);       /* the snapshot: kept */
 }
 
+/* The site is kept; a tick sampled the heap.  Reset: the samples go (rates,
+ * rings, sparkline), what is in use stays. */
+static void memory_fed(const struct daemon_session *s)
+{
+	const struct mem_dstate *d = daemon_memory_of((struct daemon_session *)s);
+
+	assert_int_equal(d->m.heap_bytes, 4096);
+	assert_true(d->nsites >= 2 && d->sites[1].seen);
+	assert_int_equal(d->sites[1].w.bytes, 4096);
+}
+static void memory_reset(const struct daemon_session *s)
+{
+	const struct mem_dstate *d = daemon_memory_of((struct daemon_session *)s);
+
+	assert_int_equal(d->nhistory, 0);
+	assert_int_equal(d->sites[1].nring, 0);
+	assert_int_equal(d->m.heap_bytes, 4096);  /* the snapshot: kept */
+}
+
 /* The ended 300 ms block over its 100 ms threshold was raised as an issue. */
 static void issues_fed(const struct daemon_session *s)
 {
@@ -158,6 +183,7 @@ static const struct row_check checks[] = {
 	{ "blocks", blocks_fed, blocks_reset },
 	{ "ipc", ipc_fed, ipc_reset },
 	{ "power", power_fed, power_reset },
+	{ "memory", memory_fed, memory_reset },
 	{ "issues", issues_fed, issues_reset },
 };
 
@@ -202,7 +228,7 @@ test_table(void **state)
 {
 	static const enum proto_agent_type sent[] = { PROTO_AG_SYMS, PROTO_AG_FUNCS,
 		PROTO_AG_SITES, PROTO_AG_FPS, PROTO_AG_THREADS, PROTO_AG_BLOCKS, PROTO_AG_IPC,
-		PROTO_AG_POWER };
+		PROTO_AG_POWER, PROTO_AG_MEMORY };
 	size_t nthr = 0;
 
 	(void)state;
@@ -225,7 +251,7 @@ test_table(void **state)
 			assert_ptr_equal(daemon_threshold_find(c->thresholds[k].name),
 			    &c->thresholds[k]);
 	}
-	assert_int_equal(nthr, 9);
+	assert_int_equal(nthr, 11);
 	assert_null(daemon_threshold_find("bogus"));
 }
 

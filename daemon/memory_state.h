@@ -1,9 +1,9 @@
 /*
- * memory.h - the memory state of a session (memory.c), shared with its
+ * memory_state.h - the memory state of a session (memory.c), shared with its
  * report section (report_memory.c).
  */
-#ifndef HOOKSCOPE_DAEMON_MEMORY_H
-#define HOOKSCOPE_DAEMON_MEMORY_H
+#ifndef HOOKSCOPE_DAEMON_MEMORY_STATE_H
+#define HOOKSCOPE_DAEMON_MEMORY_STATE_H
 
 #include "daemon.h"
 
