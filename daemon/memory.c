@@ -101,14 +101,6 @@ static void mem_record(struct daemon_session *s, const struct proto_agent_rec *r
 	m->mmap_regions = in->mmap_regions;
 	m->untracked = in->untracked;
 	m->unknown_frees = in->unknown_frees;
-	if (in->scan_ns != 0) {
-		m->scan_ns = in->scan_ns;
-		m->lost_bytes = in->lost_bytes;
-		free(m->lost);
-		m->nlost = in->nlost;
-		m->lost = xcalloc(in->nlost ? in->nlost : 1, sizeof *m->lost);
-		memcpy(m->lost, in->lost, in->nlost * sizeof *m->lost);
-	}
 	if (in->nbig > 0 || in->heap_blocks == 0) {
 		free(m->big);
 		m->nbig = in->nbig;
@@ -311,7 +303,6 @@ static void mem_free(struct daemon_session *s)
 	free(d->view);
 	free(d->m.mode);
 	free(d->m.big);
-	free(d->m.lost);
 	memset(d, 0, sizeof *d);
 }
 

@@ -1,7 +1,7 @@
 /*
  * report_memory.c - the memory section of reports and metrics.  Text: the
  * totals, the sites by bytes in use (with their stacks), the biggest
- * blocks, the last reachability scan; once the target has exited the
+ * blocks; once the target has exited the
  * sites' bytes are what it never freed.  JSON: the wire form.  Folded:
  * one line per site holding memory, its stack root first, bytes in use as
  * the count, under the root frame "[heap]" (grep '^\[heap\];' for a heap
@@ -102,13 +102,6 @@ static void mem_text(struct report_buf *b, const struct report_ctx *c)
 		for (size_t i = 0; i < m->nbig; i++)
 			report_add(b, "%12" PRIu64 " bytes at 0x%" PRIx64 " (site %u)\n", m->big[i].size,
 			    m->big[i].addr, m->big[i].site);
-	}
-	if (m->scan_ns != 0) {
-		report_add(b, "\nreachability scan: %" PRIu64 " bytes in %zu blocks definitely lost\n",
-		    m->lost_bytes, m->nlost);
-		for (size_t i = 0; i < m->nlost; i++)
-			report_add(b, "%12" PRIu64 " bytes at 0x%" PRIx64 " (site %u)\n", m->lost[i].size,
-			    m->lost[i].addr, m->lost[i].site);
 	}
 	report_add(b, "\n");
 }

@@ -1,8 +1,8 @@
 /*
  * memory.c - the "memory" map, shared by the agent's "memory" record and
  * the daemon's frames: the heap in use and its counters, the allocating
- * stacks (sites) with what each holds, the biggest live blocks and the
- * last reachability scan's lost blocks (doc/protocol.md, "Memory").
+ * stacks (sites) with what each holds and the biggest live blocks
+ * (doc/protocol.md, "Memory").
  */
 #include <stdio.h>
 
@@ -65,11 +65,8 @@ static const struct proto_field memory_fields[] = {
 	PF_ROW("unknown_frees", PF_U64, M, unknown_frees, 0),
 	PF_ROW("exited", PF_BOOL, M, exited, PF_IFSET),
 	PF_F64_ROW("allocs_per_s", M, allocs_per_s, 0),
-	PF_ROW("scan_ns", PF_U64, M, scan_ns, PF_IFSET),
-	PF_ROW("lost_bytes", PF_U64, M, lost_bytes, PF_IFSET),
 	PF_ARR_ROW("sites", PF_OBJS, M, sites, nsites, PROTO_MAX_MEM_SITES, &proto_mem_site_desc),
 	PF_ARR_ROW("big", PF_OBJS, M, big, nbig, PROTO_MAX_MEM_BLOCKS, &proto_mem_block_desc),
-	PF_ARR_ROW("lost", PF_OBJS, M, lost, nlost, PROTO_MAX_MEM_BLOCKS, &proto_mem_block_desc),
 	PF_ARR_ROW("history_kib", PF_U32S, M, history, nhistory, PROTO_MAX_MEM_HISTORY, NULL),
 };
 #undef M

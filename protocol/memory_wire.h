@@ -12,7 +12,7 @@
 #include "block_wire.h"
 
 #define PROTO_MAX_MEM_SITES   16384       /* allocating stacks in one map */
-#define PROTO_MAX_MEM_BLOCKS  1024        /* biggest or lost blocks in one map */
+#define PROTO_MAX_MEM_BLOCKS  64          /* biggest blocks in one map */
 #define PROTO_MAX_MEM_HISTORY 600         /* heap-in-use samples (frames) */
 
 /* One allocating stack and what it holds.  In sampled mode bytes and
@@ -28,7 +28,7 @@ struct proto_mem_site {
 	struct proto_block_stack stack;   /* innermost first; sent with the site's first figures */
 };
 
-/* One live block: the biggest, or one the reachability scan found lost. */
+/* One of the biggest live blocks. */
 struct proto_mem_block {
 	uint64_t addr, size;
 	uint32_t site;
@@ -46,14 +46,10 @@ struct proto_memory {
 	uint64_t unknown_frees;           /* frees of blocks allocated before tracking began */
 	bool     exited;                  /* the target's final figures: what it never freed */
 	double   allocs_per_s;            /* frames: over the last second */
-	uint64_t scan_ns;                 /* when the last :leaks scan ran (agent clock), 0 never */
-	uint64_t lost_bytes;              /* what it found unreachable */
 	size_t   nsites;
 	struct proto_mem_site *sites;
 	size_t   nbig;                    /* biggest live blocks, biggest first */
 	struct proto_mem_block *big;
-	size_t   nlost;                   /* unreachable at the last scan, biggest first */
-	struct proto_mem_block *lost;
 	size_t   nhistory;                /* frames: heap in use (KiB) once a second, oldest first */
 	uint32_t *history;
 };

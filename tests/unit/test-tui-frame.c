@@ -257,7 +257,7 @@ static void test_json_frame(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
-	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"scan_ns\":0,\"lost_bytes\":0,\"sites\":[],\"big\":[],\"lost\":[],\"history_kib\":[]}}";
+	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"sites\":[],\"big\":[],\"history_kib\":[]}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
 	    "dropped,overhead_ps,threads,cost_ppm,budget_ppm,demoted,targets,"
@@ -277,8 +277,8 @@ static void test_json_frame(void **state)
 	    "power,time_ns,hold_ns,exited,table,rows,errors,lost,profile,warning,cpu_ma,resources,categories,version,"
 	    "issues,raised,list,sinks,"
 	    "memory,mode,sample_bytes,leak_window_ns,heap_bytes,heap_blocks,alloc_bytes,allocs,frees,"
-	    "mmap_bytes,mmap_regions,untracked,unknown_frees,exited,allocs_per_s,scan_ns,lost_bytes,"
-	    "sites,big,lost,history_kib";
+	    "mmap_bytes,mmap_regions,untracked,unknown_frees,exited,allocs_per_s,"
+	    "sites,big,history_kib";
 	struct jp j;
 	size_t len = 0;
 	char *s = tui_json_frame(&json_frame, &len);
@@ -320,7 +320,7 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
-	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"scan_ns\":0,\"lost_bytes\":0,\"sites\":[],\"big\":[],\"lost\":[],\"history_kib\":[]}}");
+	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"sites\":[],\"big\":[],\"history_kib\":[]}}");
 	assert_true(json_valid(s, &j));
 	free(s);
 
