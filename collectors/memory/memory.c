@@ -3,7 +3,8 @@
  * table's counters (memory_int.h), sends one "memory" record when they
  * changed: the heap's totals and every site whose figures moved, its
  * stack symbolized the first time it is sent (here, never on the
- * allocating thread), and once a second the biggest live blocks.
+ * allocating thread), and the biggest live blocks (of those of
+ * MEM_BIG_MIN bytes or more, which the hot path lists apart).
  *
  * Mode: HOOKSCOPE_MEMORY=full|sampled|off, else by level (0 off, 1-2
  * sampled, 3-4 full); threshold "memory" switches live (bytes: 0 every
@@ -24,7 +25,6 @@
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define LEAK_WINDOW_DEFAULT_NS (30ull * 1000000000)
-#define BIG_EVERY 10                      /* harvests between scans for the biggest blocks */
 
 /* What the last record said of a site, and the reset baseline. */
 struct mem_sent {
@@ -37,7 +37,6 @@ static bool mem_explicit;                 /* the mode came from the user, not th
 static bool mem_replaced;
 static bool mem_cfg_changed = true;
 static uint64_t mem_leak_ns = LEAK_WINDOW_DEFAULT_NS;
-static unsigned mem_big_tick;
 static struct proto_mem_block mem_big[MEM_BIG];
 static size_t mem_nbig;
 
@@ -152,10 +151,16 @@ static void mem_big_take(uintptr_t addr, size_t size, uint32_t id, void *arg)
 
 static void mem_harvest(void)
 {
-	if (!mem.live || mem_big_tick++ % BIG_EVERY != 0)
+	struct proto_mem_block was[MEM_BIG];
+	size_t n = mem_nbig;
+
+	if (!mem.live)
 		return;
+	memcpy(was, mem_big, sizeof was);
 	mem_nbig = 0;
-	mem_block_each(mem_big_take, NULL);
+	mem_big_each(mem_big_take, NULL);
+	if (n != mem_nbig || memcmp(was, mem_big, n * sizeof *was) != 0)
+		mem_cfg_changed = true;           /* the biggest blocks changed: send */
 }
 
 /* A site's symbolized stack (heap frames). */
@@ -226,8 +231,6 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	r.unknown_frees = LOAD(&mem.unknown_frees);
 	r.nbig = mem_nbig;
 	r.big = mem_big;
-	if (mem_big_tick % BIG_EVERY == 1)
-		changed = true;
 	if (changed)
 		proto_agent_encode(sb, &(struct proto_agent_rec){ .type = PROTO_AG_MEMORY,
 		    .time_ns = proto_now_ns(), .memory = r });

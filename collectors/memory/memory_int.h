@@ -27,7 +27,9 @@
 #define MEM_STACKS        (1u << 16)    /* distinct stacks, at most (id 0: unknown) */
 #define MEM_BLOCKS_LOG    21            /* live-block table: 2M slots (virtual) */
 #define MEM_PROBES        64            /* probes before a block is untracked */
-#define MEM_BIG           64            /* biggest live blocks kept */
+#define MEM_BIG           16            /* biggest live blocks reported */
+#define MEM_BIG_MIN       (64u << 10)   /* blocks this big are also listed apart ... */
+#define MEM_BIG_SLOTS     1024          /* ... in a table this long (full: not listed) */
 #define MEM_SAMPLE_DEFAULT (256u << 10) /* sampled mode's mean byte interval */
 
 enum mem_mode { MEM_OFF, MEM_FULL, MEM_SAMPLED };
@@ -75,9 +77,9 @@ void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t 
 size_t mem_block_del(void *p);
 /* The tracked size of live block p, 0 if none. */
 size_t mem_block_size(const void *p);
-/* Visit every live block (reporter: a snapshot, racing allocations
- * may be seen or not). */
-void mem_block_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg), void *arg);
+/* Visit every live block of MEM_BIG_MIN bytes or more (reporter: a
+ * snapshot, racing allocations may be seen or not). */
+void mem_big_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg), void *arg);
 /* Fork child: keep the blocks (they are the child's too), zero the rest. */
 void mem_table_atfork_child(void);
 

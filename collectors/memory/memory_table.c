@@ -28,6 +28,37 @@ struct mem_stack_slot {
 };
 static struct mem_stack_slot *mem_stack_idx;
 
+/* The big blocks, listed apart so the reporter finds the biggest without
+ * walking the whole table: address and meta, claimed and freed by CAS. */
+struct mem_big_slot {
+	uint64_t key;                         /* 0 free */
+	uint64_t meta;
+};
+static struct mem_big_slot mem_big[MEM_BIG_SLOTS];
+
+static void mem_big_add(uint64_t key, uint64_t meta)
+{
+	for (uint32_t i = 0; i < MEM_BIG_SLOTS; i++) {
+		uint64_t cur = LOAD(&mem_big[i].key);
+
+		if (cur == 0 && __atomic_compare_exchange_n(&mem_big[i].key, &cur, key, false,
+		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&mem_big[i].meta, meta, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+static void mem_big_del(uint64_t key)
+{
+	for (uint32_t i = 0; i < MEM_BIG_SLOTS; i++)
+		if (LOAD(&mem_big[i].key) == key) {
+			__atomic_store_n(&mem_big[i].meta, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&mem_big[i].key, 0, __ATOMIC_RELEASE);
+			return;
+		}
+}
+
 static void *mem_map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -124,6 +155,8 @@ void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t 
 		    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		STORE(&b->meta, (uint64_t)size << 24 | id);
+		if (size >= MEM_BIG_MIN)
+			mem_big_add(key, (uint64_t)size << 24 | id);
 		STORE(&b->wbytes, (uint32_t)(wbytes == size ? 0 : wbytes));
 		STORE(&b->wmblocks, (uint32_t)(wmblocks == 1000 ? 0 : wmblocks));
 		ADD(&st->alloc_bytes, wbytes);
@@ -171,6 +204,8 @@ size_t mem_block_del(void *p)
 	    __ATOMIC_RELAXED))
 		return 0;                     /* a double free racing with itself */
 	size = meta >> 24;
+	if (size >= MEM_BIG_MIN)
+		mem_big_del(key);
 	st = &mem.stacks[meta & 0xffffff];
 	ADD(&st->free_bytes, wb ? wb : size);
 	ADD(&st->free_mblocks, wm ? wm : 1000);
@@ -187,16 +222,14 @@ size_t mem_block_size(const void *p)
 }
 
 /* See memory_int.h. */
-void mem_block_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg), void *arg)
+void mem_big_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg), void *arg)
 {
-	for (uint64_t i = 0; i <= MEM_MASK; i++) {
-		const struct mem_block *b = &mem.blocks[i];
-		uint64_t key = __atomic_load_n(&b->key, __ATOMIC_ACQUIRE), meta;
+	for (uint32_t i = 0; i < MEM_BIG_SLOTS; i++) {
+		uint64_t key = __atomic_load_n(&mem_big[i].key, __ATOMIC_ACQUIRE);
+		uint64_t meta = __atomic_load_n(&mem_big[i].meta, __ATOMIC_ACQUIRE);
 
-		if (key <= KEY_TOMB)
-			continue;
-		meta = LOAD(&b->meta);
-		fn((uintptr_t)key, meta >> 24, (uint32_t)(meta & 0xffffff), arg);
+		if (key != 0 && meta != 0)
+			fn((uintptr_t)key, meta >> 24, (uint32_t)(meta & 0xffffff), arg);
 	}
 }
 
