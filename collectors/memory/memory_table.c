@@ -36,6 +36,28 @@ struct mem_big_slot {
 };
 static struct mem_big_slot mem_big[MEM_BIG_SLOTS];
 
+/* Sampled mode keeps few blocks but sees every free: a counting filter
+ * over the kept blocks' addresses (64 KiB, cache-resident) tells most frees
+ * at once that their block was not kept, without a probe into the big
+ * table.  Counters saturate (never decremented again: a lookup then). */
+#define MEM_FILTER (1u << 16)
+static uint8_t mem_filter[MEM_FILTER];
+
+static inline uint8_t *mem_filter_at(uint64_t key)
+{
+	return &mem_filter[(key >> 4 ^ key >> 20) & (MEM_FILTER - 1)];
+}
+
+/* Count key in (d = 1) or out (d = -1), unless its counter saturated. */
+static void mem_filter_add(uint64_t key, int d)
+{
+	uint8_t *c = mem_filter_at(key), v = LOAD(c);
+
+	while (v != 255 && !__atomic_compare_exchange_n(c, &v, (uint8_t)(v + d), true,
+	    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 static void mem_big_add(uint64_t key, uint64_t meta)
 {
 	for (uint32_t i = 0; i < MEM_BIG_SLOTS; i++) {
@@ -157,6 +179,7 @@ void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t 
 		STORE(&b->meta, (uint64_t)size << 24 | id);
 		if (size >= MEM_BIG_MIN)
 			mem_big_add(key, (uint64_t)size << 24 | id);
+		mem_filter_add(key, 1);
 		STORE(&b->wbytes, (uint32_t)(wbytes == size ? 0 : wbytes));
 		STORE(&b->wmblocks, (uint32_t)(wmblocks == 1000 ? 0 : wmblocks));
 		ADD(&st->alloc_bytes, wbytes);
@@ -192,7 +215,7 @@ size_t mem_block_del(void *p)
 
 	if (p == NULL)
 		return 0;
-	if ((b = mem_block_find(key)) == NULL) {
+	if (LOAD(mem_filter_at(key)) == 0 || (b = mem_block_find(key)) == NULL) {
 		if (LOAD(&mem.mode) == MEM_FULL)      /* sampled: most blocks are not kept */
 			ADD(&mem.unknown_frees, 1);
 		return 0;
@@ -206,6 +229,7 @@ size_t mem_block_del(void *p)
 	size = meta >> 24;
 	if (size >= MEM_BIG_MIN)
 		mem_big_del(key);
+	mem_filter_add(key, -1);
 	st = &mem.stacks[meta & 0xffffff];
 	ADD(&st->free_bytes, wb ? wb : size);
 	ADD(&st->free_mblocks, wm ? wm : 1000);
@@ -216,8 +240,11 @@ size_t mem_block_del(void *p)
 /* See memory_int.h. */
 size_t mem_block_size(const void *p)
 {
-	struct mem_block *b = mem_block_find((uint64_t)(uintptr_t)p);
+	struct mem_block *b;
 
+	if (LOAD(mem_filter_at((uint64_t)(uintptr_t)p)) == 0)
+		return 0;
+	b = mem_block_find((uint64_t)(uintptr_t)p);
 	return b ? LOAD(&b->meta) >> 24 : 0;
 }
 
