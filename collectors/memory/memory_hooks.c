@@ -86,10 +86,17 @@ static inline bool mem_ready(void)
 	return real.malloc != NULL;
 }
 
-/* Is this call the target's, and is anything tracked? */
-static inline bool mem_watch(void)
+/* Is anything tracked, and is this call the target's?  In sampled mode an
+ * allocation holding no sample point is known not to be kept first (the
+ * agent's own bytes only move the thread's next sample point: the process
+ * is memoryless, the estimate stays unbiased). */
+static inline bool mem_watch(size_t size)
 {
-	return LOAD(&mem.mode) != MEM_OFF && !timing_guarded();
+	int mode = LOAD(&mem.mode);
+
+	if (mode == MEM_OFF || (mode == MEM_SAMPLED && mem_sample_skip(size)))
+		return false;
+	return !timing_guarded();
 }
 
 /* Record block p (size bytes, kind bit in the size's meta) allocated by
@@ -119,7 +126,7 @@ API void *malloc(size_t n)
 	if (UNLIKELY(!mem_ready()))
 		return mem_boot_alloc(n);
 	p = real.malloc(n);
-	if (mem_watch())
+	if (mem_watch(n))
 		mem_note(p, n, __builtin_frame_address(0), false);
 	return p;
 }
@@ -131,7 +138,7 @@ API void *calloc(size_t k, size_t n)
 	if (UNLIKELY(!mem_ready()))
 		return mem_boot_alloc(k * n);   /* static: already zero */
 	p = real.calloc(k, n);
-	if (mem_watch())
+	if (mem_watch(k * n))
 		mem_note(p, k * n, __builtin_frame_address(0), false);
 	return p;
 }
@@ -140,7 +147,7 @@ API void free(void *p)
 {
 	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
 		return;
-	if (LOAD(&mem.live) && !timing_guarded())
+	if (LOAD(&mem.live) && mem_maybe_kept(p) && !timing_guarded())
 		mem_block_del(p);
 	real.free(p);
 }
@@ -175,7 +182,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 	if (UNLIKELY(!mem_ready()))
 		return ENOMEM;
 	r = real.posix_memalign(out, align, n);
-	if (r == 0 && mem_watch())
+	if (r == 0 && mem_watch(n))
 		mem_note(*out, n, __builtin_frame_address(0), false);
 	return r;
 }
@@ -188,7 +195,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 		if (UNLIKELY(!mem_ready()) || real.fn == NULL)                  \
 			return NULL;                                            \
 		p = real.fn call;                                               \
-		if (mem_watch())                                                \
+		if (mem_watch(size))                                            \
 			mem_note(p, size, __builtin_frame_address(0), false);   \
 		return p;                                                       \
 	}
@@ -206,7 +213,8 @@ API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return MAP_FAILED;
 	}
 	p = real.mmap(addr, len, prot, flags, fd, off);
-	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && mem_watch()) {
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && LOAD(&mem.mode) != MEM_OFF &&
+	    !timing_guarded()) {
 		ADD(&mem.mmap_bytes, len);
 		ADD(&mem.mmaps, 1);
 		mem_note(p, len, __builtin_frame_address(0), true);

@@ -67,6 +67,22 @@ struct mem_state {
 };
 extern struct mem_state mem;
 
+/* Sampled mode keeps few blocks but sees every free: a counting filter
+ * over the kept blocks' addresses (64 KiB, cache-resident) tells most frees
+ * at once that their block was not kept, without a probe into the block
+ * table. */
+#define MEM_FILTER (1u << 16)
+extern uint8_t mem_filter[MEM_FILTER];
+static inline uint8_t *mem_filter_at(uint64_t key)
+{
+	return &mem_filter[(key >> 4 ^ key >> 20) & (MEM_FILTER - 1)];
+}
+/* May p be a kept block? */
+static inline bool mem_maybe_kept(const void *p)
+{
+	return __atomic_load_n(mem_filter_at((uint64_t)(uintptr_t)p), __ATOMIC_RELAXED) != 0;
+}
+
 /* memory_table.c: the tables (any thread, lock-free). */
 int  mem_table_init(void);
 /* The id of the stack pc[0..n) (inserted when new); 0 if the table is full. */
@@ -88,8 +104,24 @@ void mem_table_atfork_child(void);
 uint32_t mem_stack_capture(void *frame, uintptr_t *pc, uint32_t max);
 extern bool mem_unwind_fallback;
 
-/* memory_hooks.c is reached only through its exports; the sampler it uses. */
-/* Should an allocation of size bytes be kept, and with what weight? */
+/* memory_sample.c: should an allocation of size bytes be kept, and with
+ * what weight?  mem_sample_skip is the fast path, inlined in the wrappers:
+ * true when the allocation holds no sample point (most do not). */
+struct mem_sampler {
+	int64_t  left;                        /* bytes to the next sample point */
+	uint64_t rng;                         /* xorshift64*, 0: not seeded */
+};
+extern __thread struct mem_sampler mem_smp __attribute__((tls_model("initial-exec")));
+static inline bool mem_sample_skip(size_t size)
+{
+	struct mem_sampler *s = &mem_smp;
+
+	if (s->left > (int64_t)size) {
+		s->left -= (int64_t)size;
+		return true;
+	}
+	return false;
+}
 bool mem_sample(size_t size, uint64_t *wbytes, uint64_t *wmblocks);
 
 #endif

@@ -11,11 +11,7 @@
 
 #include "memory_int.h"
 
-struct mem_sampler {
-	int64_t  left;                        /* bytes to the next sample point */
-	uint64_t rng;                         /* xorshift64*, 0: not seeded */
-};
-static __thread struct mem_sampler mem_smp __attribute__((tls_model("initial-exec")));
+__thread struct mem_sampler mem_smp __attribute__((tls_model("initial-exec")));
 
 /* A uniform draw in (0, 1]. */
 static double mem_uniform(struct mem_sampler *s)

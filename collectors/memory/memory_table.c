@@ -36,17 +36,9 @@ struct mem_big_slot {
 };
 static struct mem_big_slot mem_big[MEM_BIG_SLOTS];
 
-/* Sampled mode keeps few blocks but sees every free: a counting filter
- * over the kept blocks' addresses (64 KiB, cache-resident) tells most frees
- * at once that their block was not kept, without a probe into the big
- * table.  Counters saturate (never decremented again: a lookup then). */
-#define MEM_FILTER (1u << 16)
-static uint8_t mem_filter[MEM_FILTER];
-
-static inline uint8_t *mem_filter_at(uint64_t key)
-{
-	return &mem_filter[(key >> 4 ^ key >> 20) & (MEM_FILTER - 1)];
-}
+/* The counting filter (memory_int.h).  Counters saturate (never
+ * decremented again: a lookup then). */
+uint8_t mem_filter[MEM_FILTER];
 
 /* Count key in (d = 1) or out (d = -1), unless its counter saturated. */
 static void mem_filter_add(uint64_t key, int d)
