@@ -99,8 +99,8 @@ static inline bool mem_watch(size_t size)
 	return !timing_guarded();
 }
 
-/* Record block p (size bytes, kind bit in the size's meta) allocated by
- * the caller of the wrapper whose frame is frame. */
+/* Record block p of size bytes (a mapping: never sampled) allocated by the
+ * caller of the wrapper whose frame is frame. */
 static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame, bool mapped)
 {
 	struct tm_block *g;
@@ -147,7 +147,8 @@ API void free(void *p)
 {
 	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
 		return;
-	if (LOAD(&mem.live) && mem_maybe_kept(p) && !timing_guarded())
+	if (LOAD(&mem.live) && (mem_maybe_kept(p) || LOAD(&mem.mode) == MEM_FULL) &&
+	    !timing_guarded())
 		mem_block_del(p);
 	real.free(p);
 }

@@ -91,7 +91,7 @@ awk '/^Keys/ { on = 1; next } /^ *$/ { on = 0 } on { l = substr($0, 3, 22); sub(
 awk '/^Views/ { on = 1; next } /^ *$/ { on = 0 } on { print substr($0, 3, 22) }' \
 	"$HS_TMP/help.items" | tr -d ', ' >"$HS_TMP/views"
 [ "$(wc -l <"$HS_TMP/keys")" -ge 20 ] || { cat "$HS_TMP/help"; fail "the help lists too few keys"; }
-[ "$(wc -l <"$HS_TMP/views")" -eq 9 ] || { cat "$HS_TMP/help"; fail "the help does not list 9 views"; }
+[ "$(wc -l <"$HS_TMP/views")" -eq 10 ] || { cat "$HS_TMP/help"; fail "the help does not list 10 views"; }
 grep -q '^:theme NAME|PATH' "$HS_TMP/help.items" || sed -n '/^Commands/,$p' "$HS_TMP/help.items" |
 	grep -q ':theme' || fail "the help does not list the commands"
 
@@ -138,11 +138,11 @@ check_key() {   # label as the help shows it
 		press -; see 'refresh every 1 s'; see 'refresh 1s' ;;
 	"Tab, S-Tab")
 		press 0; view_is 0; press Tab; view_is 1; press BTab; view_is 0 ;;
-	"0-8")
+	"0-9")
 		while read -r k <&4; do
 			case $k in
-			[0-8]) press "$k"; view_is "$k" ;;
-			[0-8]F[0-9]*) press "${k#?}"; view_is "${k%%F*}"; press "${k%%F*}"; view_is "${k%%F*}" ;;
+			[0-9]) press "$k"; view_is "$k" ;;
+			[0-9]F[0-9]*) press "${k#?}"; view_is "${k%%F*}"; press "${k%%F*}"; view_is "${k%%F*}" ;;
 			*) fail "help lists view key '$k' that this test does not check" ;;
 			esac
 		done 4<"$HS_TMP/views" ;;
@@ -220,4 +220,4 @@ wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'"
 press F10
 wait_for 5 test -e "$HS_TMP/f10.rc"
 [ "$(cat "$HS_TMP/f10.rc")" = 0 ] || fail "F10: exit status $(cat "$HS_TMP/f10.rc")"
-echo "ok: every key of the help checked ($(wc -l <"$HS_TMP/keys") rows, 9 views), q and F10 quit"
+echo "ok: every key of the help checked ($(wc -l <"$HS_TMP/keys") rows, 10 views), q and F10 quit"
