@@ -258,10 +258,12 @@ static void mem_reset(void)
  * session, which gets every site again. */
 static void mem_atfork_child(void)
 {
+	uint32_t n = LOAD(&mem.nstacks);
+
 	if (!mem.live)
 		return;
 	mem_table_atfork_child();
-	memset(mem_sent, 0, MEM_STACKS * sizeof *mem_sent);
+	memset(mem_sent, 0, (n < MEM_STACKS ? n : MEM_STACKS) * sizeof *mem_sent);
 	mem_cfg_changed = true;
 }
 

@@ -72,6 +72,7 @@ view_is() {   # the view of key $1 is on the screen
 	6) see '^ power +\[6\]$' ;;
 	7) see '^ targets: 2 ' ;;
 	8) see '^ issues: [0-9]+ of [0-9]+ raised' ;;
+	9) see '^ Memory +\[9\]$' ;;
 	*) fail "no check for view $1" ;;
 	esac
 }

@@ -237,7 +237,7 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 
 /* K cycles of the fixed work shape, one per period, then done. */
 /* A lookup table kept for the whole run: the memory view's biggest block. */
-static unsigned char *demo_table;
+static unsigned char *volatile demo_table;   /* volatile: the compiler keeps the calloc */
 
 int main(int argc, char **argv)
 {
