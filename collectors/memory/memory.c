@@ -225,8 +225,10 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	mu = LOAD(&mem.mmaps) - LOAD(&mem.munmaps);
 	r.mmap_bytes = mm;
 	r.mmap_regions = mu;
-	r.heap_bytes -= mm;
-	r.heap_blocks = (am - fm + 500) / 1000 - mu;
+	/* (sampled estimates and exact mappings: never below zero) */
+	r.heap_bytes = r.heap_bytes > mm ? r.heap_bytes - mm : 0;
+	r.heap_blocks = (am - fm + 500) / 1000;
+	r.heap_blocks = r.heap_blocks > mu ? r.heap_blocks - mu : 0;
 	r.untracked = LOAD(&mem.untracked);
 	r.unknown_frees = LOAD(&mem.unknown_frees);
 	r.nbig = mem_nbig;
