@@ -11,6 +11,7 @@
  * in use, by allocation rate and by growth, and every suspected leak.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,22 +235,32 @@ static int mem_cmp_bytes(const void *a, const void *b)
 	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes ? 1 : (x->id > y->id) - (x->id < y->id);
 }
 
-/* Is site x among the top n of the live sites by key? */
-static bool mem_in_top(const struct mem_dstate *d, const struct mem_dsite *x, int key, size_t n)
+/* A site's figure by key: 0 bytes in use, 1 allocation rate, 2 growth. */
+static double mem_key(const struct mem_dsite *x, int key)
 {
-	size_t above = 0;
-	double v = key == 0 ? (double)x->w.bytes : key == 1 ? x->w.alloc_rate : x->w.growth;
+	return key == 0 ? (double)x->w.bytes : key == 1 ? x->w.alloc_rate : x->w.growth;
+}
 
-	if (v <= 0)
-		return false;
-	for (size_t i = 0; i < d->nsites && above < n; i++) {
-		const struct mem_dsite *o = &d->sites[i];
-		double w = key == 0 ? (double)o->w.bytes : key == 1 ? o->w.alloc_rate : o->w.growth;
+static int mem_cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
 
-		if (o->seen && (w > v || (w == v && o->w.id < x->w.id)))
-			above++;
-	}
-	return above < n;
+	return x > y ? -1 : x < y;
+}
+
+/* The n-th largest positive figure of the live sites by key (ties with it
+ * are in the top too), or +inf when none is positive. */
+static double mem_top_floor(const struct mem_dstate *d, int key, size_t n, double *v)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->nsites; i++)
+		if (d->sites[i].seen && mem_key(&d->sites[i], key) > 0)
+			v[k++] = mem_key(&d->sites[i], key);
+	if (k == 0)
+		return HUGE_VAL;
+	qsort(v, k, sizeof *v, mem_cmp_desc);
+	return v[(k < n ? k : n) - 1];
 }
 
 /* The frame: totals and the view of the sites (borrowed). */
@@ -257,16 +268,22 @@ static void mem_frame(struct daemon_session *s, struct proto_frame *f)
 {
 	struct mem_dstate *d = daemon_memory_of(s);
 	size_t n = 0;
+	double *v, floor[3];
 
 	if (d->m.mode == NULL)
 		return;
+	v = xcalloc(d->nsites ? d->nsites : 1, sizeof *v);
+	floor[0] = mem_top_floor(d, 0, MEM_VIEW_TOP, v);
+	floor[1] = mem_top_floor(d, 1, MEM_VIEW_TOP / 2, v);
+	floor[2] = mem_top_floor(d, 2, MEM_VIEW_TOP / 2, v);
+	free(v);
 	free(d->view);
 	d->view = xcalloc(d->nsites ? d->nsites : 1, sizeof *d->view);
 	for (size_t i = 0; i < d->nsites; i++) {
 		const struct mem_dsite *x = &d->sites[i];
 
-		if (x->seen && (x->w.leak || mem_in_top(d, x, 0, MEM_VIEW_TOP) ||
-		    mem_in_top(d, x, 1, MEM_VIEW_TOP / 2) || mem_in_top(d, x, 2, MEM_VIEW_TOP / 2)))
+		if (x->seen && (x->w.leak || mem_key(x, 0) >= floor[0] || mem_key(x, 1) >= floor[1] ||
+		    mem_key(x, 2) >= floor[2]))
 			d->view[n++] = x->w;
 	}
 	qsort(d->view, n, sizeof *d->view, mem_cmp_bytes);
