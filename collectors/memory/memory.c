@@ -44,15 +44,22 @@ static const char *const mem_mode_names[] = { "off", "full", "sampled" };
 
 /* Is the malloc the program calls ours?  (Another allocator linked into
  * the program or preloaded first, or a sanitizer's runtime, comes before
- * us in the lookup order.) */
+ * us in the lookup order.)  Called through the global lookup, as the
+ * program calls it: an executable that takes malloc's address answers
+ * with its own PLT entry, which leads to the first definition. */
 static bool mem_malloc_is_ours(void)
 {
-	Dl_info mine, theirs;
-	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	void *(*m)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+	void (*f)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+	uint64_t before;
 
-	if (m == NULL || !dladdr((void *)mem_malloc_is_ours, &mine) || !dladdr(m, &theirs))
+	if (m == NULL || f == NULL)
 		return false;
-	return mine.dli_fbase == theirs.dli_fbase;
+	__atomic_store_n(&mem.probing, 1, __ATOMIC_RELAXED);
+	before = __atomic_load_n(&mem.probe_hits, __ATOMIC_RELAXED);
+	f(m(1));
+	__atomic_store_n(&mem.probing, 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&mem.probe_hits, __ATOMIC_RELAXED) != before;
 }
 
 static int mem_init(void)

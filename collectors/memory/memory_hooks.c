@@ -125,6 +125,8 @@ API void *malloc(size_t n)
 
 	if (UNLIKELY(!mem_ready()))
 		return mem_boot_alloc(n);
+	if (UNLIKELY(LOAD(&mem.probing)))
+		ADD(&mem.probe_hits, 1);
 	p = real.malloc(n);
 	if (mem_watch(n))
 		mem_note(p, n, __builtin_frame_address(0), false);

@@ -64,6 +64,8 @@ struct mem_state {
 	uint64_t unknown_frees;               /* frees of blocks never seen (before the agent) */
 	uint64_t mmap_bytes, munmap_bytes, mmaps, munmaps;   /* anonymous mappings */
 	uint64_t bypassed;                    /* allocations another allocator served */
+	int      probing;                     /* init: is the program's malloc ours? ... */
+	uint64_t probe_hits;                  /* ... the wrapper counts its calls meanwhile */
 };
 extern struct mem_state mem;
 
