@@ -8,7 +8,9 @@
  * descriptor (pthread_self(), which sits at the top of every thread's
  * stack) or, for the main thread, __libc_stack_end.  A walk that ends at
  * the first frame (the caller keeps no frame pointer) falls back to
- * libunwind's unw_backtrace when mem_unwind_fallback is set.  Names are
+ * libunwind's unw_backtrace when mem_unwind_fallback is set (a frame
+ * pointer that is a stale register can pass the checks once: two frames
+ * are not trusted either).  Names are
  * resolved later, on the reporter thread.
  */
 #include <pthread.h>
@@ -57,13 +59,13 @@ uint32_t mem_stack_capture(void *frame, uintptr_t *pc, uint32_t max)
 		lo = (uintptr_t)fp;
 		fp = next;
 	}
-	if (n <= 1 && mem_unwind_fallback) {
+	if (n <= 2 && mem_unwind_fallback) {
 		void *buf[MEM_FRAMES + 4];
 		int k = unw_backtrace(buf, MEM_FRAMES + 4), from = -1;
 
 		/* The walk starts in this function: keep what follows the
 		 * wrapper's return address (the frame walk's first pc). */
-		for (int i = 0; i < k && i < 4 && n == 1 && from < 0; i++)
+		for (int i = 0; i < k && i < 8 && n >= 1 && from < 0; i++)
 			if ((uintptr_t)buf[i] == pc[0])
 				from = i;
 		if (from >= 0) {
