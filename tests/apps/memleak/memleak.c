@@ -18,10 +18,8 @@
  *                          blocks of 4 KiB taken in the first second, freed in the next
  *   memleak many N         N blocks of 1..4096 bytes (sizes from a fixed LCG), a third
  *                          freed (sampled mode's estimate against the exact figure)
- *   memleak wait           until stdin closes, leak_direct's 1000 B every 100 ms (attach)
  * Each mode ends with "done" on stdout (written with write(2): no stdio buffer).
  */
-#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,19 +211,8 @@ int main(int argc, char **argv)
 		run_growshrink(secs);
 	} else if (strcmp(mode, "many") == 0) {
 		run_many(argc > 2 ? atol(argv[2]) : 100000);
-	} else if (strcmp(mode, "wait") == 0) {
-		char c;
-
-		say("ready\n");
-		for (;;) {
-			struct pollfd in = { .fd = 0, .events = POLLIN };
-
-			leak_direct();
-			if (poll(&in, 1, 100) != 0 && read(0, &c, 1) <= 0)
-				break;
-		}
 	} else {
-		say("usage: memleak exit|grow SECS|growshrink SECS|many N|wait\n");
+		say("usage: memleak exit|grow SECS|growshrink SECS|many N\n");
 		return 2;
 	}
 	say("done\n");
