@@ -133,6 +133,8 @@ $(O)/obj/collectors/%.o: collectors/%.c
 # The C half of the hook engine's stubs keeps off the vector registers,
 # which the stubs do not save (collectors/engine/hook.h).
 $(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
+# The allocator wrappers walk the frame-pointer chain from their own frame.
+$(O)/obj/collectors/memory/%.o: CFLAGS_ALL += -fno-omit-frame-pointer
 $(O)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(LWS_CFLAGS) $(CURL_CFLAGS) -MMD -MP -c $< -o $@
@@ -216,6 +218,9 @@ $(O)/apps/startup: $(O)/apps/libhs-slowinit.so | $(O)/apps/libhs-plugin.so
 $(O)/apps/libhs-%.so: tests/apps/startup/lib/%.c tests/apps/startup/lib/delay.h
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -std=c11 -O2 -g $(WARN) -fPIC -shared $(SAN_FLAGS) $(CFLAGS) -Wl,-soname,libhs-$*.so -o $@ $<
+
+# memleak's stacks are compared with valgrind's: frame pointers all the way.
+$(O)/obj/apps/memleak/%.o: CFLAGS += -fno-omit-frame-pointer
 
 $(O)/themes/%: themes/%
 	@mkdir -p $(@D)

@@ -10,8 +10,8 @@
 
 /* Every collector, in report order: a new one adds its name here (its row
  * is daemon_collector_NAME, in its own file). */
-#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power) X(network) X(startup) \
-	X(issues)
+#define COLLECTORS(X) X(funcs) X(sites) X(fps) X(threads) X(blocks) X(ipc) X(power) X(memory) X(network) \
+	X(startup) X(issues)
 
 #define COLLECTOR_DECL(n) extern const struct daemon_collector daemon_collector_##n;
 #define COLLECTOR_ROW(n) &daemon_collector_##n,

@@ -12,7 +12,7 @@ TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg
 strace xz-utils libglib2.0-dev libuv1-dev
 dbus-daemon libdbus-1-dev libsystemd-dev libgps-dev aapt unzip
 mesa-utils mesa-utils-bin xvfb
-python3 python3-jsonschema prometheus curl man-db systemd wget dnsmasq-base openssl
+python3 python3-jsonschema prometheus curl man-db systemd wget dnsmasq-base openssl valgrind heaptrack
 clang-14 libclang-rt-14-dev libfuzzer-14-dev"
 PKGS="$BUILD_PKGS $TEST_PKGS"
 case ${ARCH:-} in

@@ -26,6 +26,7 @@
 #include "ipc_wire.h"
 #include "power_wire.h"
 #include "issue_wire.h"
+#include "memory_wire.h"
 #include "network_wire.h"
 #include "startup_wire.h"
 
@@ -42,6 +43,7 @@
 	X(ipc,     IPC,     14, struct proto_ipc,     ipc) \
 	X(power,   POWER,   15, struct proto_power,   power) \
 	X(issues,  ISSUES,  20, struct proto_issues,  issues) \
+	X(memory,  MEMORY,  21, struct proto_memory,  memory) \
 	X(network, NETWORK, 22, struct proto_network, net) \
 	X(startup, STARTUP, 23, struct proto_startup, startup)
 

@@ -25,7 +25,7 @@
 /* Every view, in key order: a new one adds its name here (its row is
  * tui_view_NAME, in its panel file). */
 #define VIEWS(X) X(overview) X(funcs) X(fps) X(blocks) X(threads) X(ipc) X(power) X(targets) X(issues) \
-	X(network) X(startup)
+	X(memory) X(network) X(startup)
 
 #define VIEW_DECL(n) extern const struct tui_view tui_view_##n;
 #define VIEW_ROW(n) &tui_view_##n,

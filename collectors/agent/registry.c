@@ -11,7 +11,8 @@
 
 /* In the order the ops run: hook after timing (its sites feed timing's
  * table); sites last (it counts what the others hooked). */
-#define COLLECTORS(X) X(timing) X(hook) X(fps) X(threads) X(block) X(ipc) X(power) X(net) X(startup) X(sites)
+#define COLLECTORS(X) X(timing) X(hook) X(fps) X(threads) X(block) X(ipc) X(power) X(memory) X(net) X(startup) \
+	X(sites)
 
 #define COLLECTOR_DECL(n) extern const struct collector_ops n##_collector;
 #define COLLECTOR_ROW(n) &n##_collector,

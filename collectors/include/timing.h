@@ -56,6 +56,8 @@ void timing_shadow_unpin(void);
  * return at once.  enter returns the value leave must restore. */
 struct tm_block *timing_guard_enter(void);
 void timing_guard_leave(struct tm_block *saved);
+/* Is agent code running on this thread (guard held, or an agent thread)? */
+bool timing_guarded(void);
 /* Mark the calling thread as never timed (the reporter thread). */
 void timing_guard_forever(void);
 /* Unmap every thread's timing block (detach: no hook runs any more and

@@ -582,6 +582,14 @@ HOT void timing_guard_leave(struct tm_block *saved)
 }
 
 /* See timing.h. */
+HOT bool timing_guarded(void)
+{
+	struct tm_block *b = tm_tls;
+
+	return b == TM_GUARD || b == TM_OFF;
+}
+
+/* See timing.h. */
 HOT void timing_guard_forever(void)
 {
 	tm_tls = TM_OFF;

@@ -28,9 +28,11 @@
 # asserted.  Then the hooks called directly (timing-overhead.c).
 #   HS_BENCH_CALLS (default 10000000), HS_BENCH_UFTRACE_CALLS (default 2000000:
 #   uftrace writes every call to disk).
-#   HS_BENCH_ONLY=real runs the real-program section alone (tests/bench/real.sh).
+#   HS_BENCH_ONLY=real runs the real-program section alone (tests/bench/real.sh),
+#   HS_BENCH_ONLY=memory the memory section (tests/bench/memory.sh).
 O=${O:-build}
 [ "${HS_BENCH_ONLY:-}" = real ] && exec env O="$O" sh tests/bench/real.sh
+[ "${HS_BENCH_ONLY:-}" = memory ] && exec env O="$O" sh tests/bench/memory.sh
 N=${HS_BENCH_CALLS:-10000000}
 UN=${HS_BENCH_UFTRACE_CALLS:-2000000}
 RUNS=5
@@ -172,3 +174,6 @@ sh tests/bench/daemon.sh
 # Real programs (python3, sqlite3), their added cost per timed call against
 # the floor measured above.
 HS_BENCH_FLOOR_NS=$v_floor_1 sh tests/bench/real.sh
+# The heap: an allocation-heavy program alone, under heaptrack, under the
+# memory collector in both modes.
+sh tests/bench/memory.sh

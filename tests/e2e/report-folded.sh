@@ -17,11 +17,12 @@ kill -CONT "$DEMO_PID"
 [ -s "$HS_TMP/r.folded" ] || fail "empty folded report"
 bad=$(grep -Ev '^[^; ][^;]*(;[^;]+)* [0-9]+$' "$HS_TMP/r.folded")
 [ -z "$bad" ] || fail "lines not in folded format: $bad"
+# (the heap's lines, under "[heap]", count bytes: tests/e2e/memory-report.sh)
 sum=$(awk '/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
 want=$(jq '(.sessions[0].blocks.sample_ns / 1000) as $us | [.sessions[0].blocks.list[].samples] | add * $us' \
 	"$HS_TMP/r.json")
 [ "$sum" = "$want" ] && [ "$sum" -gt 0 ] || fail "folded block lines sum to $sum us, the blocks took $want us of samples"
-psum=$(awk '!/^\[ui blocks\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
+psum=$(awk '!/^\[(ui blocks|heap)\];/ {n += $NF} END {print n + 0}' "$HS_TMP/r.folded")
 pwant=$(jq '[.sessions[0].functions.paths[] | (.self_ns + 500) / 1000 | floor | select(. > 0)] | add' \
 	"$HS_TMP/r.json")
 [ "$psum" = "$pwant" ] && [ "$psum" -gt 0 ] ||

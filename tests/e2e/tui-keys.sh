@@ -72,6 +72,7 @@ view_is() {   # the view of key $1 is on the screen
 	6) see '^ power +\[6\]$' ;;
 	7) see '^ targets: 2 ' ;;
 	8) see '^ issues: [0-9]+ of [0-9]+ raised' ;;
+	9) see '^ Memory +\[9\]$' ;;
 	n) see '^ Network +\[n\]$' ;;
 	u) see '^ startup +\[u\]$' ;;
 	*) fail "no check for view $1" ;;
@@ -93,7 +94,7 @@ awk '/^Keys/ { on = 1; next } /^ *$/ { on = 0 } on { l = substr($0, 3, 22); sub(
 awk '/^Views/ { on = 1; next } /^ *$/ { on = 0 } on { print substr($0, 3, 22) }' \
 	"$HS_TMP/help.items" | tr -d ', ' >"$HS_TMP/views"
 [ "$(wc -l <"$HS_TMP/keys")" -ge 20 ] || { cat "$HS_TMP/help"; fail "the help lists too few keys"; }
-[ "$(wc -l <"$HS_TMP/views")" -eq 11 ] || { cat "$HS_TMP/help"; fail "the help does not list 11 views"; }
+[ "$(wc -l <"$HS_TMP/views")" -eq 12 ] || { cat "$HS_TMP/help"; fail "the help does not list 12 views"; }
 grep -q '^:theme NAME|PATH' "$HS_TMP/help.items" || sed -n '/^Commands/,$p' "$HS_TMP/help.items" |
 	grep -q ':theme' || fail "the help does not list the commands"
 
@@ -140,11 +141,11 @@ check_key() {   # label as the help shows it
 		press -; see 'refresh every 1 s'; see 'refresh 1s' ;;
 	"Tab, S-Tab")
 		press 0; view_is 0; press Tab; view_is 1; press BTab; view_is 0 ;;
-	"0-8, n, u")
+	"0-9, n, u")
 		while read -r k <&4; do
 			case $k in
-			[0-8nu]) press "$k"; view_is "$k" ;;
-			[0-8]F[0-9]*) press "${k#?}"; view_is "${k%%F*}"; press "${k%%F*}"; view_is "${k%%F*}" ;;
+			[0-9nu]) press "$k"; view_is "$k" ;;
+			[0-9]F[0-9]*) press "${k#?}"; view_is "${k%%F*}"; press "${k%%F*}"; view_is "${k%%F*}" ;;
 			*) fail "help lists view key '$k' that this test does not check" ;;
 			esac
 		done 4<"$HS_TMP/views" ;;
@@ -225,4 +226,4 @@ wait_screen 5 $W sh -c "tail -n 1 | grep -q '^ q quit'"
 press F10
 wait_for 5 test -e "$HS_TMP/f10.rc"
 [ "$(cat "$HS_TMP/f10.rc")" = 0 ] || fail "F10: exit status $(cat "$HS_TMP/f10.rc")"
-echo "ok: every key of the help checked ($(wc -l <"$HS_TMP/keys") rows, 11 views), q and F10 quit"
+echo "ok: every key of the help checked ($(wc -l <"$HS_TMP/keys") rows, 12 views), q and F10 quit"

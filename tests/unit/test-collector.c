@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "daemon_collector.h"
 #include "session-util.h"
+#include "memory_state.h"
 #include "issue.h"
 #include "daemon_startup.h"
 #include "daemon_net.h"
@@ -38,6 +39,8 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 	struct proto_su_lib lib = { .name = "/lib/a.so", .start_ns = t - 2 * S, .dur_ns = MS, .funcs = 1 };
 	struct proto_net_ep nep = { .id = 2, .proto = "tcp", .addr = "127.0.0.1:80", .connects = 1,
 		.error = "" };
+	struct proto_mem_site ms = { .id = 1, .bytes = 4096, .blocks = 1, .alloc_bytes = 8192,
+		.allocs = 2, .frees = 1 };
 	struct proto_agent_rec v[] = {
 		{ .type = PROTO_AG_SYMS, .nsyms = 1, .syms = &y },
 		{ .type = PROTO_AG_FUNCS, .time_ns = t, .nfuncs = 1, .funcs = &g },
@@ -55,6 +58,9 @@ feed_all(struct daemon_session *s, uint64_t t, uint64_t now)
 		  .exec_ns = t - 2 * S, .main_ns = t - S, .nlibs = 1, .libs = &lib } },
 		{ .type = PROTO_AG_NETWORK, .time_ns = t, .net = { .threshold_ns = 70 * MS,
 		  .neps = 1, .eps = &nep } },
+		{ .type = PROTO_AG_MEMORY, .time_ns = t, .memory = { .mode = "full",
+		  .leak_window_ns = 30 * S, .heap_bytes = 4096, .heap_blocks = 1, .nsites = 1,
+		  .sites = &ms } },
 	};
 
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -161,6 +167,25 @@ static void net_reset(const struct daemon_session *s)
 	assert_int_equal(p->threshold_ns, 70 * MS);   /* a setting: kept */
 }
 
+/* The site is kept; a tick sampled the heap.  Reset: the samples go (rates,
+ * rings, sparkline), what is in use stays. */
+static void memory_fed(const struct daemon_session *s)
+{
+	const struct mem_dstate *d = daemon_memory_of((struct daemon_session *)s);
+
+	assert_int_equal(d->m.heap_bytes, 4096);
+	assert_true(d->nsites >= 2 && d->sites[1].seen);
+	assert_int_equal(d->sites[1].w.bytes, 4096);
+}
+static void memory_reset(const struct daemon_session *s)
+{
+	const struct mem_dstate *d = daemon_memory_of((struct daemon_session *)s);
+
+	assert_int_equal(d->nhistory, 0);
+	assert_int_equal(d->sites[1].nring, 0);
+	assert_int_equal(d->m.heap_bytes, 4096);  /* the snapshot: kept */
+}
+
 /* The ended 300 ms block over its 100 ms threshold was raised as an issue. */
 static void issues_fed(const struct daemon_session *s)
 {
@@ -197,6 +222,7 @@ static const struct row_check checks[] = {
 	{ "power", power_fed, power_reset },
 	{ "startup", startup_fed, startup_reset },
 	{ "network", net_fed, net_reset },
+	{ "memory", memory_fed, memory_reset },
 	{ "issues", issues_fed, issues_reset },
 };
 
@@ -241,7 +267,7 @@ test_table(void **state)
 {
 	static const enum proto_agent_type sent[] = { PROTO_AG_SYMS, PROTO_AG_FUNCS,
 		PROTO_AG_SITES, PROTO_AG_FPS, PROTO_AG_THREADS, PROTO_AG_BLOCKS, PROTO_AG_IPC,
-		PROTO_AG_POWER, PROTO_AG_NETWORK, PROTO_AG_STARTUP };
+		PROTO_AG_POWER, PROTO_AG_MEMORY, PROTO_AG_NETWORK, PROTO_AG_STARTUP };
 	size_t nthr = 0;
 
 	(void)state;
@@ -264,7 +290,7 @@ test_table(void **state)
 			assert_ptr_equal(daemon_threshold_find(c->thresholds[k].name),
 			    &c->thresholds[k]);
 	}
-	assert_int_equal(nthr, 11);
+	assert_int_equal(nthr, 13);
 	assert_null(daemon_threshold_find("bogus"));
 }
 

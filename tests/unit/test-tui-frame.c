@@ -258,6 +258,7 @@ static void test_json_frame(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
+	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"sites\":[],\"big\":[],\"history_kib\":[]},"
 	    "\"network\":{\"threshold_ns\":0,\"large_bytes\":0,\"event_count\":0,\"endpoints\":[],"
 	    "\"dns\":[],\"http\":[],\"events\":[]},"
 	    "\"startup\":{\"time_ns\":0,\"attached\":false,\"exec_from\":\"\",\"exec_ns\":0,\"loaded_ns\":0,\"agent_ns\":0,\"ctors_ns\":0,\"main_ns\":0,\"wait_ns\":0,\"wait_call\":\"\",\"frame_ns\":0,\"libs\":[],\"libs_lost\":0,\"dlopens\":[],\"dlopens_total\":0,\"baseline\":\"\",\"noise_ns\":0,\"noise_pct\":0,\"slower\":[],\"version\":1}}";
@@ -279,6 +280,9 @@ static void test_json_frame(void **state)
 	    "ipc,threshold_ns,slow_count,endpoints,slow,"
 	    "power,time_ns,hold_ns,exited,table,rows,errors,lost,profile,warning,cpu_ma,resources,categories,version,"
 	    "issues,raised,list,sinks,"
+	    "memory,mode,sample_bytes,leak_window_ns,heap_bytes,heap_blocks,alloc_bytes,allocs,frees,"
+	    "mmap_bytes,mmap_regions,untracked,unknown_frees,exited,allocs_per_s,"
+	    "sites,big,history_kib,"
 	    "network,threshold_ns,large_bytes,event_count,endpoints,dns,http,events,"
 	    "startup,time_ns,attached,exec_from,exec_ns,loaded_ns,agent_ns,ctors_ns,main_ns,wait_ns,"
 	    "wait_call,frame_ns,libs,libs_lost,dlopens,dlopens_total,baseline,noise_ns,noise_pct,slower,"
@@ -324,6 +328,7 @@ static void test_json_empty_and_extremes(void **state)
 	    "\"ipc\":{\"threshold_ns\":0,\"slow_count\":0,\"endpoints\":[],\"slow\":[]},"
 	    "\"power\":{\"time_ns\":0,\"hold_ns\":0,\"exited\":false,\"table\":\"\",\"rows\":0,\"errors\":0,\"lost\":0,\"profile\":\"\",\"warning\":\"\",\"cpu_ma\":0,\"resources\":[],\"categories\":[],\"version\":1},"
 	    "\"issues\":{\"raised\":0,\"list\":[],\"sinks\":[]},"
+	    "\"memory\":{\"mode\":\"\",\"sample_bytes\":0,\"leak_window_ns\":0,\"heap_bytes\":0,\"heap_blocks\":0,\"alloc_bytes\":0,\"allocs\":0,\"frees\":0,\"mmap_bytes\":0,\"mmap_regions\":0,\"untracked\":0,\"unknown_frees\":0,\"exited\":false,\"allocs_per_s\":0,\"sites\":[],\"big\":[],\"history_kib\":[]},"
 	    "\"network\":{\"threshold_ns\":0,\"large_bytes\":0,\"event_count\":0,\"endpoints\":[],"
 	    "\"dns\":[],\"http\":[],\"events\":[]},"
 	    "\"startup\":{\"time_ns\":0,\"attached\":false,\"exec_from\":\"\",\"exec_ns\":0,\"loaded_ns\":0,\"agent_ns\":0,\"ctors_ns\":0,\"main_ns\":0,\"wait_ns\":0,\"wait_call\":\"\",\"frame_ns\":0,\"libs\":[],\"libs_lost\":0,\"dlopens\":[],\"dlopens_total\":0,\"baseline\":\"\",\"noise_ns\":0,\"noise_pct\":0,\"slower\":[],\"version\":1}}");

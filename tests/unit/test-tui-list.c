@@ -141,7 +141,7 @@ static void test_view_table(void **state)
 		assert_non_null(strstr(help, tui_views[v]->name));
 	}
 	assert_non_null(strstr(help, names));      /* the :view line lists them all */
-	assert_non_null(strstr(help, "  0-8, n "));   /* the views' key range, from the table */
+	assert_non_null(strstr(help, "  0-9, n, u "));   /* the views' key range, from the table */
 	free(help);
 	free(names);
 }

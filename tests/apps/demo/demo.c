@@ -236,6 +236,9 @@ __attribute__((noinline)) void parse_args(int argc, char **argv, long *cycles,
 }
 
 /* K cycles of the fixed work shape, one per period, then done. */
+/* A lookup table kept for the whole run: the memory view's biggest block. */
+static unsigned char *volatile demo_table;   /* volatile: the compiler keeps the calloc */
+
 int main(int argc, char **argv)
 {
 	long cycles = -1, period_ms = 100, stall_ms = 0, render_hz = 0, loop_ms = 0;
@@ -254,6 +257,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "demo: cannot start the worker or render thread\n");
 		return 1;
 	}
+	demo_table = calloc(4 << 20, 1);
 	printf("demo: pid %d, %s, one cycle every %ld ms", (int)getpid(),
 	    hookscope_is_active() ? "hookscope agent active" : "no hookscope agent",
 	    period_ms);

@@ -1,0 +1,245 @@
+/*
+ * memory_hooks.c - the allocator wrappers (exported through
+ * memory/exports): the malloc family and anonymous mmap/munmap.  Each
+ * calls the next definition (dlsym(RTLD_NEXT)) and then, unless agent code
+ * is running on this thread (timing's guard: the agent's own allocations
+ * never count) or tracking is off, records the block with its stack under
+ * the guard, so whatever the recording calls (libunwind, dlsym) reaches
+ * the real allocator directly.
+ *
+ * dlsym itself may call calloc or malloc before the real ones are known:
+ * those few requests are served from a static bootstrap arena, whose
+ * blocks free ignores and realloc copies out of.  A free removes its block
+ * from the table before the real free, so the address cannot be handed
+ * out again (and recorded by another thread) while still listed.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "timing.h"
+#include "memory_int.h"
+
+#define API __attribute__((visibility("default"), noinline))
+#define LOAD(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ADD(p, v)    __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define UNLIKELY(x)  __builtin_expect(!!(x), 0)
+
+struct mem_real {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void  (*free)(void *);
+	int   (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int   (*munmap)(void *, size_t);
+};
+static struct mem_real real;
+static int mem_resolving;
+
+static _Alignas(64) char mem_boot[64 << 10];
+static size_t mem_boot_used;
+
+/* A bootstrap block (dlsym's own needs while we resolve). */
+static void *mem_boot_alloc(size_t n)
+{
+	size_t at = ADD(&mem_boot_used, (n + 15) & ~(size_t)15);
+
+	if (at + n > sizeof mem_boot)
+		return NULL;
+	return mem_boot + at;
+}
+
+static inline bool mem_is_boot(const void *p)
+{
+	return (const char *)p >= mem_boot && (const char *)p < mem_boot + sizeof mem_boot;
+}
+
+/* Find the real functions once (every thread that races here finds the
+ * same ones). */
+static void mem_resolve(void)
+{
+	__atomic_store_n(&mem_resolving, 1, __ATOMIC_RELAXED);
+#define R(f) *(void **)&real.f = dlsym(RTLD_NEXT, #f)
+	R(calloc); R(realloc); R(free); R(posix_memalign); R(aligned_alloc); R(memalign);
+	R(valloc); R(pvalloc); R(mmap); R(munmap);
+	__atomic_store_n((void **)&real.malloc, dlsym(RTLD_NEXT, "malloc"), __ATOMIC_RELEASE);
+#undef R
+	__atomic_store_n(&mem_resolving, 0, __ATOMIC_RELAXED);
+}
+
+/* Ready to call the real functions?  False while resolving (bootstrap). */
+static inline bool mem_ready(void)
+{
+	if (__builtin_expect(__atomic_load_n((void **)&real.malloc, __ATOMIC_ACQUIRE) != NULL, 1))
+		return true;
+	if (__atomic_load_n(&mem_resolving, __ATOMIC_RELAXED))
+		return false;
+	mem_resolve();
+	return real.malloc != NULL;
+}
+
+/* Is anything tracked, and is this call the target's?  In sampled mode an
+ * allocation holding no sample point is known not to be kept first (the
+ * agent's own bytes only move the thread's next sample point: the process
+ * is memoryless, the estimate stays unbiased). */
+static inline bool mem_watch(size_t size)
+{
+	int mode = LOAD(&mem.mode);
+
+	if (mode == MEM_OFF || (mode == MEM_SAMPLED && mem_sample_skip(size)))
+		return false;
+	return !timing_guarded();
+}
+
+/* Record block p of size bytes (a mapping: never sampled) allocated by the
+ * caller of the wrapper whose frame is frame. */
+static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame, bool mapped)
+{
+	struct tm_block *g;
+	uintptr_t pc[MEM_FRAMES];
+	uint64_t wb = size, wm = 1000;
+	uint32_t n, id;
+
+	if (p == NULL)
+		return;
+	if (!mapped && LOAD(&mem.mode) == MEM_SAMPLED && !mem_sample(size, &wb, &wm))
+		return;
+	g = timing_guard_enter();
+	n = mem_stack_capture(frame, pc, MEM_FRAMES);
+	id = mem_stack_id(pc, n);
+	mem_block_add(p, size, id, wb, wm);
+	timing_guard_leave(g);
+}
+
+API void *malloc(size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!mem_ready()))
+		return mem_boot_alloc(n);
+	if (UNLIKELY(LOAD(&mem.probing)))
+		ADD(&mem.probe_hits, 1);
+	p = real.malloc(n);
+	if (mem_watch(n))
+		mem_note(p, n, __builtin_frame_address(0), false);
+	return p;
+}
+
+API void *calloc(size_t k, size_t n)
+{
+	void *p;
+
+	if (UNLIKELY(!mem_ready()))
+		return mem_boot_alloc(k * n);   /* static: already zero */
+	p = real.calloc(k, n);
+	if (mem_watch(k * n))
+		mem_note(p, k * n, __builtin_frame_address(0), false);
+	return p;
+}
+
+API void free(void *p)
+{
+	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
+		return;
+	if (LOAD(&mem.live) && (mem_maybe_kept(p) || LOAD(&mem.mode) == MEM_FULL) &&
+	    !timing_guarded())
+		mem_block_del(p);
+	real.free(p);
+}
+
+API void *realloc(void *old, size_t n)
+{
+	size_t osz = 0;
+	void *p;
+
+	if (UNLIKELY(!mem_ready()) || mem_is_boot(old)) {
+		if ((p = mem_ready() ? real.malloc(n) : mem_boot_alloc(n)) != NULL && old != NULL)
+			memcpy(p, old, n < (size_t)(mem_boot + sizeof mem_boot - (char *)old) ? n :
+			    (size_t)(mem_boot + sizeof mem_boot - (char *)old));
+		return p;
+	}
+	if (timing_guarded())
+		return real.realloc(old, n);
+	if (old != NULL && LOAD(&mem.live))
+		osz = mem_block_del(old);
+	p = real.realloc(old, n);
+	if (p == NULL && n != 0 && osz != 0)
+		mem_block_add(old, osz, 0, osz, 1000);   /* still live: its stack is lost */
+	if (p != NULL && LOAD(&mem.mode) != MEM_OFF)
+		mem_note(p, n, __builtin_frame_address(0), false);
+	return p;
+}
+
+API int posix_memalign(void **out, size_t align, size_t n)
+{
+	int r;
+
+	if (UNLIKELY(!mem_ready()))
+		return ENOMEM;
+	r = real.posix_memalign(out, align, n);
+	if (r == 0 && mem_watch(n))
+		mem_note(*out, n, __builtin_frame_address(0), false);
+	return r;
+}
+
+/* The aligned ones share a shape: (alignment, size) or (size). */
+#define MEM_ALIGNED(fn, args, call, size)                                       \
+	API void *fn args                                                       \
+	{                                                                       \
+		void *p;                                                        \
+		if (UNLIKELY(!mem_ready()) || real.fn == NULL)                  \
+			return NULL;                                            \
+		p = real.fn call;                                               \
+		if (mem_watch(size))                                            \
+			mem_note(p, size, __builtin_frame_address(0), false);   \
+		return p;                                                       \
+	}
+MEM_ALIGNED(aligned_alloc, (size_t a, size_t n), (a, n), n)
+MEM_ALIGNED(memalign, (size_t a, size_t n), (a, n), n)
+MEM_ALIGNED(valloc, (size_t n), (n), n)
+MEM_ALIGNED(pvalloc, (size_t n), (n), n)
+
+API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p;
+
+	if (UNLIKELY(!mem_ready())) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	p = real.mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && LOAD(&mem.mode) != MEM_OFF &&
+	    !timing_guarded()) {
+		ADD(&mem.mmap_bytes, len);
+		ADD(&mem.mmaps, 1);
+		mem_note(p, len, __builtin_frame_address(0), true);
+	}
+	return p;
+}
+
+/* A mapping unmapped from its start: forgotten, or its rest kept (the
+ * rest's stack is lost: id 0). */
+API int munmap(void *addr, size_t len)
+{
+	if (UNLIKELY(!mem_ready())) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (LOAD(&mem.live) && !timing_guarded() && mem_block_size(addr) != 0) {
+		size_t size = mem_block_del(addr), gone = len < size ? len : size;
+
+		ADD(&mem.munmap_bytes, gone);
+		ADD(&mem.munmaps, 1);
+		if (len < size)
+			mem_block_add((char *)addr + len, size - len, 0, size - len, 1000);
+	}
+	return real.munmap(addr, len);
+}
