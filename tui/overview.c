@@ -12,7 +12,7 @@
  *   have more to show (blocks, IPC, power, then the threads' tree).
  * - Every box gets at least its minimum (title and one row, the FPS box its
  *   four rows); when even the minimums do not fit, boxes are dropped from
- *   the least important (power, IPC, threads, blocks, FPS), never drawn
+ *   the least important (the last in the view table first), never drawn
  *   over each other: each draws only inside its own rectangle.
  */
 #include <stdio.h>

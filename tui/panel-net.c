@@ -230,6 +230,6 @@ const struct tui_view tui_view_network = {
 	.title = " Network", .help = "network: endpoints, requests, names (Enter: details)",
 	.part = "network",
 	.draw = tui_panel_net_view,
-	.box_draw = tui_panel_net_view, .box_rows = tui_panel_net_box_rows, .box_grow = 6,
+	.box_draw = tui_panel_net_view, .box_rows = tui_panel_net_box_rows, .box_grow = 7,
 	.list = true, .enter = tui_panel_net_details,
 };
