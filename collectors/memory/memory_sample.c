@@ -8,6 +8,7 @@
  * thread's state is two words of TLS; no libm (the agent does not link it).
  */
 #include <stdint.h>
+#include <time.h>
 
 #include "memory_int.h"
 
@@ -16,8 +17,12 @@ __thread struct mem_sampler mem_smp __attribute__((tls_model("initial-exec")));
 /* A uniform draw in (0, 1]. */
 static double mem_uniform(struct mem_sampler *s)
 {
-	if (s->rng == 0) {
-		uint64_t t = __builtin_ia32_rdtsc();
+	if (s->rng == 0) {           /* seeded once per thread: the clock (vDSO, no allocation) */
+		struct timespec ts;
+		uint64_t t;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 
 		s->rng = (t ^ (uintptr_t)s * 0x9e3779b97f4a7c15ull) | 1;
 	}

@@ -146,7 +146,11 @@ uint32_t mem_stack_id(const uintptr_t *pc, uint32_t n)
 			id = __atomic_load_n(&s->id, __ATOMIC_ACQUIRE);
 			if (id != 0)
 				return id - 1;
+#if defined(__x86_64__)
 			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ volatile("yield");
+#endif
 		}
 		return 0;
 	}
