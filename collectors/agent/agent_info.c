@@ -1,7 +1,7 @@
 /*
  * agent_info.c - who this process is, for the hello record: the executable,
  * its GNU build-id (read from the loaded image's notes, no file I/O) and the
- * command line.
+ * command line; and where the agent's own code is.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -134,4 +134,33 @@ ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len)
 		return -1;
 	buf[n] = '\0';
 	return n;
+}
+
+/* The executable segment holding r[0]: [r[1], r[2]). */
+static int info_text_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t *r = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && r[0] >= lo && r[0] < lo + p->p_memsz) {
+			r[1] = lo;
+			r[2] = lo + p->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* See agent.h. */
+void agent_text(uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t r[3] = { (uintptr_t)agent_text, 0, 0 };
+
+	dl_iterate_phdr(info_text_cb, r);
+	*lo = r[1];
+	*hi = r[2];
 }

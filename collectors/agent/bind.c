@@ -21,7 +21,6 @@
  * it, which would then end with EINTR in the program's hands).
  */
 #include <fnmatch.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -205,25 +204,6 @@ static void bind_kick(int sig, siginfo_t *si, void *uc)
 		    BIND_K_HIT, __ATOMIC_RELEASE);
 }
 
-/* The agent's executable segment. */
-static int bind_text_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t me = (uintptr_t)arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && me >= lo && me < lo + p->p_memsz) {
-			bind_text_lo = lo;
-			bind_text_hi = lo + p->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* Kick t unless its last kick is on its way, or hit less than
  * BIND_REKICK_MS ago.  Is it still inside? */
 static bool bind_kick_one(struct bind_thr *t, uint64_t now)
@@ -249,7 +229,7 @@ int bind_let_out(unsigned timeout_ms, char *err, size_t errlen)
 	int left;
 
 	__atomic_store_n(&bind_leaving, 1, __ATOMIC_SEQ_CST);
-	dl_iterate_phdr(bind_text_cb, (void *)(uintptr_t)bind_text_cb);
+	agent_text(&bind_text_lo, &bind_text_hi);
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
 	sa.sa_sigaction = bind_kick;

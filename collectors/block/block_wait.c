@@ -13,7 +13,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -77,29 +76,10 @@ static void block_msg_begin(uint64_t now)
 	__atomic_store_n(&block_ui.seq, block_ui.seq + 1, __ATOMIC_RELEASE);
 }
 
-/* Find the agent's own text range: dladdr of one of our functions. */
-static int block_self_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t me = (uintptr_t)arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && me >= lo && me < lo + p->p_memsz) {
-			block_self_lo = lo;
-			block_self_hi = lo + p->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* See block.h. */
 void block_wait_init(void)
 {
-	dl_iterate_phdr(block_self_cb, (void *)(uintptr_t)block_wait_init);
+	agent_text(&block_self_lo, &block_self_hi);
 	bind_add(&block_bind);
 }
 

@@ -47,6 +47,8 @@ void agent_info_hello(msgpack_sbuffer *sb); /* append the hello record */
 /* Read /proc/self/task/TID/NAME (a small text file) into buf, terminated;
  * its length, or -1. */
 ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len);
+/* The agent's own code: the executable segment of libhookscope.so, [*lo, *hi). */
+void agent_text(uintptr_t *lo, uintptr_t *hi);
 
 /* ---- agent_link.c: one connection to the daemon ---- */
 struct agent_link {
