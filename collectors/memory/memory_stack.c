@@ -48,7 +48,9 @@ uint32_t mem_stack_capture(void *frame, uintptr_t *pc, uint32_t max)
 	while (n < max && hi != 0) {
 		const uintptr_t *next;
 
-		if ((uintptr_t)fp < lo || (uintptr_t)fp + 2 * sizeof *fp > hi || ((uintptr_t)fp & 7))
+		/* [fp, fp + 2 words) inside [lo, hi), written so that no sum wraps */
+		if ((uintptr_t)fp < lo || (uintptr_t)fp >= hi || hi - (uintptr_t)fp < 2 * sizeof *fp ||
+		    ((uintptr_t)fp & 7))
 			break;
 		if (fp[1] < 4096)
 			break;

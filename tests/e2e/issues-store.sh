@@ -54,6 +54,11 @@ ls "$D" | grep '\.json$' | sort | cmp -s - "$HS_TMP/left" || fail "a restart cha
 last=$(tail -n 1 "$HS_TMP/left" | cut -c1-12)
 HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD timeout -s INT 4 "$O/apps/demo" --scenario block:4 \
 	>>"$HS_TMP/demo.log" 2>&1
-wait_for 10 sh -c "ls '$D' | grep -q '^0*$((10#$last + 1))-'"
+# A demo raises several issues: the store may have rotated past last + 1 already.
+past_last() {
+	n=$(ls "$D" | grep '\.json$' | sort | tail -n 1 | cut -c1-12)
+	[ -n "$n" ] && [ $((10#$n)) -gt $((10#$last)) ]
+}
+wait_for 10 past_last
 echo "ok: $demos demos raised $raised issues; the store never held over 4 files or 12 KiB" \
 	"($(wc -l <"$HS_TMP/samples") samples) and kept the newest, across a restart"

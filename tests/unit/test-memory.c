@@ -6,7 +6,9 @@
  * big blocks are listed apart; and the byte sampler's weights are unbiased
  * (a million allocations of 1..8192 bytes at a 4 KiB interval: the summed
  * weights within 1% of the bytes allocated, where the standard error is
- * about 0.1%).
+ * about 0.1%); the frame-pointer walk stops at a frame pointer that is a
+ * stale register, whatever its value (one just below 2^64 must not wrap
+ * the bounds check).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +41,29 @@ static void test_stacks(void **state)
 	assert_true(mem_stack_id(a, 2) != ia);
 	assert_int_equal(mem.stacks[ia].depth, 3);
 	assert_int_equal(mem.stacks[ia].pc[2], 0x3000);
+}
+
+/* A chain of frames on this stack: each {next frame, return address}.  The
+ * walk follows it and stops at the bogus link, never reading through it. */
+static void test_stack_walk_bounds(void **state)
+{
+	static const uintptr_t bogus[] = { (uintptr_t)-8, (uintptr_t)-16, 0, 1, 4096 };
+	uintptr_t chain[8], pc[8];
+
+	(void)state;
+	mem_unwind_fallback = false;
+	for (size_t i = 0; i < sizeof bogus / sizeof bogus[0]; i++) {
+		chain[0] = (uintptr_t)&chain[2];
+		chain[1] = 0x401000;
+		chain[2] = (uintptr_t)&chain[4];
+		chain[3] = 0x402000;
+		chain[4] = bogus[i];             /* a register value, not a frame */
+		chain[5] = 0x403000;
+		assert_int_equal(mem_stack_capture(chain, pc, 8), 3);
+		assert_int_equal(pc[0], 0x401000);
+		assert_int_equal(pc[2], 0x403000);
+	}
+	mem_unwind_fallback = true;
 }
 
 static void big_count(uintptr_t addr, size_t size, uint32_t id, void *arg)
@@ -118,6 +143,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stacks),
+		cmocka_unit_test(test_stack_walk_bounds),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_sampler_unbiased),
 	};
