@@ -79,6 +79,7 @@ void tm_calibrate_count(void (*call)(void), void (*plain)(void));
  * its tick: harvest, account, decide, sampling windows; returns when the
  * next tick is due (agent clock, ns). */
 void timing_budget_set(uint32_t ppm);
+uint32_t timing_budget_ppm(void);         /* the budget now, 0 = off */
 uint64_t timing_budget_tick(uint64_t now_ns);
 
 /* The functions the timing collector has seen (reporter thread). */

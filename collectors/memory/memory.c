@@ -7,7 +7,7 @@
  * MEM_BIG_MIN bytes or more, which the hot path lists apart).
  *
  * Mode: HOOKSCOPE_MEMORY=full|sampled|off, else by level (0 off, 1-2
- * sampled, 3-4 full); threshold "memory" switches live (bytes: 0 every
+ * sampled, 3-4 full while the overhead budget is off, else sampled); threshold "memory" switches live (bytes: 0 every
  * allocation, else sampled with that mean interval; HOOKSCOPE_MEMORY_SAMPLE
  * at start).  Threshold "leak": the daemon's leak window, echoed back.
  * A program whose malloc is not ours (its own allocator, a sanitizer's)
@@ -20,6 +20,7 @@
 
 #include "agent.h"
 #include "symbols.h"
+#include "timing.h"
 #include "collector.h"
 #include "memory_int.h"
 
@@ -109,11 +110,22 @@ static void mem_set_mode(int mode)
 	__atomic_store_n(&mem.mode, mode, __ATOMIC_RELAXED);
 }
 
+/* The mode a level asks for.  Levels 3-4 track every allocation only while
+ * the overhead budget is off: full tracking costs an allocation-heavy
+ * program 2-3 times its CPU (doc/performance.md), which no budget holds;
+ * sampling costs it nothing measurable. */
+static int mem_level_mode(int level)
+{
+	if (level == 0)
+		return MEM_OFF;
+	return level >= 3 && timing_budget_ppm() == 0 ? MEM_FULL : MEM_SAMPLED;
+}
+
 static void mem_set_level(int level)
 {
 	if (mem_explicit || mem_replaced)
 		return;
-	mem_set_mode(level == 0 ? MEM_OFF : level <= 2 ? MEM_SAMPLED : MEM_FULL);
+	mem_set_mode(mem_level_mode(level));
 }
 
 /* "memory": bytes, 0 tracks every allocation, else the sampling interval;
@@ -163,6 +175,7 @@ static void mem_harvest(void)
 
 	if (!mem.live)
 		return;
+	mem_set_level(agent_level());             /* the budget may have changed */
 	memcpy(was, mem_big, sizeof was);
 	mem_nbig = 0;
 	mem_big_each(mem_big_take, NULL);

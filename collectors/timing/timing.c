@@ -314,7 +314,7 @@ static int tm_set_threshold(const char *name, int64_t value)
 static void tm_hello(struct proto_ag_hello *h)
 {
 	h->overhead_ps = timing_overhead_ps();
-	h->budget_ppm = tm_budget_ppm();
+	h->budget_ppm = timing_budget_ppm();
 }
 
 /* Fork child: forget the parent's threads and figures. */

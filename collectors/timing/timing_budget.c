@@ -141,8 +141,8 @@ void tm_budget_init(void)
 	tm_select_modes(NULL);
 }
 
-/* See timing_int.h. */
-uint32_t tm_budget_ppm(void)
+/* See timing.h. */
+uint32_t timing_budget_ppm(void)
 {
 	return tb_ppm;
 }

@@ -340,7 +340,6 @@ void tm_budget_forget(void);              /* fork child */
  * replaced where the budget estimates), its mode fields in f. */
 void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
 void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
-uint32_t tm_budget_ppm(void);
 
 /* The kernel's CPU clock of thread tid of this process (the clockid that
  * pthread_getcpuclockid gives, from a tid). */
