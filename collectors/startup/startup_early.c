@@ -210,13 +210,16 @@ SU_EARLY static void su_wrap(const struct link_map *l, uintptr_t page)
 		su_sys3(SYS_mprotect, (long)plo, (long)((phi < rend ? phi : rend) - plo), PROT_READ);
 }
 
-/* The early hook (see the top of the file).  At the start, ld.so is adding
+/* The early hook (see the top of the file).  The dynamic linker itself
+ * (AT_BASE) is left alone: it write-protects its own RELRO only after
+ * relocating every object, so re-protecting it here would fault ld.so's
+ * later stores (arm64's ld.so keeps its init array on such a page).  At the start, ld.so is adding
  * the first objects (RT_ADD) and libc has not set environ; loaded into a
  * running process (attach, or a dlopen), ld.so says RT_CONSISTENT while it
  * relocates and environ is set: nothing to do. */
 SU_EARLY static void su_early(void)
 {
-	uintptr_t *sp = __libc_stack_end, page;
+	uintptr_t *sp = __libc_stack_end, page, rtld;
 	const struct link_map *l;
 
 	if (!SU_EARLY_OK || environ != NULL || _r_debug.r_state != RT_ADD || sp == NULL)
@@ -228,10 +231,12 @@ SU_EARLY static void su_early(void)
 	page = su_auxv(sp, AT_PAGESZ);
 	if (page == 0 || (page & (page - 1)) != 0)
 		return;
+	rtld = su_auxv(sp, AT_BASE);
 	for (l = _r_debug.r_map; l != NULL && l->l_ld != _DYNAMIC; l = l->l_next)
 		;
 	for (; l != NULL; l = l->l_next)
-		su_wrap(l, page);
+		if (l->l_addr != rtld)
+			su_wrap(l, page);
 }
 
 static void su_early_target(void)
