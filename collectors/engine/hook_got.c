@@ -33,7 +33,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +46,13 @@
 #include "protocol.h"
 
 #define HOOK_GOT_MAX   4096           /* imports per module */
+#if __ELF_NATIVE_CLASS == 64
+#define HOOK_R_TYPE    ELF64_R_TYPE
+#define HOOK_R_SYM     ELF64_R_SYM
+#else
+#define HOOK_R_TYPE    ELF32_R_TYPE
+#define HOOK_R_SYM     ELF32_R_SYM
+#endif
 
 /* Imports never redirected: they read or replace their return address, never
  * return, return twice, or are part of the agent's own machinery. */
@@ -58,10 +65,10 @@ static const char *const hook_got_deny[] = {
 	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 };
 
-/* One import found in the file. */
+/* One import of a loaded module. */
 struct hook_got_imp {
 	uintptr_t   slot;             /* runtime address of the GOT entry */
-	const char *name;             /* libelf storage */
+	const char *name;             /* in the module's DT_STRTAB */
 	const char *ver;              /* required version, or NULL */
 	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
 };
@@ -77,99 +84,144 @@ static bool hook_got_denied(const char *name)
 	return false;
 }
 
-/* The version name required by versym entry v (from .gnu.version_r). */
-static const char *hook_got_vername(Elf *e, Elf_Scn *verneed, GElf_Word vn_link, GElf_Half v)
+/* A module's dynamic tables, read where the loader mapped them: no file
+ * read, no ELF parse (a library such as libcapstone has 1.8 MB of
+ * relocations, nearly all relative ones, which come first and are
+ * skipped by their count). */
+struct hook_dyn {
+	const ElfW(Sym)     *sym;
+	const char          *str;
+	size_t               strsz;
+	const ElfW(Half)    *versym;
+	uintptr_t            verneed;
+	size_t               nverneed;
+	const ElfW(Rela)    *rel[2];      /* DT_RELA past the relative ones, DT_JMPREL */
+	size_t               nrel[2];
+};
+
+/* Does [p, p+len) lie inside module m? */
+static bool hook_dyn_in(const struct hook_mod *m, const void *p, size_t len)
 {
-	Elf_Data *d = verneed != NULL ? elf_getdata(verneed, NULL) : NULL;
-	size_t off = 0;
+	uintptr_t a = (uintptr_t)p;
 
-	v &= 0x7fff;
-	if (d == NULL || v < 2)
-		return NULL;
-	for (;;) {
-		GElf_Verneed vn;
-		size_t aoff;
-
-		if (gelf_getverneed(d, (int)off, &vn) == NULL)
-			return NULL;
-		aoff = off + vn.vn_aux;
-		for (int i = 0; i < vn.vn_cnt; i++) {
-			GElf_Vernaux va;
-
-			if (gelf_getvernaux(d, (int)aoff, &va) == NULL)
-				return NULL;
-			if (va.vna_other == v)
-				return elf_strptr(e, vn_link, va.vna_name);
-			if (va.vna_next == 0)
-				break;
-			aoff += va.vna_next;
-		}
-		if (vn.vn_next == 0)
-			return NULL;
-		off += vn.vn_next;
-	}
+	return a >= m->lo && a <= m->hi && len <= m->hi - a;
 }
 
-/* Collect the function imports of m's file (JUMP_SLOT, GLOB_DAT).  Returns
- * how many, or -1. */
-static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *out, int max)
+/* A d_ptr of m's dynamic section as a runtime address.  The loader
+ * adjusts some tags in place (glibc: the tables it uses itself), not
+ * others; a value inside the module is already a runtime address (a
+ * link-time offset of a biased module is far below it). */
+static uintptr_t hook_dyn_addr(const struct hook_mod *m, uintptr_t v)
 {
-	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
-	GElf_Shdr dsh = { 0 }, vnsh = { 0 };
+	return v >= m->lo && v < m->hi ? v : m->bias + v;
+}
+
+/* Read m's dynamic section into d.  0, or -1 when it has none usable. */
+static int hook_dyn_read(const struct hook_mod *m, struct hook_dyn *d)
+{
+	uintptr_t rela = 0, relasz = 0, relacount = 0, jmprel = 0, pltrelsz = 0;
+	bool pltrela = true;
+
+	memset(d, 0, sizeof *d);
+	if (m->dyn == 0)
+		return -1;
+	for (const ElfW(Dyn) *t = (const ElfW(Dyn) *)m->dyn;
+	    hook_dyn_in(m, t, sizeof *t) && t->d_tag != DT_NULL; t++) {
+		uintptr_t p = t->d_un.d_ptr;
+
+		switch (t->d_tag) {
+		case DT_SYMTAB:      d->sym = (const ElfW(Sym) *)hook_dyn_addr(m, p); break;
+		case DT_STRTAB:      d->str = (const char *)hook_dyn_addr(m, p); break;
+		case DT_STRSZ:       d->strsz = t->d_un.d_val; break;
+		case DT_VERSYM:      d->versym = (const ElfW(Half) *)hook_dyn_addr(m, p); break;
+		case DT_VERNEED:     d->verneed = hook_dyn_addr(m, p); break;
+		case DT_VERNEEDNUM:  d->nverneed = t->d_un.d_val; break;
+		case DT_RELA:        rela = hook_dyn_addr(m, p); break;
+		case DT_RELASZ:      relasz = t->d_un.d_val; break;
+		case DT_RELACOUNT:   relacount = t->d_un.d_val; break;
+		case DT_JMPREL:      jmprel = hook_dyn_addr(m, p); break;
+		case DT_PLTRELSZ:    pltrelsz = t->d_un.d_val; break;
+		case DT_PLTREL:      pltrela = t->d_un.d_val == DT_RELA; break;
+		default:             break;
+		}
+	}
+	if (d->sym == NULL || d->str == NULL || !hook_dyn_in(m, d->str, d->strsz))
+		return -1;
+	relasz /= sizeof(ElfW(Rela));
+	if (rela != 0 && relacount < relasz && hook_dyn_in(m, (void *)rela, relasz * sizeof(ElfW(Rela)))) {
+		d->rel[0] = (const ElfW(Rela) *)rela + relacount;
+		d->nrel[0] = relasz - relacount;
+	}
+	pltrelsz /= sizeof(ElfW(Rela));
+	if (jmprel != 0 && pltrela && hook_dyn_in(m, (void *)jmprel, pltrelsz * sizeof(ElfW(Rela))) &&
+	    !(jmprel >= rela && jmprel < rela + relasz * sizeof(ElfW(Rela)))) {
+		d->rel[1] = (const ElfW(Rela) *)jmprel;
+		d->nrel[1] = pltrelsz;
+	}
+	return 0;
+}
+
+/* The version name symbol si requires (DT_VERSYM, DT_VERNEED), or NULL. */
+static const char *hook_dyn_ver(const struct hook_mod *m, const struct hook_dyn *d, size_t si)
+{
+	uintptr_t vn = d->verneed;
+	ElfW(Half) v;
+
+	if (d->versym == NULL || vn == 0 || !hook_dyn_in(m, &d->versym[si], sizeof *d->versym))
+		return NULL;
+	v = d->versym[si] & 0x7fff;
+	for (size_t i = 0; v >= 2 && i < d->nverneed; i++) {
+		const ElfW(Verneed) *n = (const ElfW(Verneed) *)vn;
+		uintptr_t a;
+
+		if (!hook_dyn_in(m, n, sizeof *n))
+			return NULL;
+		a = vn + n->vn_aux;
+		for (unsigned k = 0; k < n->vn_cnt; k++) {
+			const ElfW(Vernaux) *x = (const ElfW(Vernaux) *)a;
+
+			if (!hook_dyn_in(m, x, sizeof *x))
+				return NULL;
+			if (x->vna_other == v)
+				return x->vna_name < d->strsz ? d->str + x->vna_name : NULL;
+			if (x->vna_next == 0)
+				break;
+			a += x->vna_next;
+		}
+		if (n->vn_next == 0)
+			break;
+		vn += n->vn_next;
+	}
+	return NULL;
+}
+
+/* Collect the function imports of m (JUMP_SLOT, GLOB_DAT).  Returns how
+ * many, or -1. */
+static int hook_got_read(const struct hook_mod *m, struct hook_got_imp *out, int max)
+{
+	struct hook_dyn d;
 	int n = 0;
 
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dsh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym) {
-			versym = scn;
-		} else if (sh.sh_type == SHT_GNU_verneed) {
-			verneed = scn;
-			vnsh = sh;
-		}
-	}
-	if (dynsym == NULL)
+	if (hook_dyn_read(m, &d) < 0)
 		return -1;
-	Elf_Data *syms = elf_getdata(dynsym, NULL);
-	Elf_Data *vers = versym != NULL ? elf_getdata(versym, NULL) : NULL;
+	for (int t = 0; t < 2; t++)
+		for (size_t i = 0; i < d.nrel[t] && n < max; i++) {
+			const ElfW(Rela) *r = &d.rel[t][i];
+			int type = (int)HOOK_R_TYPE(r->r_info);
+			size_t si = HOOK_R_SYM(r->r_info);
+			const ElfW(Sym) *s = &d.sym[si];
 
-	scn = NULL;
-	while ((scn = elf_nextscn(e, scn)) != NULL && n < max) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
-		    elf_ndxscn(dynsym) != sh.sh_link || (d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max; i++) {
-			GElf_Rela r;
-			GElf_Sym s;
-			GElf_Versym v;
-			size_t si;
-			int type;
-
-			if (gelf_getrela(d, (int)i, &r) == NULL)
-				break;
-			type = (int)GELF_R_TYPE(r.r_info);
-			si = GELF_R_SYM(r.r_info);
-			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) || si == 0 ||
-			    gelf_getsym(syms, (int)si, &s) == NULL || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) ||
+			    si == 0 || !hook_dyn_in(m, s, sizeof *s) ||
+			    ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_name == 0 ||
+			    s->st_name >= d.strsz)
 				continue;
-			out[n].slot = m->bias + r.r_offset;
-			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
-			out[n].ver = NULL;
+			out[n].slot = m->bias + r->r_offset;
+			out[n].name = d.str + s->st_name;
+			out[n].ver = hook_dyn_ver(m, &d, si);
 			out[n].call = type == hook_backend.rel_jump_slot;
-			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
-				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
-			if (out[n].name != NULL && out[n].name[0] != '\0')
-				n++;
+			n++;
 		}
-	}
 	return n;
 }
 
@@ -301,15 +353,12 @@ void hook_got_bind(struct hook_engine *g, int mi)
 {
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
-	int fd, n;
-	Elf *e;
+	int n;
 
-	if (!agent_attached() || m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!agent_attached() || m->agent)
 		return;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
 	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	n = hook_got_read(m, imps, HOOK_GOT_MAX);
 	for (int i = 0; i < n; i++) {
 		uintptr_t mine = 0, orig;
 
@@ -326,9 +375,6 @@ void hook_got_bind(struct hook_engine *g, int mi)
 			.slot = (uintptr_t *)imps[i].slot, .orig = orig, .mine = mine, .mod = mi };
 	}
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 }
 
 /* GOT entries hook_got_wrap bound to a wrapper, and where the wrapper
@@ -365,16 +411,10 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
 	struct hook_region r;
-	int fd, n, done = 0;
-	Elf *e;
+	int n, done = 0;
 
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
 	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	n = hook_got_read(m, imps, HOOK_GOT_MAX);
 	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
 		if (n > 0)
 			agent_log("hook: %s: no room for the import stubs", m->path);
@@ -440,9 +480,6 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	agent_log("hook: %s: %d library imports redirected", m->path, done);
 out:
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 }
 
 /* See engine.h.  The entries of functions the loader has not bound yet
@@ -452,15 +489,12 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
     const uintptr_t *wrappers, uintptr_t *reals, size_t n)
 {
 	struct hook_got_imp *imps;
-	int fd, nimp, bound = 0;
-	Elf *e;
+	int nimp, bound = 0;
 
-	if (m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (m->agent)
 		return -1;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
 	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	nimp = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	nimp = hook_got_read(m, imps, HOOK_GOT_MAX);
 	for (int i = 0; i < nimp; i++)
 		for (size_t k = 0; k < n; k++) {
 			uintptr_t cur;
@@ -497,8 +531,5 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 			break;
 		}
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 	return nimp < 0 ? -1 : bound;
 }
