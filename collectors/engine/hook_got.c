@@ -45,7 +45,6 @@
 #include "hook_int.h"
 #include "protocol.h"
 
-#define HOOK_GOT_MAX   4096           /* imports per module */
 #if __ELF_NATIVE_CLASS == 64
 #define HOOK_R_TYPE    ELF64_R_TYPE
 #define HOOK_R_SYM     ELF64_R_SYM
@@ -195,17 +194,20 @@ static const char *hook_dyn_ver(const struct hook_mod *m, const struct hook_dyn 
 	return NULL;
 }
 
-/* Collect the function imports of m (JUMP_SLOT, GLOB_DAT).  Returns how
- * many, or -1. */
-static int hook_got_read(const struct hook_mod *m, struct hook_got_imp *out, int max)
+/* Collect the function imports of m (JUMP_SLOT, GLOB_DAT) into *outp
+ * (allocated; the caller frees it).  Returns how many, or -1. */
+static int hook_got_read(const struct hook_mod *m, struct hook_got_imp **outp)
 {
+	struct hook_got_imp *out;
 	struct hook_dyn d;
 	int n = 0;
 
+	*outp = NULL;
 	if (hook_dyn_read(m, &d) < 0)
 		return -1;
+	*outp = out = xmalloc((d.nrel[0] + d.nrel[1] + 1) * sizeof *out);
 	for (int t = 0; t < 2; t++)
-		for (size_t i = 0; i < d.nrel[t] && n < max; i++) {
+		for (size_t i = 0; i < d.nrel[t]; i++) {
 			const ElfW(Rela) *r = &d.rel[t][i];
 			int type = (int)HOOK_R_TYPE(r->r_info);
 			size_t si = HOOK_R_SYM(r->r_info);
@@ -357,8 +359,7 @@ void hook_got_bind(struct hook_engine *g, int mi)
 
 	if (!agent_attached() || m->agent)
 		return;
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = hook_got_read(m, imps, HOOK_GOT_MAX);
+	n = hook_got_read(m, &imps);
 	for (int i = 0; i < n; i++) {
 		uintptr_t mine = 0, orig;
 
@@ -413,8 +414,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	struct hook_region r;
 	int n, done = 0;
 
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = hook_got_read(m, imps, HOOK_GOT_MAX);
+	n = hook_got_read(m, &imps);
 	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
 		if (n > 0)
 			agent_log("hook: %s: no room for the import stubs", m->path);
@@ -493,8 +493,7 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 
 	if (m->agent)
 		return -1;
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	nimp = hook_got_read(m, imps, HOOK_GOT_MAX);
+	nimp = hook_got_read(m, &imps);
 	for (int i = 0; i < nimp; i++)
 		for (size_t k = 0; k < n; k++) {
 			uintptr_t cur;
