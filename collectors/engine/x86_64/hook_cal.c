@@ -74,5 +74,7 @@ void hook_cal_run(struct hook_engine *g)
 	hook_cal_common[1] = (uintptr_t)hook_exit_common;
 	hook_cal_common[2] = (uintptr_t)hook_count_common;
 	tm_calibrate_site(hook_cal_stub, hook_cal_body, (uintptr_t)hook_cal_body);
-	tm_calibrate_count(hook_cal_counted, hook_cal_body);
+	/* The counted path as a site takes it: through the block's switch. */
+	hook_cal_sw[0] = (uintptr_t)hook_cal_counted;
+	tm_calibrate_count(hook_cal_stub, hook_cal_body);
 }
