@@ -8,7 +8,9 @@
  * a block laid out byte for byte as hook.h's (jmp through a switch, call
  * hook_enter_common, pop the slot, call the "relocated prologue", jmp to
  * hook_exit_common, the index) whose relocated prologue is hook_cal_body, a
- * bare ret; the call returns through hook_exit_common like any timed site.  It
+ * bare ret; the call returns through hook_exit_common like any timed site.
+ * The counted path is measured the same way, the switch pointing at the
+ * block's counted entry (hook_cal_counted, +64).  It
  * runs once, before the first patching, while the engine has no site yet.
  */
 #include <stdint.h>
