@@ -274,13 +274,23 @@ static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const str
 	return (uintptr_t)p;
 }
 
+/* The pages of m's RELRO part the loader made read-only, [*lo, *hi); false
+ * when there are none. */
+static bool hook_got_relro(const struct hook_mod *m, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	*lo = m->relro_start & ~(pg - 1);
+	*hi = m->relro_end & ~(pg - 1);
+	return m->relro_end > m->relro_start && *hi > *lo;
+}
+
 /* Store v into the GOT entry at slot: the page made writable for the
  * store, read-only again when it lies in the module's RELRO part. */
 static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1);
-	bool ro = m->relro_end > m->relro_start && page >= (m->relro_start & ~(pg - 1)) &&
-	    page + pg <= (m->relro_end & ~(pg - 1));
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1), lo, hi;
+	bool ro = hook_got_relro(m, &lo, &hi) && page >= lo && page + pg <= hi;
 
 	if (ro && mprotect((void *)page, pg, PROT_READ | PROT_WRITE) != 0)
 		return -1;
@@ -412,7 +422,9 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
 	struct hook_region r;
+	uintptr_t lo, hi;
 	int n, done = 0;
+	bool open;
 
 	n = hook_got_read(m, &imps);
 	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
@@ -466,17 +478,25 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		    strerror(errno));
 		goto out;
 	}
+	/* The RELRO part writable once for the whole batch: in a threaded
+	 * process every mprotect is a TLB shootdown on the other cores. */
+	open = hook_got_relro(m, &lo, &hi) && mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
 	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
 		s->got_orig = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
-		if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
+		if (open) {
+			__atomic_store_n(s->got_slot, (uintptr_t)s->blk, __ATOMIC_RELEASE);
+		} else if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
 			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
 			s->dead = true;
 			continue;
 		}
 		s->patched = true;
 	}
+	if (open && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
+		agent_warn("hook: cannot make the GOT of %s read-only again: %s", m->path,
+		    strerror(errno));
 	agent_log("hook: %s: %d library imports redirected", m->path, done);
 out:
 	free(imps);
