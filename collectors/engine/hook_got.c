@@ -33,7 +33,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +44,6 @@
 #include "hook_int.h"
 #include "protocol.h"
 
-#if __ELF_NATIVE_CLASS == 64
-#define HOOK_R_TYPE    ELF64_R_TYPE
-#define HOOK_R_SYM     ELF64_R_SYM
-#else
-#define HOOK_R_TYPE    ELF32_R_TYPE
-#define HOOK_R_SYM     ELF32_R_SYM
-#endif
 
 /* Imports never redirected: they read or replace their return address, never
  * return, return twice, or are part of the agent's own machinery. */
@@ -64,14 +56,6 @@ static const char *const hook_got_deny[] = {
 	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 };
 
-/* One import of a loaded module. */
-struct hook_got_imp {
-	uintptr_t   slot;             /* runtime address of the GOT entry */
-	const char *name;             /* in the module's DT_STRTAB */
-	const char *ver;              /* required version, or NULL */
-	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
-};
-
 /* Is name on the deny list (or an unwinder entry)? */
 static bool hook_got_denied(const char *name)
 {
@@ -81,150 +65,6 @@ static bool hook_got_denied(const char *name)
 		if (strcmp(name, hook_got_deny[i]) == 0)
 			return true;
 	return false;
-}
-
-/* A module's dynamic tables, read where the loader mapped them: no file
- * read, no ELF parse (a library such as libcapstone has 1.8 MB of
- * relocations, nearly all relative ones, which come first and are
- * skipped by their count). */
-struct hook_dyn {
-	const ElfW(Sym)     *sym;
-	const char          *str;
-	size_t               strsz;
-	const ElfW(Half)    *versym;
-	uintptr_t            verneed;
-	size_t               nverneed;
-	const ElfW(Rela)    *rel[2];      /* DT_RELA past the relative ones, DT_JMPREL */
-	size_t               nrel[2];
-};
-
-/* Does [p, p+len) lie inside module m? */
-static bool hook_dyn_in(const struct hook_mod *m, const void *p, size_t len)
-{
-	uintptr_t a = (uintptr_t)p;
-
-	return a >= m->lo && a <= m->hi && len <= m->hi - a;
-}
-
-/* A d_ptr of m's dynamic section as a runtime address.  The loader
- * adjusts some tags in place (glibc: the tables it uses itself), not
- * others; a value inside the module is already a runtime address (a
- * link-time offset of a biased module is far below it). */
-static uintptr_t hook_dyn_addr(const struct hook_mod *m, uintptr_t v)
-{
-	return v >= m->lo && v < m->hi ? v : m->bias + v;
-}
-
-/* Read m's dynamic section into d.  0, or -1 when it has none usable. */
-static int hook_dyn_read(const struct hook_mod *m, struct hook_dyn *d)
-{
-	uintptr_t rela = 0, relasz = 0, relacount = 0, jmprel = 0, pltrelsz = 0;
-	bool pltrela = true;
-
-	memset(d, 0, sizeof *d);
-	if (m->dyn == 0)
-		return -1;
-	for (const ElfW(Dyn) *t = (const ElfW(Dyn) *)m->dyn;
-	    hook_dyn_in(m, t, sizeof *t) && t->d_tag != DT_NULL; t++) {
-		uintptr_t p = t->d_un.d_ptr;
-
-		switch (t->d_tag) {
-		case DT_SYMTAB:      d->sym = (const ElfW(Sym) *)hook_dyn_addr(m, p); break;
-		case DT_STRTAB:      d->str = (const char *)hook_dyn_addr(m, p); break;
-		case DT_STRSZ:       d->strsz = t->d_un.d_val; break;
-		case DT_VERSYM:      d->versym = (const ElfW(Half) *)hook_dyn_addr(m, p); break;
-		case DT_VERNEED:     d->verneed = hook_dyn_addr(m, p); break;
-		case DT_VERNEEDNUM:  d->nverneed = t->d_un.d_val; break;
-		case DT_RELA:        rela = hook_dyn_addr(m, p); break;
-		case DT_RELASZ:      relasz = t->d_un.d_val; break;
-		case DT_RELACOUNT:   relacount = t->d_un.d_val; break;
-		case DT_JMPREL:      jmprel = hook_dyn_addr(m, p); break;
-		case DT_PLTRELSZ:    pltrelsz = t->d_un.d_val; break;
-		case DT_PLTREL:      pltrela = t->d_un.d_val == DT_RELA; break;
-		default:             break;
-		}
-	}
-	if (d->sym == NULL || d->str == NULL || !hook_dyn_in(m, d->str, d->strsz))
-		return -1;
-	relasz /= sizeof(ElfW(Rela));
-	if (rela != 0 && relacount < relasz && hook_dyn_in(m, (void *)rela, relasz * sizeof(ElfW(Rela)))) {
-		d->rel[0] = (const ElfW(Rela) *)rela + relacount;
-		d->nrel[0] = relasz - relacount;
-	}
-	pltrelsz /= sizeof(ElfW(Rela));
-	if (jmprel != 0 && pltrela && hook_dyn_in(m, (void *)jmprel, pltrelsz * sizeof(ElfW(Rela))) &&
-	    !(jmprel >= rela && jmprel < rela + relasz * sizeof(ElfW(Rela)))) {
-		d->rel[1] = (const ElfW(Rela) *)jmprel;
-		d->nrel[1] = pltrelsz;
-	}
-	return 0;
-}
-
-/* The version name symbol si requires (DT_VERSYM, DT_VERNEED), or NULL. */
-static const char *hook_dyn_ver(const struct hook_mod *m, const struct hook_dyn *d, size_t si)
-{
-	uintptr_t vn = d->verneed;
-	ElfW(Half) v;
-
-	if (d->versym == NULL || vn == 0 || !hook_dyn_in(m, &d->versym[si], sizeof *d->versym))
-		return NULL;
-	v = d->versym[si] & 0x7fff;
-	for (size_t i = 0; v >= 2 && i < d->nverneed; i++) {
-		const ElfW(Verneed) *n = (const ElfW(Verneed) *)vn;
-		uintptr_t a;
-
-		if (!hook_dyn_in(m, n, sizeof *n))
-			return NULL;
-		a = vn + n->vn_aux;
-		for (unsigned k = 0; k < n->vn_cnt; k++) {
-			const ElfW(Vernaux) *x = (const ElfW(Vernaux) *)a;
-
-			if (!hook_dyn_in(m, x, sizeof *x))
-				return NULL;
-			if (x->vna_other == v)
-				return x->vna_name < d->strsz ? d->str + x->vna_name : NULL;
-			if (x->vna_next == 0)
-				break;
-			a += x->vna_next;
-		}
-		if (n->vn_next == 0)
-			break;
-		vn += n->vn_next;
-	}
-	return NULL;
-}
-
-/* Collect the function imports of m (JUMP_SLOT, GLOB_DAT) into *outp
- * (allocated; the caller frees it).  Returns how many, or -1. */
-static int hook_got_read(const struct hook_mod *m, struct hook_got_imp **outp)
-{
-	struct hook_got_imp *out;
-	struct hook_dyn d;
-	int n = 0;
-
-	*outp = NULL;
-	if (hook_dyn_read(m, &d) < 0)
-		return -1;
-	*outp = out = xmalloc((d.nrel[0] + d.nrel[1] + 1) * sizeof *out);
-	for (int t = 0; t < 2; t++)
-		for (size_t i = 0; i < d.nrel[t]; i++) {
-			const ElfW(Rela) *r = &d.rel[t][i];
-			int type = (int)HOOK_R_TYPE(r->r_info);
-			size_t si = HOOK_R_SYM(r->r_info);
-			const ElfW(Sym) *s = &d.sym[si];
-
-			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) ||
-			    si == 0 || !hook_dyn_in(m, s, sizeof *s) ||
-			    ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_name == 0 ||
-			    s->st_name >= d.strsz)
-				continue;
-			out[n].slot = m->bias + r->r_offset;
-			out[n].name = d.str + s->st_name;
-			out[n].ver = hook_dyn_ver(m, &d, si);
-			out[n].call = type == hook_backend.rel_jump_slot;
-			n++;
-		}
-	return n;
 }
 
 /* The module of mods containing addr, or -1. */
@@ -369,7 +209,7 @@ void hook_got_bind(struct hook_engine *g, int mi)
 
 	if (!agent_attached() || m->agent)
 		return;
-	n = hook_got_read(m, &imps);
+	n = hook_dyn_imports(m, &imps);
 	for (int i = 0; i < n; i++) {
 		uintptr_t mine = 0, orig;
 
@@ -426,7 +266,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	int n, done = 0;
 	bool open;
 
-	n = hook_got_read(m, &imps);
+	n = hook_dyn_imports(m, &imps);
 	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
 		if (n > 0)
 			agent_log("hook: %s: no room for the import stubs", m->path);
@@ -513,7 +353,7 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 
 	if (m->agent)
 		return -1;
-	nimp = hook_got_read(m, &imps);
+	nimp = hook_dyn_imports(m, &imps);
 	for (int i = 0; i < nimp; i++)
 		for (size_t k = 0; k < n; k++) {
 			uintptr_t cur;
