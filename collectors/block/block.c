@@ -100,7 +100,11 @@ void block_ui_select(const char *sel)
 	block_cfg_changed = true;
 }
 
-/* Collector init: signal, own text range, the UI thread, the watchdog. */
+/* Collector init: signal, own text range, the UI thread.  The watchdog
+ * starts at the first harvest (the reporter's first cycle), so the agent's
+ * first patch, between the collectors' init and the reporter's start, runs
+ * while the process has no other thread: no stop of the world, and no TLB
+ * shootdown for each text page it writes. */
 static int block_init(void)
 {
 	const char *sel = getenv("HOOKSCOPE_UI_THREAD");
@@ -111,10 +115,6 @@ static int block_init(void)
 		    "UI thread will be missing", BLOCK_SIG);
 	block_ui_select(sel != NULL ? sel : "main");
 	block_watchdog_config(&block_cfg);
-	if (block_watchdog_start() < 0) {
-		agent_warn("block: cannot start the watchdog thread: no block detection");
-		return -1;
-	}
 	return 0;
 }
 
@@ -161,7 +161,7 @@ static void block_harvest(void)
 	size_t n;
 
 	if (!block_watchdog_running() && block_watchdog_start() < 0)
-		agent_log("block: cannot restart the watchdog thread");
+		agent_log("block: cannot start the watchdog thread: no block detection");
 	if (now - block_resolved_ns > BLOCK_RESOLVE_NS) {
 		int32_t tid = block_ui_resolve(block_sel);
 

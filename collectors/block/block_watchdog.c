@@ -12,9 +12,12 @@
  * after the message ended (its seq moved) is not counted.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,12 +60,13 @@ static uint64_t wd_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Sleep ns (bounded by the caller). */
+/* Sleep ns (bounded by the caller), or until block_watchdog_stop wakes
+ * the thread: the target's exit joins it and must not wait out a nap. */
 static void wd_nap(uint64_t ns)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 
-	nanosleep(&ts, NULL);
+	syscall(SYS_futex, &wd_stop, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
 /* Queue one event; a sample only while room is left for the BEGIN/END
@@ -196,6 +200,7 @@ void block_watchdog_stop(void)
 	if (!__atomic_load_n(&wd_running, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&wd_stop, 1, __ATOMIC_RELAXED);
+	syscall(SYS_futex, &wd_stop, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	pthread_join(wd_thread, NULL);
 	__atomic_store_n(&wd_running, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&wd_tid, 0, __ATOMIC_RELAXED);

@@ -9,7 +9,8 @@
  * hook_cal_stub (hook_cal_stub.c) is a block laid out as its hook_layout.h
  * says, whose relocated prologue is hook_cal_body, a bare return; it goes
  * through hook_cal_sw like a site's block through its switch, and to the
- * stubs through hook_cal_common like a region's blocks.  It runs once,
+ * stubs through hook_cal_common like a region's blocks; the counted path is
+ * measured the same way, the switch pointing at the counted entry.  It runs once,
  * before the first patching, while the engine has no site yet.
  */
 #include <stdint.h>
@@ -44,5 +45,7 @@ void hook_cal_run(struct hook_engine *g)
 	hook_cal_common[1] = (uintptr_t)hook_exit_common;
 	hook_cal_common[2] = (uintptr_t)hook_count_common;
 	tm_calibrate_site(hook_cal_stub, hook_cal_body, (uintptr_t)hook_cal_body);
-	tm_calibrate_count(hook_cal_count, hook_cal_body);
+	/* The counted path as a site takes it: through the block's switch. */
+	hook_cal_sw[0] = (uintptr_t)hook_cal_count;
+	tm_calibrate_count(hook_cal_stub, hook_cal_body);
 }

@@ -33,7 +33,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +45,6 @@
 #include "hook_int.h"
 #include "protocol.h"
 
-#define HOOK_GOT_MAX   4096           /* imports per module */
 
 /* Imports never redirected: they read or replace their return address, never
  * return, return twice, or are part of the agent's own machinery. */
@@ -59,14 +57,6 @@ static const char *const hook_got_deny[] = {
 	"backtrace", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
 };
 
-/* One import found in the file. */
-struct hook_got_imp {
-	uintptr_t   slot;             /* runtime address of the GOT entry */
-	const char *name;             /* libelf storage */
-	const char *ver;              /* required version, or NULL */
-	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
-};
-
 /* Is name on the deny list (or an unwinder entry)? */
 static bool hook_got_denied(const char *name)
 {
@@ -76,102 +66,6 @@ static bool hook_got_denied(const char *name)
 		if (strcmp(name, hook_got_deny[i]) == 0)
 			return true;
 	return false;
-}
-
-/* The version name required by versym entry v (from .gnu.version_r). */
-static const char *hook_got_vername(Elf *e, Elf_Scn *verneed, GElf_Word vn_link, GElf_Half v)
-{
-	Elf_Data *d = verneed != NULL ? elf_getdata(verneed, NULL) : NULL;
-	size_t off = 0;
-
-	v &= 0x7fff;
-	if (d == NULL || v < 2)
-		return NULL;
-	for (;;) {
-		GElf_Verneed vn;
-		size_t aoff;
-
-		if (gelf_getverneed(d, (int)off, &vn) == NULL)
-			return NULL;
-		aoff = off + vn.vn_aux;
-		for (int i = 0; i < vn.vn_cnt; i++) {
-			GElf_Vernaux va;
-
-			if (gelf_getvernaux(d, (int)aoff, &va) == NULL)
-				return NULL;
-			if (va.vna_other == v)
-				return elf_strptr(e, vn_link, va.vna_name);
-			if (va.vna_next == 0)
-				break;
-			aoff += va.vna_next;
-		}
-		if (vn.vn_next == 0)
-			return NULL;
-		off += vn.vn_next;
-	}
-}
-
-/* Collect the function imports of m's file (JUMP_SLOT, GLOB_DAT).  Returns
- * how many, or -1. */
-static int hook_got_read(Elf *e, const struct hook_mod *m, struct hook_got_imp *out, int max)
-{
-	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
-	GElf_Shdr dsh = { 0 }, vnsh = { 0 };
-	int n = 0;
-
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dsh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym) {
-			versym = scn;
-		} else if (sh.sh_type == SHT_GNU_verneed) {
-			verneed = scn;
-			vnsh = sh;
-		}
-	}
-	if (dynsym == NULL)
-		return -1;
-	Elf_Data *syms = elf_getdata(dynsym, NULL);
-	Elf_Data *vers = versym != NULL ? elf_getdata(versym, NULL) : NULL;
-
-	scn = NULL;
-	while ((scn = elf_nextscn(e, scn)) != NULL && n < max) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
-		    elf_ndxscn(dynsym) != sh.sh_link || (d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max; i++) {
-			GElf_Rela r;
-			GElf_Sym s;
-			GElf_Versym v;
-			size_t si;
-			int type;
-
-			if (gelf_getrela(d, (int)i, &r) == NULL)
-				break;
-			type = (int)GELF_R_TYPE(r.r_info);
-			si = GELF_R_SYM(r.r_info);
-			if ((type != hook_backend.rel_jump_slot && type != hook_backend.rel_glob_dat) || si == 0 ||
-			    gelf_getsym(syms, (int)si, &s) == NULL || GELF_ST_TYPE(s.st_info) != STT_FUNC)
-				continue;
-			out[n].slot = m->bias + r.r_offset;
-			out[n].name = elf_strptr(e, dsh.sh_link, s.st_name);
-			out[n].ver = NULL;
-			out[n].call = type == hook_backend.rel_jump_slot;
-			if (vers != NULL && gelf_getversym(vers, (int)si, &v) != NULL)
-				out[n].ver = hook_got_vername(e, verneed, vnsh.sh_link, v);
-			if (out[n].name != NULL && out[n].name[0] != '\0')
-				n++;
-		}
-	}
-	return n;
 }
 
 /* The module of mods containing addr, or -1. */
@@ -221,13 +115,23 @@ static uintptr_t hook_got_resolve(const struct hook_mod *m, bool main, const str
 	return (uintptr_t)p;
 }
 
+/* The pages of m's RELRO part the loader made read-only, [*lo, *hi); false
+ * when there are none. */
+static bool hook_got_relro(const struct hook_mod *m, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	*lo = m->relro_start & ~(pg - 1);
+	*hi = m->relro_end & ~(pg - 1);
+	return m->relro_end > m->relro_start && *hi > *lo;
+}
+
 /* Store v into the GOT entry at slot: the page made writable for the
  * store, read-only again when it lies in the module's RELRO part. */
 static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1);
-	bool ro = m->relro_end > m->relro_start && page >= (m->relro_start & ~(pg - 1)) &&
-	    page + pg <= (m->relro_end & ~(pg - 1));
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), page = slot & ~(pg - 1), lo, hi;
+	bool ro = hook_got_relro(m, &lo, &hi) && page >= lo && page + pg <= hi;
 
 	if (ro && mprotect((void *)page, pg, PROT_READ | PROT_WRITE) != 0)
 		return -1;
@@ -387,15 +291,11 @@ void hook_got_bind(struct hook_engine *g, int mi)
 {
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
-	int fd, n, bound = 0;
-	Elf *e;
+	int n, bound = 0;
 
-	if (!agent_attached() || m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (!agent_attached() || m->agent)
 		return;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	n = hook_dyn_imports(m, &imps);
 	for (int i = 0; i < n; i++) {
 		bool engine = false;
 
@@ -417,9 +317,6 @@ void hook_got_bind(struct hook_engine *g, int mi)
 	if (bound > 0)
 		agent_log("hook: %s: %d calls bound to the agent's wrappers", m->path, bound);
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 }
 
 /* The wrapper's pointer for a GOT entry that holds a hook_got_wrap
@@ -442,16 +339,11 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
 	struct hook_region r;
-	int fd, n, done = 0;
-	Elf *e;
+	uintptr_t lo, hi;
+	int n, done = 0;
+	bool open;
 
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	n = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	n = hook_dyn_imports(m, &imps);
 	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
 		if (n > 0)
 			agent_log("hook: %s: no room for the import stubs", m->path);
@@ -503,23 +395,28 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		    strerror(errno));
 		goto out;
 	}
+	/* The RELRO part writable once for the whole batch: in a threaded
+	 * process every mprotect is a TLB shootdown on the other cores. */
+	open = hook_got_relro(m, &lo, &hi) && mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
 	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
 		s->got_orig = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
-		if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
+		if (open) {
+			__atomic_store_n(s->got_slot, (uintptr_t)s->blk, __ATOMIC_RELEASE);
+		} else if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
 			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
 			s->dead = true;
 			continue;
 		}
 		s->patched = true;
 	}
+	if (open && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
+		agent_warn("hook: cannot make the GOT of %s read-only again: %s", m->path,
+		    strerror(errno));
 	agent_log("hook: %s: %d library imports redirected", m->path, done);
 out:
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 }
 
 /* See engine.h.  The entries of functions the loader has not bound yet
@@ -529,15 +426,11 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
     const uintptr_t *wrappers, uintptr_t *reals, size_t n)
 {
 	struct hook_got_imp *imps;
-	int fd, nimp, bound = 0;
-	Elf *e;
+	int nimp, bound = 0;
 
-	if (m->agent || (fd = open(m->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (m->agent)
 		return -1;
-	(void)elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	imps = xcalloc(HOOK_GOT_MAX, sizeof *imps);
-	nimp = e != NULL ? hook_got_read(e, m, imps, HOOK_GOT_MAX) : -1;
+	nimp = hook_dyn_imports(m, &imps);
 	for (int i = 0; i < nimp; i++)
 		for (size_t k = 0; k < n; k++) {
 			uintptr_t cur;
@@ -568,8 +461,5 @@ int hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names,
 			break;
 		}
 	free(imps);
-	if (e != NULL)
-		elf_end(e);
-	close(fd);
 	return nimp < 0 ? -1 : bound;
 }

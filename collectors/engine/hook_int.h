@@ -66,6 +66,17 @@ void hook_engine_grow(struct hook_engine *g, size_t n);
  * stubs; only before the first site exists. */
 void hook_cal_run(struct hook_engine *g);
 
+/* One function import of a loaded module (hook_dyn.c). */
+struct hook_got_imp {
+	uintptr_t   slot;             /* runtime address of the GOT entry */
+	const char *name;             /* in the module's DT_STRTAB */
+	const char *ver;              /* required version, or NULL */
+	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
+};
+/* The function imports of m (JUMP_SLOT, GLOB_DAT) from its dynamic section
+ * into *outp (allocated; the caller frees it).  How many, or -1. */
+int hook_dyn_imports(const struct hook_mod *m, struct hook_got_imp **outp);
+
 /* hook_patch.c: find, plan and patch every candidate (once). */
 void hook_engine_patch(struct hook_engine *g);
 /* hook_patch.c: patch the own modules loaded since the last call (after a

@@ -71,6 +71,8 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			m->relro_start = s;
 			m->relro_end = e;
 		}
+		if (ph->p_type == PT_DYNAMIC)
+			m->dyn = s;
 		if (ph->p_type != PT_LOAD)
 			continue;
 		if (s < m->lo)

@@ -39,6 +39,7 @@ struct hook_mod {
 	struct { uintptr_t start, end; int prot; } segs[HOOK_MAX_SEGS];
 	int       nsegs;
 	uintptr_t relro_start, relro_end;   /* PT_GNU_RELRO, runtime addresses */
+	uintptr_t dyn;                /* PT_DYNAMIC, runtime address, or 0 */
 	bool      own;                /* patched (hook_patch.c's rule) */
 	bool      finstr;             /* own, but built with -finstrument-functions:
 	                               * only its import sites (hook_got.c) */

@@ -25,6 +25,8 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -484,9 +486,25 @@ const struct bind_table *power_hooks_table(const struct power_table *t)
 	return &bt;
 }
 
-/* See power.h.  Modules are bound once each (by path and load address). */
+/* The loader's counters of modules added and removed (c[0], c[1]). */
+static int power_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *c = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		c[0] = info->dlpi_adds;
+		c[1] = info->dlpi_subs;
+	}
+	return 1;
+}
+
+/* See power.h.  Modules are bound once each (by path and load address);
+ * the reporter asks every harvest, so the module list is read only when
+ * the loader's counters moved. */
 int power_hooks_bind(const struct power_table *t)
 {
+	static unsigned long long seen_mods[2];
+	unsigned long long now[2] = { 0, 0 };
 	static struct { char path[256]; uintptr_t bias; } done[HOOK_MAX_MODS * 2];
 	static size_t ndone;
 	const char *const *names = power_names;
@@ -494,6 +512,11 @@ int power_hooks_bind(const struct power_table *t)
 	struct hook_mods *ms;
 	int adds = 0, bound = 0;
 
+	dl_iterate_phdr(power_mods_cb, now);
+	if (power_tab != NULL && now[0] != 0 && now[0] == seen_mods[0] && now[1] == seen_mods[1])
+		return 0;
+	seen_mods[0] = now[0];
+	seen_mods[1] = now[1];
 	power_hooks_init(t);
 	ms = xcalloc(1, sizeof *ms);
 	hook_mods_read(ms);
