@@ -146,7 +146,7 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	if (nsite == 0 || hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
 		if (nsite > 0) {
 			g->refused[HOOK_R_NEAR] += nsite;
-			agent_log("hook: %s: no trampoline space within 2 GB", m->path);
+			agent_log("hook: %s: %s", m->path, hook_why_name(HOOK_R_NEAR));
 		}
 		free(tab);
 		return 0;
@@ -164,12 +164,12 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 			continue;
 		/* The empty relocated prologue: a branch to the function after the NOP. */
 		hook_backend.branch(p.out, (uintptr_t)(hook_tramp_blk(&r, k) + HOOK_BLK_HEAD),
-		    fn + HOOK_PATCH_LEN);
+		    fn + HOOK_PATCH_LEN, HOOK_PATCH_LEN);
 		s = xcalloc(1, sizeof *s);
 		g->sites[g->nsites++] = s;
 		s->fn = fn;
 		s->name = y->name;
-		s->n = HOOK_PATCH_LEN;
+		s->n = s->entry = HOOK_PATCH_LEN;
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
 		s->mod = (int)(m - g->mods->m);
