@@ -99,7 +99,7 @@ static void hook_report_patch(const struct hook_engine *g)
 	for (size_t i = 0; i < g->nsites; i++)
 		if (g->sites[i]->patched) {
 			n[g->sites[i]->kind]++;
-			far += g->sites[i]->entry != HOOK_PATCH_LEN;
+			far += g->sites[i]->kind == HOOK_K_RELOC && g->sites[i]->entry != HOOK_PATCH_LEN;
 		}
 	why[0] = '\0';
 	for (int r = 1; r < HOOK_R_COUNT; r++)
@@ -113,9 +113,12 @@ static void hook_report_patch(const struct hook_engine *g)
 		if (koff >= sizeof kinds)
 			koff = sizeof kinds - 1;
 	}
-	agent_log("hook: %zu functions patched in %.2f ms: %s; %zu far entries (threads stopped "
+	if (far > 0)            /* the back-end's longer entry (hook_layout.h) */
+		snprintf(kinds + koff, sizeof kinds - koff, "; %zu of the relocated with the far entry",
+		    far);
+	agent_log("hook: %zu functions patched in %.2f ms: %s (threads stopped "
 	    "%.2f ms for the relocated and the wrappers); refused: %s", total,
-	    (double)(g->prep_ns + g->stop_ns) / 1e6, kinds, far,
+	    (double)(g->prep_ns + g->stop_ns) / 1e6, kinds,
 	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
 
