@@ -9,7 +9,9 @@
 #      exactly (4 threads x 1000 st_a, 300 st_b, 77 ex_c).
 # With HOOKSCOPE_A64_FAR=1 (tests/arm64/engine-far.sh) every relocated site
 # must have taken the 16-byte far entry (the patching log and the sites
-# record's patch-far back-end say how many).
+# record's patch-far back-end say how many); without it, none (the region
+# is in reach of the functions, even in a module larger than that reach:
+# tests/arm64/engine-big.sh).
 . tests/e2e/lib.sh
 
 CC=${HS_CC:-cc}
@@ -40,6 +42,8 @@ if [ "${HOOKSCOPE_A64_FAR:-}" = 1 ]; then
 		.sites.patch.disabled == 0"
 	FAR=" (all $far relocated sites with the 16-byte far entry)"
 	echo "far entries: $line"
+elif grep -q 'with the far entry' "$log"; then
+	fail "far entries where a B reaches: $(grep -m1 'functions patched in' "$log")"
 fi
 
 # 1-2. 1000 toggles while the threads run, then a final round counted exactly
