@@ -108,8 +108,9 @@ struct hook_region {
 /* Map a region for nblk blocks whose every byte is within the back-end's branch reach of
  * [lo, hi).  0, or -1 when nothing is free near enough. */
 int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
-/* Map a region for nblk blocks anywhere (a back-end with a far entry
- * form: HOOK_PATCH_MAX > HOOK_PATCH_LEN).  0, or -1 (none, or no memory). */
+/* Map a region for nblk blocks anywhere: for sites reached by an absolute
+ * address (import sites) or by the back-end's far entry form (where
+ * HOOK_PATCH_MAX > HOOK_PATCH_LEN).  0, or -1. */
 int  hook_tramp_map_any(size_t nblk, struct hook_region *r);
 /* Block i's code and switch (followed by its function's address). */
 uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);

@@ -143,13 +143,19 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	}
 	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named entry NOPs",
 	    m->path, nsite, n, what);
-	if (nsite == 0 || hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
-		if (nsite > 0) {
-			g->refused[HOOK_R_NEAR] += nsite;
-			agent_log("hook: %s: %s", m->path, hook_why_name(HOOK_R_NEAR));
-		}
+	if (nsite == 0) {
 		free(tab);
 		return 0;
+	}
+	/* A NOP is only ever swapped for a short branch: no region in its
+	 * reach of the whole module (a large one, or a full neighbourhood)
+	 * leaves the module to prologue relocation, whose regions serve parts
+	 * of a module and whose back-end may have a far entry. */
+	if (hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
+		agent_log("hook: %s: %s for its entry NOPs; relocating prologues instead", m->path,
+		    hook_why_name(HOOK_R_NEAR));
+		free(tab);
+		return -1;
 	}
 	hook_engine_grow(g, nsite);
 	first = g->nsites;

@@ -176,7 +176,8 @@ static void hook_mod_prepare_part(const struct hook_mod *m, struct hook_engine *
 	struct hook_region r;
 	size_t k = 0, first;
 
-	if (hook_tramp_map(lo, hi, ncand, &r) < 0 && hook_tramp_map_any(ncand, &r) < 0) {
+	if (hook_tramp_map(lo, hi, ncand, &r) < 0 &&
+	    (HOOK_PATCH_MAX == HOOK_PATCH_LEN || hook_tramp_map_any(ncand, &r) < 0)) {
 		g->refused[HOOK_R_NEAR] += ncand;
 		agent_log("hook: %s: %s", m->path, hook_why_name(HOOK_R_NEAR));
 		return;

@@ -13,7 +13,8 @@
  * the part of one that a region serves (hook_patch.c gives a module larger
  * than half the reach one region per such part).  A back-end with a far
  * entry form (HOOK_PATCH_MAX > HOOK_PATCH_LEN) can also use a region
- * mapped anywhere (hook_tramp_map_any), when none fits near.  The blocks'
+ * mapped anywhere (hook_tramp_map_any) when none fits near; so can import
+ * sites on every back-end (their GOT entry holds the block's address).  The blocks'
  * contents and the sealing are the back-end's (hook_tramp.c).
  */
 #include <errno.h>
@@ -79,10 +80,6 @@ int hook_tramp_map_any(size_t nblk, struct hook_region *r)
 	void *p;
 
 	memset(r, 0, sizeof *r);
-	if (HOOK_PATCH_MAX == HOOK_PATCH_LEN) {         /* no entry would reach it */
-		errno = ENOMEM;
-		return -1;
-	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;

@@ -32,8 +32,11 @@ case "${HS_CFLAGS:-}" in
 		fail "no relocated prologue: $(grep 'hook:' "$log" | head -5)" ;;
 esac
 FAR=
+line=$(grep -m1 'functions patched in' "$log")
+echo "patching: $line"
+# its library calls get import sites, near the module or anywhere
+echo "$line" | grep -q ', [1-9][0-9]* import sites' || fail "no import site: $line"
 if [ "${HOOKSCOPE_A64_FAR:-}" = 1 ]; then
-	line=$(grep -m1 'functions patched in' "$log")
 	rel=$(echo "$line" | sed -n 's/.*: \([0-9]*\) relocated prologues.*/\1/p')
 	far=$(echo "$line" | sed -n 's/.*; \([0-9]*\) of the relocated with the far entry.*/\1/p')
 	[ -n "$rel" ] && [ "$rel" -gt 0 ] && [ "$far" = "$rel" ] ||
@@ -41,7 +44,6 @@ if [ "${HOOKSCOPE_A64_FAR:-}" = 1 ]; then
 	wait_for 30 jq_once ".sites[\"patch-far\"].active == $far and .sites.patch.active == 0 and
 		.sites.patch.disabled == 0"
 	FAR=" (all $far relocated sites with the 16-byte far entry)"
-	echo "far entries: $line"
 elif grep -q 'with the far entry' "$log"; then
 	fail "far entries where a B reaches: $(grep -m1 'functions patched in' "$log")"
 fi
