@@ -6,8 +6,8 @@
  * A site is one function of an "own" module.  Patching (once, all other
  * threads stopped) writes a branch of HOOK_PATCH_LEN bytes (or a back-end's
  * longer form, up to HOOK_PATCH_MAX, where the block is out of the short
- * one's reach) at the function's start to the site's out-of-line block in a trampoline region
- * mapped near the module.  The block's layout, its offsets (HOOK_BLK_*)
+ * one's reach) at the function's start to the site's out-of-line block in
+ * a trampoline region mapped near the module.  The block's layout, its offsets (HOOK_BLK_*)
  * and the stubs are the architecture back-end's (hook_layout.h, found on
  * the engine's include path in collectors/engine/ARCH/; backend.h).
  */
