@@ -85,7 +85,7 @@ static void sites_count_finstr(void)
 static void sites_encode(msgpack_sbuffer *sb, bool resend_all)
 {
 	struct proto_site_reason why[HOOK_R_COUNT];
-	struct proto_sites v[4];
+	struct proto_sites v[5];
 	struct hook_stats st;
 	size_t n = 0, nwhy = 0;
 
@@ -116,6 +116,9 @@ static void sites_encode(msgpack_sbuffer *sb, bool resend_all)
 				.backend = "patch", .active = st.active, .disabled = st.disabled,
 				.skipped = skipped, .nreasons = nwhy, .reasons = why,
 			};
+		if (st.far_active + st.far_disabled > 0)
+			v[n++] = (struct proto_sites){ .backend = "patch-far",
+			    .active = st.far_active, .disabled = st.far_disabled };
 		if (st.nop_active + st.nop_disabled > 0)
 			v[n++] = (struct proto_sites){ .backend = "nop",
 			    .active = st.nop_active, .disabled = st.nop_disabled };

@@ -19,12 +19,17 @@ struct hook_backend {
 	const char *arch;
 	/* Relocate the first instructions of the function at addr (size
 	 * bytes; code = a readable copy or the function) to run at dst, then
-	 * continue at addr + p->n.  HOOK_OK or the refusal reason. */
+	 * continue at addr + p->n; p->entry is the length of the entry's
+	 * branch (HOOK_PATCH_LEN, or HOOK_PATCH_MAX where a block out of the
+	 * direct branch's reach of addr needs a longer one).  HOOK_OK or the
+	 * refusal reason. */
 	enum hook_why (*plan)(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
 	    struct hook_plan *p);
-	/* The HOOK_PATCH_LEN bytes of a direct branch at 'from' to 'to'
-	 * (within reach: the region is mapped near). */
-	void (*branch)(uint8_t out[HOOK_PATCH_LEN], uintptr_t from, uintptr_t to);
+	/* The len bytes of an entry's branch at 'from' to 'to': len is
+	 * HOOK_PATCH_LEN (a direct branch: 'to' within its reach) or, where
+	 * the back-end has a longer form reaching anywhere, HOOK_PATCH_MAX
+	 * (the plan's entry length says which). */
+	void (*branch)(uint8_t *out, uintptr_t from, uintptr_t to, size_t len);
 	/* A position-independent jump to the absolute address 'to' at out
 	 * (at most HOOK_RELOC_MAX bytes); its length. */
 	size_t (*jump_abs)(uint8_t *out, uintptr_t to);

@@ -4,9 +4,10 @@
  * On by default; HOOKSCOPE_ENGINE=0 in the target's environment turns it off.
  *
  * A site is one function of an "own" module.  Patching (once, all other
- * threads stopped) writes a branch of HOOK_PATCH_LEN bytes at the
- * function's start to the site's out-of-line block in a trampoline region
- * mapped near the module.  The block's layout, its offsets (HOOK_BLK_*)
+ * threads stopped) writes a branch of HOOK_PATCH_LEN bytes (or a back-end's
+ * longer form, up to HOOK_PATCH_MAX, where the block is out of the short
+ * one's reach) at the function's start to the site's out-of-line block in
+ * a trampoline region mapped near the module.  The block's layout, its offsets (HOOK_BLK_*)
  * and the stubs are the architecture back-end's (hook_layout.h, found on
  * the engine's include path in collectors/engine/ARCH/; backend.h).
  */
@@ -29,12 +30,14 @@
  * to the same point of the copy, so the branch can be written. */
 struct hook_bounds {
 	uint8_t n;
-	uint8_t orig[HOOK_PATCH_LEN], reloc[HOOK_PATCH_LEN];
+	uint8_t orig[HOOK_PATCH_MAX], reloc[HOOK_PATCH_MAX];
 };
 
 /* The prologue plan of one function (the back-end's plan op). */
 struct hook_plan {
-	size_t  n;                  /* original bytes replaced (>= HOOK_PATCH_LEN) */
+	size_t  n;                  /* original bytes replaced (>= entry) */
+	size_t  entry;              /* bytes of the entry's branch: HOOK_PATCH_LEN, or
+	                             * the back-end's far form (HOOK_PATCH_MAX) */
 	size_t  len;                /* bytes written to out (incl. the jump back) */
 	uint8_t out[HOOK_RELOC_MAX];
 	struct hook_bounds bounds;  /* its instructions (none: no thread is ever moved) */
@@ -77,6 +80,7 @@ struct hook_site {
 	bool       mode_set;        /* mode was given (else the starting mode applies) */
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
+	size_t     entry;           /* bytes of the entry's branch (its plan's) */
 	bool       global;          /* global or weak binding */
 	bool       exported;        /* and default visibility */
 	int        mod;             /* index in the engine's module list */
@@ -86,7 +90,7 @@ struct hook_site {
 	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
 	bool       code_on;         /* nop site: the branch is written (else the NOP) */
 	uintptr_t  code_to;         /* nop site: where that branch goes */
-	uint8_t    orig[HOOK_PATCH_LEN];   /* the bytes the branch replaced (nop site: the NOP) */
+	uint8_t    orig[HOOK_PATCH_MAX];   /* the bytes the branch replaced (nop site: the NOP) */
 	struct hook_bounds bounds;  /* relocated site: its plan's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
@@ -104,6 +108,10 @@ struct hook_region {
 /* Map a region for nblk blocks whose every byte is within the back-end's branch reach of
  * [lo, hi).  0, or -1 when nothing is free near enough. */
 int  hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r);
+/* Map a region for nblk blocks anywhere: for sites reached by an absolute
+ * address (import sites) or by the back-end's far entry form (where
+ * HOOK_PATCH_MAX > HOOK_PATCH_LEN).  0, or -1. */
+int  hook_tramp_map_any(size_t nblk, struct hook_region *r);
 /* Block i's code and switch (followed by its function's address). */
 uint8_t   *hook_tramp_blk(const struct hook_region *r, size_t i);
 uintptr_t *hook_tramp_switch(const struct hook_region *r, size_t i);

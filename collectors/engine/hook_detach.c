@@ -34,8 +34,9 @@
 #define HOOK_DETACH_TRIES 200        /* 1 ms apart */
 #define HOOK_LET_OUT_MS   1000       /* threads asleep in a wrapper: bind_let_out */
 
-/* Is a stopped thread inside the agent or a site's block, or inside a call
- * the agent's dlopen or dlclose wrapper made (it returns into the agent)? */
+/* Is a stopped thread inside the agent, a site's block or a site's entry
+ * branch of several instructions, or inside a call the agent's dlopen or
+ * dlclose wrapper made (it returns into the agent)? */
 static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stopped *st)
 {
 	if (__atomic_load_n(&hook_wrap_inflight, __ATOMIC_ACQUIRE) != 0)
@@ -54,6 +55,10 @@ static bool hook_detach_busy(const struct hook_engine *g, const struct hook_stop
 
 			if (s->blk != NULL && pc >= (uintptr_t)s->blk &&
 			    pc < (uintptr_t)s->blk + HOOK_BLK_SIZE)
+				return true;
+			/* inside a far entry (past its load, before its br) */
+			if (s->patched && s->code_on && s->entry > HOOK_PATCH_LEN && pc > s->fn &&
+			    pc < s->fn + s->entry)
 				return true;
 		}
 	}
@@ -91,7 +96,7 @@ static int hook_detach_code(struct hook_engine *g, char *err, size_t errlen)
 				return -1;
 			}
 			opened = true;
-			hook_code_copy((void *)s->fn, s->orig, HOOK_PATCH_LEN);
+			hook_code_copy((void *)s->fn, s->orig, s->entry);
 			s->patched = false;
 		}
 		if (opened && hook_mod_protect(m, false) < 0)

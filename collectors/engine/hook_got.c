@@ -344,7 +344,10 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	bool open;
 
 	n = hook_dyn_imports(m, &imps);
-	if (n <= 0 || hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0) {
+	/* near the module if it can (as every region), else anywhere: a GOT
+	 * entry holds the block's whole address */
+	if (n <= 0 || (hook_tramp_map(m->lo, m->hi, (size_t)n, &r) < 0 &&
+	    hook_tramp_map_any((size_t)n, &r) < 0)) {
 		if (n > 0)
 			agent_log("hook: %s: no room for the import stubs", m->path);
 		goto out;

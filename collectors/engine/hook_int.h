@@ -110,7 +110,8 @@ bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 /* hook_nop.c: compiler-assisted sites.  If module m has a table of 5-byte
  * NOP entries (__patchable_function_entries or __mcount_loc), add a site per
  * named entry (blocks written, code untouched) and return 0; -1 when the
- * module has no usable table (then prologue relocation applies). */
+ * module has no usable table or no region in reach of all of it (then
+ * prologue relocation applies). */
 int  hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const struct symtab *t);
 /* hook_live.c: bring the entry of every relocated and NOP site in line
  * with its switch (after the switches were set): the branch to the block,

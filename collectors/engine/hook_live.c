@@ -30,8 +30,10 @@
  * architecture lets a core run a NOP or a branch while another swaps one
  * for the other, not any other instruction), a NOP site's entry is
  * rewritten with one store and no trap, and relocated sites keep their
- * branch as without SYNC_CORE.
+ * branch as without SYNC_CORE.  So does a relocated site whose entry is a
+ * back-end's far form (several instructions: written once, world stopped).
  */
+#include <assert.h>
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <signal.h>
@@ -189,23 +191,26 @@ uintptr_t hook_live_branch_to(const struct hook_site *s)
 	case HOOK_K_NOP:        /* straight to the timed or the counted path */
 		return s->on && to != s->reloc ? to : 0;
 	case HOOK_K_RELOC:      /* to the block, whose switch decides; for good
-	                         * where only a NOP and a branch swap live (code_swap) */
-		return to != s->reloc || !hook_live_can_sync() || hook_backend.code_swap != NULL ?
-		    (uintptr_t)s->blk : 0;
+	                         * where only a NOP and a branch swap live (code_swap)
+	                         * and where the entry is several instructions (far) */
+		return to != s->reloc || !hook_live_can_sync() || hook_backend.code_swap != NULL ||
+		    s->entry != HOOK_PATCH_LEN ? (uintptr_t)s->blk : 0;
 	default:                /* a wrap site's branch is for good */
 		return (uintptr_t)s->blk;
 	}
 }
 
-/* The 5 bytes site s should hold: the branch, or its own. */
+/* The HOOK_PATCH_LEN bytes site s should hold: the branch, or its own
+ * (a far entry is never rewritten live: hook_live_branch_to). */
 static void hook_live_code(const struct hook_site *s, uint8_t out[HOOK_PATCH_LEN])
 {
 	uintptr_t to = hook_live_branch_to(s);
 
+	assert(s->entry == HOOK_PATCH_LEN);
 	if (to == 0)
 		memcpy(out, s->orig, HOOK_PATCH_LEN);
 	else
-		hook_backend.branch(out, s->fn, to);
+		hook_backend.branch(out, s->fn, to, HOOK_PATCH_LEN);
 }
 
 /* Does site s's entry differ from what its switch says, in a way the trap

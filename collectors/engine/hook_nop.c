@@ -143,13 +143,19 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 	}
 	agent_log("hook: %s: compiler-assisted, %zu of %zu %s entries are named entry NOPs",
 	    m->path, nsite, n, what);
-	if (nsite == 0 || hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
-		if (nsite > 0) {
-			g->refused[HOOK_R_NEAR] += nsite;
-			agent_log("hook: %s: no trampoline space within 2 GB", m->path);
-		}
+	if (nsite == 0) {
 		free(tab);
 		return 0;
+	}
+	/* A NOP is only ever swapped for a short branch: no region in its
+	 * reach of the whole module (a large one, or a full neighbourhood)
+	 * leaves the module to prologue relocation, whose regions serve parts
+	 * of a module and whose back-end may have a far entry. */
+	if (hook_tramp_map(m->lo, m->hi, nsite, &r) < 0) {
+		agent_log("hook: %s: %s for its entry NOPs; relocating prologues instead", m->path,
+		    hook_why_name(HOOK_R_NEAR));
+		free(tab);
+		return -1;
 	}
 	hook_engine_grow(g, nsite);
 	first = g->nsites;
@@ -164,12 +170,12 @@ int hook_nop_prepare(struct hook_engine *g, const struct hook_mod *m, const stru
 			continue;
 		/* The empty relocated prologue: a branch to the function after the NOP. */
 		hook_backend.branch(p.out, (uintptr_t)(hook_tramp_blk(&r, k) + HOOK_BLK_HEAD),
-		    fn + HOOK_PATCH_LEN);
+		    fn + HOOK_PATCH_LEN, HOOK_PATCH_LEN);
 		s = xcalloc(1, sizeof *s);
 		g->sites[g->nsites++] = s;
 		s->fn = fn;
 		s->name = y->name;
-		s->n = HOOK_PATCH_LEN;
+		s->n = s->entry = HOOK_PATCH_LEN;
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
 		s->mod = (int)(m - g->mods->m);

@@ -146,41 +146,47 @@ static bool hook_sym_entry(const char *name)
 	return strcmp(name, "_start") != 0;
 }
 
-/* Plan and write the blocks of one module's functions; the sites are
- * appended to the engine's table (not patched yet). */
-static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
+/* The symbols [i, end) of t (sorted by address) that one region serves:
+ * all of them in a module smaller than half the branch reach (the region
+ * is then in reach of all of it, data too, as the relocated prologues'
+ * PC-relative forms may need), else those whose functions lie within half
+ * the reach of the first one's start.  Returns end; [*lo, *hi) is what the
+ * region must be in reach of; *ncand gets how many are candidates (a block
+ * each). */
+static size_t hook_mod_part(const struct hook_mod *m, const struct symtab *t, size_t i,
+    uintptr_t *lo, uintptr_t *hi, size_t *ncand)
 {
-	struct symtab *t = NULL;
-	struct hook_region r;
-	size_t ncand = 0, k = 0, first;
-	char err[256];
+	bool whole = m->hi - m->lo < HOOK_REACH / 2;
+	size_t end = i;
 
-	if (symtab_load_module(m->path, &t, err, sizeof err) < 0) {
-		agent_log("hook: %s: %s", m->path, err);
-		return;
-	}
-	if (g->ntabs == g->captabs) {
-		g->captabs = g->captabs ? g->captabs * 2 : HOOK_MAX_MODS;
-		g->tabs = xrealloc(g->tabs, g->captabs * sizeof *g->tabs);
-	}
-	g->tabs[g->ntabs++] = t;
-	if (hook_nop_prepare(g, m, t) == 0)
-		return;         /* compiler-assisted sites (hook_nop.c) */
-	for (size_t i = 0; i < t->n; i++)
-		if (t->syms[i].size >= HOOK_PATCH_LEN)
-			ncand++;
-		else
-			g->refused[HOOK_R_SHORT]++;
-	if (ncand == 0)
-		return;
-	if (hook_tramp_map(m->lo, m->hi, ncand, &r) < 0) {
+	*ncand = 0;
+	for (; end < t->n && (whole || end == i ||
+	    t->syms[end].offset + t->syms[end].size - t->syms[i].offset < HOOK_REACH / 2); end++)
+		*ncand += t->syms[end].size >= HOOK_PATCH_LEN;
+	*lo = whole ? m->lo : m->bias + t->syms[i].offset;
+	*hi = whole ? m->hi : m->bias + t->syms[end - 1].offset + t->syms[end - 1].size;
+	return end;
+}
+
+/* Plan and write the blocks of the functions of symbols [i, end) of module
+ * m (ncand candidates), in a region in reach of [lo, hi) or, where the
+ * back-end has a far entry, anywhere; the sites are appended to the
+ * engine's table (not patched yet). */
+static void hook_mod_prepare_part(const struct hook_mod *m, struct hook_engine *g,
+    const struct symtab *t, size_t i, size_t end, uintptr_t lo, uintptr_t hi, size_t ncand)
+{
+	struct hook_region r;
+	size_t k = 0, first;
+
+	if (hook_tramp_map(lo, hi, ncand, &r) < 0 &&
+	    (HOOK_PATCH_MAX == HOOK_PATCH_LEN || hook_tramp_map_any(ncand, &r) < 0)) {
 		g->refused[HOOK_R_NEAR] += ncand;
-		agent_log("hook: %s: no trampoline space within 2 GB", m->path);
+		agent_log("hook: %s: %s", m->path, hook_why_name(HOOK_R_NEAR));
 		return;
 	}
 	hook_engine_grow(g, ncand);
 	first = g->nsites;
-	for (size_t i = 0; i < t->n; i++) {
+	for (; i < end; i++) {
 		const struct symtab_sym *y = &t->syms[i];
 		struct hook_site *s;
 		struct hook_plan p;
@@ -206,6 +212,7 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		s->fn = fn;
 		s->name = y->name;
 		s->n = p.n;
+		s->entry = p.entry;
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
 		s->mod = (int)(m - g->mods->m);
@@ -213,6 +220,35 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 		hook_tramp_fill(&r, k++, (uint32_t)(g->nsites - 1), s, &p);
 	}
 	hook_engine_seal(g, &r, first, m->path);
+}
+
+/* Plan and write the blocks of one module's functions, one region per part
+ * of it (hook_mod_part). */
+static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
+{
+	struct symtab *t = NULL;
+	char err[256];
+
+	if (symtab_load_module(m->path, &t, err, sizeof err) < 0) {
+		agent_log("hook: %s: %s", m->path, err);
+		return;
+	}
+	if (g->ntabs == g->captabs) {
+		g->captabs = g->captabs ? g->captabs * 2 : HOOK_MAX_MODS;
+		g->tabs = xrealloc(g->tabs, g->captabs * sizeof *g->tabs);
+	}
+	g->tabs[g->ntabs++] = t;
+	if (hook_nop_prepare(g, m, t) == 0)
+		return;         /* compiler-assisted sites (hook_nop.c) */
+	for (size_t i = 0; i < t->n; i++)
+		g->refused[HOOK_R_SHORT] += t->syms[i].size < HOOK_PATCH_LEN;
+	for (size_t i = 0, end, ncand; i < t->n; i = end) {
+		uintptr_t lo, hi;
+
+		end = hook_mod_part(m, t, i, &lo, &hi, &ncand);
+		if (ncand > 0)
+			hook_mod_prepare_part(m, g, t, i, end, lo, hi, ncand);
+	}
 }
 
 /* Move every stopped thread inside site s's patched bytes (past the first)
@@ -282,13 +318,13 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 
 		for (size_t i = 0; i < g->nsites; i++) {
 			struct hook_site *s = g->sites[i];
-			uint8_t branch[HOOK_PATCH_LEN];
+			uint8_t branch[HOOK_PATCH_MAX];
 			enum hook_need need = s->mod == mi ? hook_write_need(s) : HOOK_NEED_NONE;
 
 			if (need == HOOK_NEED_NONE)
 				continue;
 			if (!s->patched)        /* for detach, and the entry put back */
-				hook_code_copy(s->orig, (void *)s->fn, HOOK_PATCH_LEN);
+				hook_code_copy(s->orig, (void *)s->fn, s->entry);
 			if (need == HOOK_NEED_ADOPT) {
 				s->patched = true;
 				continue;
@@ -297,14 +333,16 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 				busy++;
 				continue;
 			}
-			if (hook_pages_open(&pages, m, s->fn, HOOK_PATCH_LEN) < 0) {
+			if (hook_pages_open(&pages, m, s->fn, s->entry) < 0) {
 				agent_warn("hook: cannot write the code of %s: %s", m->path,
 				    strerror(errno));
 				break;
 			}
 			s->code_to = hook_live_branch_to(s);
-			hook_backend.branch(branch, s->fn, s->code_to);
-			hook_code_copy((void *)s->fn, branch, sizeof branch);
+			/* a far entry is several instructions: written whole only
+			 * with the world stopped and no thread inside, as here */
+			hook_backend.branch(branch, s->fn, s->code_to, s->entry);
+			hook_code_copy((void *)s->fn, branch, s->entry);
 			s->patched = s->code_on = true;
 		}
 	}

@@ -9,7 +9,12 @@
  * byte of its module, because the entry's branch and the relocated
  * prologue's PC-relative forms span the two.  It is found with
  * MAP_FIXED_NOREPLACE hints stepping away from the module, below it first
- * (above a PIE executable is where the brk heap grows).  The blocks'
+ * (above a PIE executable is where the brk heap grows).  "The module" is
+ * the part of one that a region serves (hook_patch.c gives a module larger
+ * than half the reach one region per such part).  A back-end with a far
+ * entry form (HOOK_PATCH_MAX > HOOK_PATCH_LEN) can also use a region
+ * mapped anywhere (hook_tramp_map_any) when none fits near; so can import
+ * sites on every back-end (their GOT entry holds the block's address).  The blocks'
  * contents and the sealing are the back-end's (hook_tramp.c).
  */
 #include <errno.h>
@@ -49,13 +54,45 @@ static bool hook_region_try(uintptr_t hint, size_t len, uint8_t **out)
 	return true;
 }
 
+/* The code part's and the whole mapping's length for nblk blocks. */
+static size_t hook_region_len(size_t nblk, size_t *code)
+{
+	*code = hook_region_pages(nblk * HOOK_BLK_SIZE);
+	return *code + hook_region_pages((nblk + 2) * 2 * sizeof(uintptr_t));
+}
+
+/* Region r was mapped at base: fill its code part with traps. */
+static void hook_region_found(struct hook_region *r, uint8_t *base, size_t nblk)
+{
+	uint32_t fill = HOOK_FILL;
+
+	r->base = base;
+	r->len = hook_region_len(nblk, &r->code_len);
+	r->nblk = nblk;
+	for (size_t i = 0; i < r->code_len; i += sizeof fill)  /* a trap in every unused byte */
+		memcpy(r->base + i, &fill, sizeof fill);
+}
+
+/* See hook.h. */
+int hook_tramp_map_any(size_t nblk, struct hook_region *r)
+{
+	size_t code, len = hook_region_len(nblk, &code);
+	void *p;
+
+	memset(r, 0, sizeof *r);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	hook_region_found(r, p, nblk);
+	return 0;
+}
+
 /* See hook.h. */
 int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *r)
 {
-	size_t code = hook_region_pages(nblk * HOOK_BLK_SIZE);
-	size_t len = code + hook_region_pages((nblk + 2) * 2 * sizeof(uintptr_t));
+	size_t code, len = hook_region_len(nblk, &code);
 	uintptr_t step = HOOK_STEP, span = (len + step - 1) & ~(step - 1), hint;
-	uint32_t fill = HOOK_FILL;
+	uint8_t *base;
 
 	memset(r, 0, sizeof *r);
 	if (hi - lo + len >= HOOK_REACH)
@@ -64,20 +101,16 @@ int hook_tramp_map(uintptr_t lo, uintptr_t hi, size_t nblk, struct hook_region *
 	/* Below the module: [hint, hint + len) with hi - hint < reach. */
 	if (lo > span + step)
 		for (hint = lo - span; hint > step && hi - hint < HOOK_REACH; hint -= step)
-			if (hook_region_try(hint, len, &r->base))
+			if (hook_region_try(hint, len, &base))
 				goto found;
 	/* Above it: hint + len - lo < reach. */
 	for (hint = (hi + step - 1) & ~(step - 1); hint + len - lo < HOOK_REACH; hint += step)
-		if (hook_region_try(hint, len, &r->base))
+		if (hook_region_try(hint, len, &base))
 			goto found;
 	errno = ENOMEM;
 	return -1;
 found:
-	r->len = len;
-	r->code_len = code;
-	r->nblk = nblk;
-	for (size_t i = 0; i < code; i += sizeof fill)  /* a trap in every unused byte */
-		memcpy(r->base + i, &fill, sizeof fill);
+	hook_region_found(r, base, nblk);
 	return 0;
 }
 

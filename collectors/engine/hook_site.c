@@ -94,11 +94,13 @@ static void hook_report_patch(const struct hook_engine *g)
 {
 	char why[512];
 	char kinds[256];
-	size_t off = 0, koff = 0, total = 0, n[HOOK_K_COUNT] = { 0 };
+	size_t off = 0, koff = 0, total = 0, far = 0, n[HOOK_K_COUNT] = { 0 };
 
 	for (size_t i = 0; i < g->nsites; i++)
-		if (g->sites[i]->patched)
+		if (g->sites[i]->patched) {
 			n[g->sites[i]->kind]++;
+			far += g->sites[i]->kind == HOOK_K_RELOC && g->sites[i]->entry != HOOK_PATCH_LEN;
+		}
 	why[0] = '\0';
 	for (int r = 1; r < HOOK_R_COUNT; r++)
 		if (g->refused[r] && off < sizeof why)
@@ -111,8 +113,11 @@ static void hook_report_patch(const struct hook_engine *g)
 		if (koff >= sizeof kinds)
 			koff = sizeof kinds - 1;
 	}
-	agent_log("hook: %zu functions patched in %.2f ms: %s (threads stopped %.2f ms for the "
-	    "relocated and the wrappers); refused: %s", total,
+	if (far > 0)            /* the back-end's longer entry (hook_layout.h) */
+		snprintf(kinds + koff, sizeof kinds - koff, "; %zu of the relocated with the far entry",
+		    far);
+	agent_log("hook: %zu functions patched in %.2f ms: %s (threads stopped "
+	    "%.2f ms for the relocated and the wrappers); refused: %s", total,
 	    (double)(g->prep_ns + g->stop_ns) / 1e6, kinds,
 	    (double)g->stop_ns / 1e6, off ? why : "none");
 }
@@ -338,7 +343,10 @@ void hook_engine_stats(struct hook_stats *st)
 
 		if (!s->patched || !k->counted)
 			continue;
-		*(size_t *)((char *)st + (s->on ? k->active_off : k->disabled_off)) += 1;
+		if (s->kind == HOOK_K_RELOC && s->entry != HOOK_PATCH_LEN)
+			*(s->on ? &st->far_active : &st->far_disabled) += 1;
+		else
+			*(size_t *)((char *)st + (s->on ? k->active_off : k->disabled_off)) += 1;
 	}
 	memcpy(st->refused, hook_g.refused, sizeof st->refused);
 	pthread_mutex_unlock(&hook_lock);

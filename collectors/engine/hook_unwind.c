@@ -196,6 +196,7 @@ void hook_unwind_prepare(struct hook_engine *g)
 		s->fn = (uintptr_t)fn;
 		s->name = hook_uw_table[i].name;
 		s->n = p.n;
+		s->entry = p.entry;
 		s->mod = mi;
 		s->kind = HOOK_K_WRAP;
 		s->bounds = p.bounds;

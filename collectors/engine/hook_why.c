@@ -17,7 +17,7 @@ const char *hook_why_name(enum hook_why why)
 		[HOOK_R_RANGE]  = "relocated target out of reach",
 		[HOOK_R_BIG]    = "relocated prologue too large",
 		[HOOK_R_BUSY]   = "a thread was inside the patched bytes",
-		[HOOK_R_NEAR]   = "no trampoline space within 2 GB",
+		[HOOK_R_NEAR]   = "no trampoline space within the branch's reach",
 		[HOOK_R_STOP]   = "threads could not be stopped",
 	};
 

@@ -56,6 +56,8 @@ struct hook_stats {
 	bool   patched;                   /* patching has happened */
 	size_t active;                    /* relocated prologue, switched on */
 	size_t disabled;                  /* relocated prologue, switched off */
+	size_t far_active, far_disabled;  /* the same with the back-end's far entry
+	                                   * (not among the two above) */
 	size_t nop_active, nop_disabled;  /* the same for compiler-assisted sites */
 	size_t got_active, got_disabled;  /* and for import sites (GOT entries) */
 	size_t refused[HOOK_R_COUNT];     /* skipped, per reason */

@@ -7,6 +7,11 @@
 #      every switch store and the stubs under fire, no crash;
 #   2. left at 4: after a reset, one final round of known counts is counted
 #      exactly (4 threads x 1000 st_a, 300 st_b, 77 ex_c).
+# With HOOKSCOPE_A64_FAR=1 (tests/arm64/engine-far.sh) every relocated site
+# must have taken the 16-byte far entry (the patching log and the sites
+# record's patch-far back-end say how many); without it, none (the region
+# is in reach of the functions, even in a module larger than that reach:
+# tests/arm64/engine-big.sh).
 . tests/e2e/lib.sh
 
 CC=${HS_CC:-cc}
@@ -26,10 +31,26 @@ case "${HS_CFLAGS:-}" in
 	grep -q 'functions patched in .*: [1-9][0-9]* relocated prologues' "$log" ||
 		fail "no relocated prologue: $(grep 'hook:' "$log" | head -5)" ;;
 esac
+FAR=
+line=$(grep -m1 'functions patched in' "$log")
+echo "patching: $line"
+# its library calls get import sites, near the module or anywhere
+echo "$line" | grep -q ', [1-9][0-9]* import sites' || fail "no import site: $line"
+if [ "${HOOKSCOPE_A64_FAR:-}" = 1 ]; then
+	rel=$(echo "$line" | sed -n 's/.*: \([0-9]*\) relocated prologues.*/\1/p')
+	far=$(echo "$line" | sed -n 's/.*; \([0-9]*\) of the relocated with the far entry.*/\1/p')
+	[ -n "$rel" ] && [ "$rel" -gt 0 ] && [ "$far" = "$rel" ] ||
+		fail "not every relocated site took the far entry: $line"
+	wait_for 30 jq_once ".sites[\"patch-far\"].active == $far and .sites.patch.active == 0 and
+		.sites.patch.disabled == 0"
+	FAR=" (all $far relocated sites with the 16-byte far entry)"
+elif grep -q 'with the far entry' "$log"; then
+	fail "far entries where a B reaches: $(grep -m1 'functions patched in' "$log")"
+fi
 
 # 1-2. 1000 toggles while the threads run, then a final round counted exactly
 # (bounds for qemu's speed).
 nop_toggles 120
 grep -qiE 'segmentation|illegal instruction|core dumped|signal [0-9]' "$log" && fail "the target crashed: $(tail -5 "$log")"
 stop_daemon
-echo "ok: $CC ${HS_CFLAGS:-} -O2: 1000 live toggles in $TOGGLE_SECS s with 4 threads calling, exact counts after the last one"
+echo "ok: $CC ${HS_CFLAGS:-} -O2$FAR: 1000 live toggles in $TOGGLE_SECS s with 4 threads calling, exact counts after the last one"

@@ -22,12 +22,13 @@ ln -s "$(command -v aarch64-linux-gnu-objcopy)" "$ARM64_BIN/objcopy" ||
 	arm64_fail "aarch64-linux-gnu-objcopy is missing: run make deps ARCH=aarch64"
 export PATH="$ARM64_BIN:$PATH"
 # The e2e tests of the arm64 suite: the engine's (levels, BTI/PAC, live
-# toggles, entry NOPs), the demo's collectors and TUI views, and the
+# toggles, entry NOPs, the far entry, a module larger than a B's reach), the demo's collectors and TUI views, and the
 # forwarded-port pipeline (tests/arm64/forward.sh: it needs the native build
 # too).  None needs ptrace (qemu user mode has none); tests whose figures
 # depend on timing at native speed (tui-ipc's 250 ms rows; pipeline, whose
 # exact counts assume the overhead budget keeps every call timed) stay native.
 ARM64_E2E="tests/e2e/engine.sh tests/arm64/engine-bti.sh tests/arm64/engine-toggle.sh
-tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/forward.sh
+tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/engine-far.sh
+tests/arm64/engine-far-bti.sh tests/arm64/engine-big.sh tests/arm64/forward.sh
 tests/e2e/demo-scenarios.sh tests/e2e/tui-blocks.sh tests/e2e/tui-fps.sh
 tests/e2e/tui-threads.sh tests/e2e/tui-power.sh"

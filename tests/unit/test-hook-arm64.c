@@ -9,6 +9,14 @@
  * the original function's, on every path of a conditional branch.  Then the
  * refusals (a branch back into the patched bytes, too short, undecodable,
  * out of reach) and the block's switch decoding (hook_blk_switch).
+ * The far entry (16 bytes, four instructions relocated): every class as the
+ * fourth instruction and some as the first three, relocated 1 MB, 256 MB
+ * (out of B reach: the relocated branches and the way back jump through
+ * x17) and 5 GB away (out of ADRP reach too), the function's entry
+ * overwritten with the far entry and RUN, and each relocated instruction
+ * entered where a stopped thread would be moved (the plan's bounds); its
+ * refusals (a branch into bytes 4..15, shorter than 16 bytes, a call that
+ * does not end them, x16/x17 used).
  * Runs on arm64 only (under qemu-aarch64 on an x86-64 machine).
  */
 #include <stdarg.h>
@@ -24,6 +32,10 @@
 
 #define MAP_LEN   (4u << 20)
 #define DST_OFF   ((1u << 20) + 4096)   /* the relocated entry, from the function */
+#define COPY_OFF  (512u << 10)          /* a pristine copy of the function */
+#define FAR_LEN   (64u << 10)
+#define FAR_B     (256ull << 20)        /* beyond the B's 128 MB */
+#define FAR_ADRP  (5ull << 30)          /* beyond the ADRP's 4 GB */
 
 /* Call fn with x0 = arg, flags from "cmp arg, #3" and x9 = the return
  * address (the test functions end in br x9; x30 is theirs to use). */
@@ -74,20 +86,38 @@ static const struct test_fn fns[] = {
 	{ "plain",  { 0x91000c00, BR_X9 }, 2 },                                     /* add x0, x0, #3 */
 };
 
-static uint8_t *map;
+static uint8_t *map, *far_b, *far_adrp;
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* len bytes of rwx memory exactly at a (NULL: anywhere), or NULL. */
+static uint8_t *test_map(uint8_t *a, size_t len)
+{
+	void *p = mmap(a, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+	    MAP_PRIVATE | MAP_ANONYMOUS | (a != NULL ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+
+	return p == MAP_FAILED || (a != NULL && p != a) ? NULL : p;
+}
 
 static int setup(void **state)
 {
 	(void)state;
-	map = mmap(NULL, MAP_LEN, PROT_READ | PROT_WRITE | PROT_EXEC,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return map == MAP_FAILED ? -1 : 0;
+	map = test_map(NULL, MAP_LEN);
+	if (map == NULL)
+		return -1;
+	far_b = test_map(map + FAR_B, FAR_LEN);
+	far_adrp = test_map(map + FAR_ADRP, FAR_LEN);
+	return far_b == NULL || far_adrp == NULL ? -1 : 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
 	munmap(map, MAP_LEN);
+	munmap(far_b, FAR_LEN);
+	munmap(far_adrp, FAR_LEN);
 	return 0;
 }
 
@@ -100,9 +130,9 @@ static enum hook_why test_place(const struct test_fn *f, struct hook_plan *p, ui
 
 	memset(map, 0, 2 * DST_OFF);
 	memcpy(fn, f->words, f->n * 4);
-	why = hook_a64_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, p);
+	why = hook_a64_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, false, p);
 	if (why == HOOK_OK) {
-		assert_true(p->n == HOOK_PATCH_LEN);
+		assert_true(p->n == HOOK_PATCH_LEN && p->entry == HOOK_PATCH_LEN);
 		assert_true(p->len <= HOOK_RELOC_MAX);
 		memcpy(dst, p->out, p->len);
 	}
@@ -178,16 +208,146 @@ static void test_refusals(void **state)
 	(void)state;
 	assert_int_equal(test_place(&loop, &p, &entry), HOOK_R_INTO);
 	assert_int_equal(test_place(&rec, &p, &entry), HOOK_OK);
-	assert_int_equal(hook_a64_plan((const uint8_t *)fns[0].words, 3, 0x400000, 0x500000, &p),
-	    HOOK_R_SHORT);
-	assert_int_equal(hook_a64_plan((const uint8_t *)&undef, 4, 0x400000, 0x500000, &p),
+	assert_int_equal(hook_a64_plan((const uint8_t *)fns[0].words, 3, 0x400000, 0x500000, false,
+	    &p), HOOK_R_SHORT);
+	assert_int_equal(hook_a64_plan((const uint8_t *)&undef, 4, 0x400000, 0x500000, false, &p),
 	    HOOK_R_DECODE);
-	/* b +12 relocated 200 MB away: beyond the B's 128 MB */
+	/* a block out of the B's reach takes the far entry: b +12 then
+	 * branches into its bytes 4..15 */
 	assert_int_equal(hook_a64_plan((const uint8_t *)fns[0].words, 20, 0x400000,
-	    0x400000 + (200u << 20), &p), HOOK_R_RANGE);
-	/* an adr relocated beyond the adrp's 4 GB */
-	assert_int_equal(hook_a64_plan((const uint8_t *)fns[7].words, 24, 0x400000,
-	    0x400000 + (8ull << 30), &p), HOOK_R_RANGE);
+	    0x400000 + (200u << 20), false, &p), HOOK_R_INTO);
+	assert_true(p.entry == HOOK_PATCH_MAX);
+}
+
+/* The far entry's functions: fns[] with three NOPs first (the class is
+ * the fourth instruction, the last one the entry covers; the adrp
+ * function's add follows its literal), then classes among the first three
+ * (their targets past the 16 bytes). */
+#define ADD1   0x91000400u                     /* add x0, x0, #1 */
+static const struct test_fn far_fns[] = {
+	/* b.eq +24; add x0, x0, #1 x3; br x9; nop; mov x0, #2; br x9 */
+	{ "b.eq 1st",  { 0x540000c0, ADD1, ADD1, ADD1, BR_X9, A64_NOP, MOV0(2), BR_X9 }, 8 },
+	/* nop; cbz x0, +20; add x0, x0, #1 x3; br x9; mov x0, #2; br x9 */
+	{ "cbz 2nd",   { A64_NOP, 0xb40000a0, ADD1, ADD1, ADD1, BR_X9, MOV0(2), BR_X9 }, 8 },
+	/* nop; nop; adr x0, +24; ldr x0, [x0]; br x9; nop x3; .quad */
+	{ "adr 3rd",   { A64_NOP, A64_NOP, 0x100000c0, 0xf9400000, BR_X9, A64_NOP, A64_NOP,
+	    A64_NOP, 0x55667788, 0x11223344 }, 10 },
+	/* ldr x0, +32; add x0, x0, #1; nop; nop; br x9; nop x3; .quad */
+	{ "ldr x 1st", { 0x58000100, ADD1, A64_NOP, A64_NOP, BR_X9, A64_NOP, A64_NOP, A64_NOP,
+	    0x50607080, 0x10203040 }, 10 },
+	/* tbnz x0, #33, +20; add x0, x0, #1 x3; br x9; mov x0, #2; br x9 */
+	{ "tbnz 1st",  { 0xb70800a0, ADD1, ADD1, ADD1, BR_X9, MOV0(2), BR_X9 }, 7 },
+};
+
+/* f with three NOPs first (see far_fns). */
+static struct test_fn test_padded(const struct test_fn *f)
+{
+	struct test_fn g = { f->name, { A64_NOP, A64_NOP, A64_NOP }, f->n + 3 };
+
+	assert_true(g.n <= sizeof g.words / sizeof g.words[0]);
+	memcpy(g.words + 3, f->words, f->n * 4);
+	if (strcmp(f->name, "adrp") == 0)
+		g.words[4] = 0x91007000;        /* add x0, x0, #28 */
+	return g;
+}
+
+/* Relocate f's first 16 bytes with the far entry to dst, write that entry
+ * at the function (as the engine does, to dst directly) and run it against
+ * a pristine copy of f; with mid (the instructions before the class are
+ * NOPs), the relocated copy entered at each instruction's bounds too, as
+ * a thread stopped there is moved, against the copy entered there. */
+static void test_far_run(const struct test_fn *f, uint8_t *dst, bool mid)
+{
+	static const uint64_t args[] = { 0, 3, 4, 5, (uint64_t)1 << 33 };
+	uint8_t *fn = map, *copy = map + COPY_OFF;
+	struct hook_plan p;
+
+	memset(map, 0, COPY_OFF + 4096);
+	memcpy(fn, f->words, f->n * 4);
+	memcpy(copy, f->words, f->n * 4);
+	assert_int_equal(hook_a64_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, true, &p), HOOK_OK);
+	assert_true(p.entry == HOOK_PATCH_MAX && p.n == HOOK_PATCH_MAX);
+	assert_true(p.len <= HOOK_RELOC_MAX && p.bounds.n >= 1 && p.bounds.n <= 4);
+	memcpy(dst, p.out, p.len);
+	a64_jump_far(fn, A64_X16, (uintptr_t)dst);
+	__builtin___clear_cache((char *)map, (char *)map + COPY_OFF + 4096);
+	__builtin___clear_cache((char *)dst, (char *)dst + p.len);
+	for (size_t a = 0; a < 5; a++) {
+		uint64_t want = test_call((uintptr_t)copy, args[a]);
+
+		if (test_call((uintptr_t)fn, args[a]) != want)
+			fail_msg("%s at %+lld: arg %#llx: far entry %#llx, original %#llx", f->name,
+			    (long long)(dst - fn), (unsigned long long)args[a],
+			    (unsigned long long)test_call((uintptr_t)fn, args[a]),
+			    (unsigned long long)want);
+		for (size_t k = 1; k < p.bounds.n; k++) {
+			assert_int_equal(p.bounds.orig[k], 4 * k);
+			assert_true(p.bounds.reloc[k] > p.bounds.reloc[k - 1]);
+			if (!mid)
+				continue;
+			want = test_call((uintptr_t)copy + 4 * k, args[a]);
+			if (test_call((uintptr_t)dst + p.bounds.reloc[k], args[a]) != want)
+				fail_msg("%s at %+lld: arg %#llx: entered at instruction %zu: %#llx, "
+				    "original %#llx", f->name, (long long)(dst - fn),
+				    (unsigned long long)args[a], k,
+				    (unsigned long long)test_call((uintptr_t)dst + p.bounds.reloc[k],
+				    args[a]), (unsigned long long)want);
+		}
+	}
+}
+
+/* Every class through the far entry, 1 MB, 256 MB and 5 GB away. */
+static void test_far_classes_run(void **state)
+{
+	uint8_t *dsts[] = { map + DST_OFF, far_b + 4096, far_adrp + 4096 };
+
+	(void)state;
+	for (size_t d = 0; d < 3; d++) {
+		for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+			struct test_fn g = test_padded(&fns[i]);
+
+			test_far_run(&g, dsts[d], true);
+		}
+		for (size_t i = 0; i < sizeof far_fns / sizeof far_fns[0]; i++)
+			test_far_run(&far_fns[i], dsts[d], false);
+	}
+}
+
+/* The far entry's refusals; the near one takes the same functions. */
+static void test_far_refusals(void **state)
+{
+	/* nop x4; cbz x0, (entry + 4); br x9: a branch into bytes 4..15 */
+	static const struct test_fn into = { "into", { A64_NOP, A64_NOP, A64_NOP, A64_NOP,
+	    0xb4ffffa0, BR_X9 }, 6 };
+	/* add x0, x0, #1; add x0, x0, #1; br x9: 12 bytes */
+	static const struct test_fn shorty = { "short", { ADD1, ADD1, BR_X9 }, 3 };
+	/* bl +16; nop x3; br x9: the callee would return into the far entry */
+	static const struct test_fn call = { "bl", { 0x94000004, A64_NOP, A64_NOP, A64_NOP,
+	    BR_X9 }, 5 };
+	/* blr x1; nop x3; br x9 */
+	static const struct test_fn blr = { "blr", { 0xd63f0020, A64_NOP, A64_NOP, A64_NOP,
+	    BR_X9 }, 5 };
+	/* mov x16, x0; add x0, x16, #1; nop; nop; br x9: x16 is the entry's */
+	static const struct test_fn ip = { "x16", { 0xaa0003f0, 0x91000600, A64_NOP, A64_NOP,
+	    BR_X9 }, 5 };
+	static const struct { const struct test_fn *f; enum hook_why far; } cases[] = {
+		{ &into, HOOK_R_INTO }, { &shorty, HOOK_R_SHORT }, { &call, HOOK_R_CALL },
+		{ &blr, HOOK_R_CALL }, { &ip, HOOK_R_INSN },
+	};
+	struct hook_plan p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct test_fn *f = cases[i].f;
+
+		if (hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000, 0x500000, true, &p) !=
+		    cases[i].far)
+			fail_msg("%s: far entry: %s, not %s", f->name,
+			    hook_why_name(hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
+			    0x500000, true, &p)), hook_why_name(cases[i].far));
+		assert_int_equal(hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
+		    0x500000, false, &p), HOOK_OK);
+	}
 }
 
 /* hook_blk_switch finds the switch that hook_tramp_fill aimed the block's
@@ -217,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_classes_run),
 		cmocka_unit_test(test_literal_values),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_far_classes_run),
+		cmocka_unit_test(test_far_refusals),
 		cmocka_unit_test(test_blk_switch),
 	};
 

@@ -1,8 +1,14 @@
 /*
  * backend.c - the hook engine's arm64 back-end ops (engine/backend.h): the
- * relocator (hook_a64.c), B imm26 patches, the 16-byte absolute jump
- * (ldr x16, #8; br x16; .quad) of import sites, pc in a ucontext, and code
- * copies that keep the instruction cache coherent.  The trampoline blocks
+ * relocator (hook_a64.c), the entries (a B imm26, or the 16-byte far form
+ * ldr x16, #8; br x16; .quad, which is also the absolute jump of import
+ * sites), pc in a ucontext, and code copies that keep the instruction
+ * cache coherent.
+ *
+ * HOOKSCOPE_A64_FAR=1 in the target's environment gives every relocated
+ * site the far entry even where a B reaches its block: the far path's
+ * test (tests/arm64/engine-far.sh), and a way round a suspected problem
+ * with the near one.  The trampoline blocks
  * and the stubs are hook_tramp.c's, the calibration stub hook_cal.c's.
  *
  * A compiler-reserved entry (-fpatchable-function-entry's first NOP) is
@@ -11,26 +17,45 @@
  * (ARM ARM, concurrent modification and execution of instructions), so no
  * trap is needed.
  */
+#include <assert.h>
 #include <elf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
 #include "backend.h"
 #include "hook_a64.h"
 
-/* b from 'from' to 'to' (the region is within reach: hook_tramp_map). */
-static void a64_branch(uint8_t out[HOOK_PATCH_LEN], uintptr_t from, uintptr_t to)
+/* The relocator, with the far entry forced by HOOKSCOPE_A64_FAR=1. */
+static enum hook_why a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    struct hook_plan *p)
 {
-	a64_put(out, a64_b(from, to, false));
+	static int forced = -1;
+
+	if (forced < 0) {
+		const char *e = getenv("HOOKSCOPE_A64_FAR");
+
+		forced = e != NULL && strcmp(e, "1") == 0;
+	}
+	return hook_a64_plan(code, size, addr, dst, forced == 1, p);
+}
+
+/* The near entry, b from 'from' to 'to' (within reach: the plan chose it),
+ * or the far one through x16 (free at a function's entry, hook_layout.h). */
+static void a64_branch(uint8_t *out, uintptr_t from, uintptr_t to, size_t len)
+{
+	assert(len == HOOK_PATCH_LEN || len == HOOK_PATCH_MAX);
+	if (len == HOOK_PATCH_MAX)
+		a64_jump_far(out, A64_X16, to);
+	else
+		a64_put(out, a64_b(from, to, false));
 }
 
 /* ldr x16, #8; br x16; .quad to.  x16 is free where import sites jump
  * (a PLT entry uses it the same way). */
 static size_t a64_jump_abs(uint8_t *out, uintptr_t to)
 {
-	a64_put(out, 0x58000000u | (2u << 5) | A64_X16);
-	a64_put(out + 4, a64_br(A64_X16));
-	memcpy(out + 8, &to, sizeof to);
+	a64_jump_far(out, A64_X16, to);
 	return 16;
 }
 
@@ -92,7 +117,7 @@ static void a64_code_store1(void *dst, uint8_t v)
 
 const struct hook_backend hook_backend = {
 	.arch          = "arm64",
-	.plan          = hook_a64_plan,
+	.plan          = a64_plan,
 	.branch        = a64_branch,
 	.jump_abs      = a64_jump_abs,
 	.entry_nop     = a64_entry_nop,

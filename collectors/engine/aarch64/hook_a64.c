@@ -1,27 +1,35 @@
 /*
- * hook_a64.c - relocation of a function's first instruction (arm64).
+ * hook_a64.c - relocation of a function's first instructions (arm64).
  *
- * The 4-byte B that diverts a function overwrites its first instruction;
- * that one is copied to the site's block, fixed for its new address, and
- * followed by a B back to fn + 4.  Capstone decodes it (an instruction it
- * cannot decode is refused); the PC-relative classes are re-encoded from
- * their fields:
- *   - B and BL keep their form aimed at the original target (the region is
- *     within their +/-128 MB of the whole module); BL becomes
- *     "ldr x30, =fn+4; b target", so the callee returns to the original code
- *     (where unwind information is) rather than into the block;
- *   - B.cond, CBZ/CBNZ and TBZ/TBNZ are inverted into a skip over
- *     "b fn+4; b target";
+ * The entry's branch overwrites the first instruction (the near entry, a
+ * 4-byte B) or the first four (the far entry, 16 bytes: ldr x16, #8;
+ * br x16; .quad blk).  Those are copied to the site's block, fixed for
+ * their new address, and followed by the way back to fn + n.  Capstone
+ * decodes them (an instruction it cannot decode is refused); the
+ * PC-relative classes are re-encoded from their fields:
+ *   - B keeps its form aimed at the original target, or jumps there through
+ *     x17 (ldr x17, #8; br x17; .quad target) out of its +/-128 MB; BL
+ *     becomes "ldr x30, =fn+n; b target" (the same through x17 out of
+ *     reach), so the callee returns to the original code (where unwind
+ *     information is) rather than into the block;
+ *   - B.cond, CBZ/CBNZ and TBZ/TBNZ become the inverted test skipping over
+ *     the jump to the target (b.ne over; b target; over:);
  *   - ADR becomes adrp + add, ADRP is re-encoded for its new page (+/-4 GB);
+ *     out of that reach both load the address from a literal of the block;
  *   - LDR/LDRSW literal load the address from a literal of the block, then
  *     through it; the SIMD LDR literal does so through x17 (free at a
  *     function's entry, hook_layout.h); PRFM literal, a hint, is dropped.
- * The whole function (size from the symbol table) is swept for direct
- * branches into the patched bytes.  Offset 0 counts too: a loop back to the
- * entry (tail recursion turned into a jump) would run the hook once per
- * iteration and count iterations as calls; a BL to it is a real call.
- * Indirect branches (jump tables) cannot be checked; a compiler never aims
- * one at a function's entry.
+ * The way back is a B, or the jump through x17 out of its reach.
+ * A call (BL, BLR) that does not end the patched bytes is refused: a thread
+ * inside its callee while the entry is written would return into the middle
+ * of the far entry.  So is a far entry over an instruction that uses x16 or
+ * x17 (the entry and the relocated forms use them as scratch).  The whole
+ * function (size from the symbol table) is swept for direct branches into
+ * the patched bytes.  Offset 0 counts too: a loop back to the entry (tail
+ * recursion turned into a jump) would run the hook once per iteration and
+ * count iterations as calls; a BL to it is a real call.  Indirect branches
+ * (jump tables) cannot be checked; a compiler never aims one at a
+ * function's first instructions.
  */
 #include <capstone/capstone.h>
 
@@ -68,10 +76,54 @@ static enum hook_why a64_sweep(const uint8_t *code, size_t size, uint64_t addr, 
 	return HOOK_OK;
 }
 
-/* Emit the relocated form of insn (from pc) at dst + p->len; *ends when it
- * already branched back to back.  HOOK_OK or the refusal reason. */
+#define A64_FORM_MAX 28          /* the longest relocated form (bl out of reach) */
+
+/* Emit a jump from q to 'to' at o: a B, or through x17 out of its reach.
+ * Its length. */
+static size_t a64_jump(uint8_t *o, uint64_t q, uint64_t to)
+{
+	if (a64_fits((int64_t)(to - q) >> 2, 26)) {
+		a64_put(o, a64_b(q, to, false));
+		return 4;
+	}
+	a64_jump_far(o, A64_X17, to);
+	return 16;
+}
+
+/* BL, BLR, BLRAA(Z), BLRAB(Z)? */
+static bool a64_is_call(uint32_t insn)
+{
+	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfefff000u) == 0xd63f0000u;
+}
+
+/* Is x16 or x17 (w16, w17) an operand of in (detail on)? */
+static bool a64_uses_ip(const cs_insn *in)
+{
+	const cs_arm64 *a = &in->detail->arm64;
+
+	for (int i = 0; i < a->op_count; i++) {
+		const cs_arm64_op *o = &a->operands[i];
+		unsigned r[2] = { 0, 0 };
+
+		if (o->type == ARM64_OP_REG) {
+			r[0] = o->reg;
+		} else if (o->type == ARM64_OP_MEM) {
+			r[0] = o->mem.base;
+			r[1] = o->mem.index;
+		}
+		for (int k = 0; k < 2; k++)
+			if (r[k] == ARM64_REG_X16 || r[k] == ARM64_REG_X17 ||
+			    r[k] == ARM64_REG_W16 || r[k] == ARM64_REG_W17)
+				return true;
+	}
+	return false;
+}
+
+/* Emit the relocated form of insn (from pc) at dst + p->len; back is the
+ * return address of a call that ends the patched bytes; *ends when the
+ * form never falls through.  HOOK_OK or the refusal reason. */
 static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uint64_t back,
-    struct hook_plan *p, bool *ends)
+    bool last, struct hook_plan *p, bool *ends)
 {
 	uint8_t *o = p->out + p->len;
 	uint64_t q = dst + p->len, t;
@@ -79,31 +131,46 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 	bool link;
 
 	*ends = false;
+	if (a64_is_call(insn) && !last)
+		return HOOK_R_CALL;
 	if (a64_branch_target(insn, pc, &t, &link)) {
-		bool uncond = (insn & 0x7c000000u) == 0x14000000u;
-		size_t at = uncond ? (link ? 4 : 0) : 8;        /* where the b target goes */
+		bool uncond = (insn & 0x7c000000u) == 0x14000000u ||
+		    ((insn & 0xff000010u) == 0x54000000u && (insn & 0xe) == 0xe);  /* b.al, b.nv */
 
-		if (!a64_fits((int64_t)(t - (q + at)) >> 2, 26) || !a64_fits((int64_t)(back - (q + 4)) >> 2, 26))
-			return HOOK_R_RANGE;
 		if (uncond && link) {
-			/* ldr x30, lit; b target; lit: .quad back */
-			a64_put(o, 0x58000000u | (2u << 5) | 30);
-			a64_put(o + 4, a64_b(q + 4, t, false));
-			memcpy(o + 8, &back, 8);
-			p->len += 16;
+			if (a64_fits((int64_t)(t - (q + 4)) >> 2, 26)) {
+				/* ldr x30, lit; b target; lit: .quad back */
+				a64_put(o, a64_ldr_lit(30, 8));
+				a64_put(o + 4, a64_b(q + 4, t, false));
+				memcpy(o + 8, &back, 8);
+				p->len += 16;
+			} else {
+				/* ldr x30, lit; ldr x17, lit + 8; br x17; lit: .quad back, target */
+				a64_put(o, a64_ldr_lit(30, 12));
+				a64_put(o + 4, a64_ldr_lit(A64_X17, 16));
+				a64_put(o + 8, a64_br(A64_X17));
+				memcpy(o + 12, &back, 8);
+				memcpy(o + 20, &t, 8);
+				p->len += 28;
+			}
 		} else if (uncond) {
-			a64_put(o, a64_b(q, t, false));
-			p->len += 4;
+			p->len += a64_jump(o, q, t);
 		} else {
-			/* the same test skipping one instruction: taken -> b target */
-			if ((insn & 0x7e000000u) == 0x36000000u)        /* tb(n)z: imm14 */
-				insn = (insn & ~(0x3fffu << 5)) | (2u << 5);
-			else                                            /* imm19 */
-				insn = (insn & ~(0x7ffffu << 5)) | (2u << 5);
+			/* the inverted test skips over the jump to the target */
+			size_t jl = a64_jump(o + 4, q + 4, t);
+			uint32_t skip = (uint32_t)(4 + jl) >> 2;
+
+			if ((insn & 0xff000010u) == 0x54000000u)                /* b.cond */
+				insn ^= 1;
+			else                                                    /* cb(n)z, tb(n)z */
+				insn ^= 1u << 24;
+			if ((insn & 0x7e000000u) == 0x36000000u)                /* tb(n)z: imm14 */
+				insn = (insn & ~(0x3fffu << 5)) | (skip << 5);
+			else                                                    /* imm19 */
+				insn = (insn & ~(0x7ffffu << 5)) | (skip << 5);
 			a64_put(o, insn);
-			a64_put(o + 4, a64_b(q + 4, back, false));
-			a64_put(o + 8, a64_b(q + 8, t, false));
-			p->len += 12;
+			p->len += 4 + jl;
+			return HOOK_OK;
 		}
 		*ends = true;
 		return HOOK_OK;
@@ -116,8 +183,14 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 			t = (pc & ~0xfffull) + (uint64_t)(imm * 4096);
 		else
 			t = pc + (uint64_t)imm;
-		if (!a64_adrp_fits(q, t))
-			return HOOK_R_RANGE;
+		if (!a64_adrp_fits(q, t)) {
+			/* ldr rt, lit; b over; lit: .quad t; over: */
+			a64_put(o, a64_ldr_lit(rt, 8));
+			a64_put(o + 4, a64_b(q + 4, q + 16, false));
+			memcpy(o + 8, &t, 8);
+			p->len += 16;
+			return HOOK_OK;
+		}
 		a64_put(o, a64_adrp(rt, q, t));
 		p->len += 4;
 		if (!(insn >> 31)) {
@@ -139,15 +212,12 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 				return HOOK_R_INSN;
 			return HOOK_OK;                         /* prfm: a hint, dropped */
 		}
-		/* ldr base, lit; ldr rt, [base]; b back; lit: .quad t */
-		a64_put(o, 0x58000000u | (3u << 5) | base);
+		/* ldr base, lit; ldr rt, [base]; b over; lit: .quad t; over: */
+		a64_put(o, a64_ldr_lit(base, 12));
 		a64_put(o + 4, through[simd][opc] | (base << 5) | rt);
-		a64_put(o + 8, a64_b(q + 8, back, false));
+		a64_put(o + 8, a64_b(q + 8, q + 20, false));
 		memcpy(o + 12, &t, 8);
-		if (!a64_fits((int64_t)(back - (q + 8)) >> 2, 26))
-			return HOOK_R_RANGE;
 		p->len += 20;
-		*ends = true;
 		return HOOK_OK;
 	}
 	a64_put(o, insn);                                         /* not PC-relative */
@@ -157,43 +227,56 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 
 /* See hook_a64.h. */
 enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
-    struct hook_plan *p)
+    bool far, struct hook_plan *p)
 {
 	enum hook_why why = HOOK_OK;
 	bool ends = false;
 	cs_insn *in = NULL;
+	size_t k;
 	csh h;
 
-	p->n = p->len = 0;
-	/* one instruction: a stopped thread is at its start or outside it */
-	memset(&p->bounds, 0, sizeof p->bounds);
-	p->bounds.n = 1;
-	if (size < HOOK_PATCH_LEN || (addr & 3) || (dst & 3))
+	memset(p, 0, sizeof *p);
+	far = far || !a64_fits((int64_t)(dst - HOOK_BLK_HEAD - addr) >> 2, 26);
+	p->entry = far ? HOOK_PATCH_MAX : HOOK_PATCH_LEN;
+	if (size < p->entry || (addr & 3) || (dst & 3))
 		return HOOK_R_SHORT;
 	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h) != CS_ERR_OK)
 		return HOOK_R_DECODE;
-	while (why == HOOK_OK && p->n < HOOK_PATCH_LEN) {
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	/* Each instruction the entry covers, while one can fall through to it
+	 * (after an unconditional branch the rest is reached only by a branch
+	 * into the patched bytes: refused below). */
+	for (k = 0; why == HOOK_OK && k < p->entry / 4 && !ends; k++) {
 		uint32_t insn;
 
-		if (cs_disasm(h, code + p->n, 4, addr + p->n, 1, &in) != 1) {
+		if (p->len + A64_FORM_MAX > HOOK_RELOC_MAX) {
+			why = HOOK_R_BIG;
+			break;
+		}
+		if (cs_disasm(h, code + 4 * k, 4, addr + 4 * k, 1, &in) != 1) {
 			why = HOOK_R_DECODE;
 			break;
 		}
+		if (far && a64_uses_ip(in))
+			why = HOOK_R_INSN;
 		cs_free(in, 1);
-		memcpy(&insn, code + p->n, 4);
-		why = a64_reloc_one(insn, addr + p->n, dst, addr + HOOK_PATCH_LEN, p, &ends);
-		p->n += 4;
+		if (why != HOOK_OK)
+			break;
+		memcpy(&insn, code + 4 * k, 4);
+		p->bounds.orig[k] = (uint8_t)(4 * k);
+		p->bounds.reloc[k] = (uint8_t)p->len;
+		p->bounds.n = (uint8_t)(k + 1);
+		why = a64_reloc_one(insn, addr + 4 * k, dst, addr + p->entry, k + 1 == p->entry / 4, p,
+		    &ends);
 	}
 	cs_close(&h);
+	p->n = p->entry;
 	if (why == HOOK_OK)
 		why = a64_sweep(code, size, addr, p->n);
 	if (why == HOOK_OK && !ends) {
-		uint64_t q = dst + p->len;
-
-		if (!a64_fits((int64_t)(addr + p->n - q) >> 2, 26))
-			return HOOK_R_RANGE;
-		a64_put(p->out + p->len, a64_b(q, addr + p->n, false));
-		p->len += 4;
+		if (p->len + 16 > HOOK_RELOC_MAX)
+			return HOOK_R_BIG;
+		p->len += a64_jump(p->out + p->len, dst + p->len, addr + p->n);
 	}
 	return why;
 }

@@ -19,11 +19,14 @@
 #define A64_X17     17
 
 /* Relocate the first instruction(s) of the function at addr (size bytes,
- * code = a readable copy or the function itself) so they run at dst and
- * then branch back to addr + n.  Scans the whole function for branches into
+ * code = a readable copy or the function itself) so they run at dst (a
+ * block's HOOK_BLK_HEAD) and then go on at addr + n: the first instruction
+ * for the near entry (a B), the first four for the far one (16 bytes),
+ * which is used when far is set or the block is out of the B's reach of
+ * addr (p->entry says which).  Scans the whole function for branches into
  * the patched bytes.  HOOK_OK or the refusal reason. */
 enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
-    struct hook_plan *p);
+    bool far, struct hook_plan *p);
 
 /* Does a signed distance fit in bits (a multiple of 4, as imm bits - 2)? */
 static inline bool a64_fits(int64_t d, unsigned bits)
@@ -66,6 +69,21 @@ static inline uint32_t a64_add_lo12(unsigned rd, unsigned rn, uint64_t to)
 static inline uint32_t a64_br(unsigned rn)
 {
 	return 0xd61f0000u | (rn << 5);
+}
+
+/* ldr xt, pc + off (literal, off a multiple of 4 within +/-1 MB) */
+static inline uint32_t a64_ldr_lit(unsigned rt, int32_t off)
+{
+	return 0x58000000u | (((uint32_t)(off >> 2) & 0x7ffff) << 5) | rt;
+}
+
+/* ldr xn, #8; br xn; .quad to: a jump anywhere, 16 bytes (the far entry,
+ * an import site's jump, a relocated branch out of B reach). */
+static inline void a64_jump_far(uint8_t out[16], unsigned rn, uint64_t to)
+{
+	a64_put(out, a64_ldr_lit(rn, 8));
+	a64_put(out + 4, a64_br(rn));
+	memcpy(out + 8, &to, 8);
 }
 
 /* Is [a, b) within adrp reach (+/-4 GB, pages)? */

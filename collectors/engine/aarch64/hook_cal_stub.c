@@ -6,6 +6,11 @@
  * hook_cal_count enters its counted path with x16 set as a block's switch
  * leaves it.
  */
+#include "hook_layout.h"
+
+#define HOOK_CAL_STR(x) HOOK_CAL_STR_(x)
+#define HOOK_CAL_STR_(x) #x
+#define HOOK_CAL_AT(off) ".org hook_cal_stub + " HOOK_CAL_STR(off) "\n"
 #define HOOK_CAL_IND(reg, word) \
 	"	adrp " reg ", " word "\n" \
 	"	ldr " reg ", [" reg ", #:lo12:" word "]\n" \
@@ -19,21 +24,22 @@ __asm__(
 	".type hook_cal_stub, %function\n"
 	"hook_cal_stub:\n"
 	HOOK_CAL_IND("x16", "hook_cal_sw")
-	".org hook_cal_stub + 12\n"            /* the block's offsets (hook_layout.h) */
+	HOOK_CAL_AT(HOOK_BLK_ON)               /* the block's offsets (hook_layout.h) */
 	"hook_cal_on:\n"
 	"	adr x16, hook_cal_on\n"
 	HOOK_CAL_IND("x17", "hook_cal_common")
-	".org hook_cal_stub + 28\n"
+	HOOK_CAL_AT(HOOK_BLK_RET)
 	HOOK_CAL_IND("x17", "hook_cal_common+8")
-	".org hook_cal_stub + 40\n"
+	HOOK_CAL_AT(HOOK_BLK_COUNT)
+	"hook_cal_count:\n"
+	"	adr x16, hook_cal_count\n"
+	HOOK_CAL_IND("x17", "hook_cal_common+16")
+	HOOK_CAL_AT(HOOK_BLK_INDEX)
+	"	.word 0\n"
+	HOOK_CAL_AT(HOOK_BLK_HEAD)
 	".type hook_cal_body, %function\n"
 	"hook_cal_body:\n"
 	"	ret\n"
 	".size hook_cal_body, .-hook_cal_body\n"
-	".org hook_cal_stub + 64\n"
-	"hook_cal_count:\n"
-	"	adr x16, hook_cal_count\n"
-	HOOK_CAL_IND("x17", "hook_cal_common+16")
-	"	.word 0\n"
 	".size hook_cal_stub, .-hook_cal_stub\n"
 );

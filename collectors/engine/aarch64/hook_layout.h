@@ -2,26 +2,33 @@
  * hook_layout.h - the arm64 back-end's site block (included by hook.h: the
  * engine's include path holds the chosen back-end's folder).
  *
- * Patching (once, all other threads stopped) writes one 4-byte B at the
- * function's start to the site's out-of-line block, in a trampoline region
- * mapped within the B's +/-128 MB of every byte of the module:
+ * Patching (once, all other threads stopped) writes the function's entry
+ * branch to the site's out-of-line block, in one of two forms:
+ *   near: one 4-byte B, when the block is within the B's +/-128 MB of the
+ *         function (its region is mapped within that reach of the part of
+ *         the module it serves, hook_region.c);
+ *   far:  16 bytes, "ldr x16, #8; br x16; .quad blk", otherwise (or with
+ *         HOOKSCOPE_A64_FAR=1): the first four instructions are relocated.
  *
  *   blk+0   adrp x16, switch; ldr x16, [x16, :lo12:switch]; br x16
  *   blk+12  adr x16, blk+12; adrp x17, enter; ldr x17, [...]; br x17   enabled
  *   blk+28  adrp x17, exit; ldr x17, [...]; br x17    the function's return address
- *   blk+40  relocated prologue                          (hook_a64.c)
- *           b fn+4
- *   blk+64  adr x16, blk+64; adrp x17, count; ldr x17, [...]; br x17   counted
- *   blk+80  .word index
+ *   blk+40  adr x16, blk+40; adrp x17, count; ldr x17, [...]; br x17   counted
+ *   blk+56  .word index
+ *   blk+64  relocated prologue (up to 96 bytes, hook_a64.c)
+ *           b fn+n, or ldr x17, #8; br x17; .quad fn+n out of B reach
  *
- * The switch holds blk+12 (timed), blk+64 (counted) or blk+40 (disabled), so
+ * The switch holds blk+12 (timed), blk+40 (counted) or blk+64 (disabled), so
  * a level or mode change is one relaxed 8-byte store per site.  x16 and x17
  * (IP0, IP1) are free at a function's entry: the AAPCS64 lets a linker's
  * veneer clobber them on any call, and compilers never keep values in them
  * across one.  The stubs are jumped to, not called: x30 still holds the
  * caller's return address.  x16 holds the entry's own address (blk+12 or
- * blk+64, set by its adr: an entry NOP's B enters there directly, past the
- * switch) so the stubs find the block, and they leave by br to blk+40.
+ * blk+40, set by its adr: an entry NOP's B enters there directly, past the
+ * switch) so the stubs find the block, and they leave by br to blk+64.
+ * Under BTI the blocks' pages are not guarded (mapped without PROT_BTI): a
+ * far entry's br x16 may land on blk+0; the stubs, in the agent's guarded
+ * text, start with bti c, which a br x16 or x17 may land on.
  *
  * Enabled, hook_enter_common (hook_tramp.c) stores x30 in its frame's slot
  * (at the function's entry sp - 16, so the exit stub finds the same address:
@@ -43,16 +50,17 @@
 #include <stdint.h>
 #include <string.h>
 
-#define HOOK_PATCH_LEN  4           /* b imm26 */
-#define HOOK_BLK_SIZE   128         /* out-of-line block per site */
+#define HOOK_PATCH_LEN  4           /* b imm26: the near entry */
+#define HOOK_PATCH_MAX  16          /* ldr x16, #8; br x16; .quad: the far entry */
+#define HOOK_BLK_SIZE   160         /* out-of-line block per site */
 #define HOOK_BLK_ON     12          /* the enabled path (see above) */
 #define HOOK_BLK_ENTERED 12         /* what hook_enter_common is given (x16) */
 #define HOOK_BLK_RET    28          /* the function's return address */
-#define HOOK_BLK_INDEX  80          /* the site's index, 4 bytes */
-#define HOOK_BLK_HEAD   40          /* the relocated prologue */
-#define HOOK_BLK_HEAD_MAX 24        /* its room */
-#define HOOK_BLK_COUNT  64          /* the counted path */
-#define HOOK_BLK_COUNTED 64         /* what hook_count_common is given (x16) */
+#define HOOK_BLK_COUNT  40          /* the counted path */
+#define HOOK_BLK_COUNTED 40         /* what hook_count_common is given (x16) */
+#define HOOK_BLK_INDEX  56          /* the site's index, 4 bytes */
+#define HOOK_BLK_HEAD   64          /* the relocated prologue */
+#define HOOK_BLK_HEAD_MAX 96        /* its room: four instructions' worst forms + the way back */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */
 #define HOOK_REACH      ((uintptr_t)0x7f00000)    /* b: a little under 128 MB */
 #define HOOK_FILL       0xd4200000u /* unused block words: brk #0 */

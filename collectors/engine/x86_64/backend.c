@@ -5,6 +5,7 @@
  * a ucontext, and code copies past the sanitizers.  The trampoline blocks
  * and the stubs are hook_tramp.c's, the calibration stub hook_cal.c's.
  */
+#include <assert.h>
 #include <elf.h>
 #include <string.h>
 #include <ucontext.h>
@@ -12,11 +13,12 @@
 #include "backend.h"
 #include "hook_x86.h"
 
-/* jmp rel32 from 'from' to 'to'. */
-static void x86_branch(uint8_t out[HOOK_PATCH_LEN], uintptr_t from, uintptr_t to)
+/* jmp rel32 from 'from' to 'to' (the only entry form). */
+static void x86_branch(uint8_t *out, uintptr_t from, uintptr_t to, size_t len)
 {
 	int32_t rel = (int32_t)((intptr_t)to - (intptr_t)(from + HOOK_PATCH_LEN));
 
+	assert(len == HOOK_PATCH_LEN);
 	out[0] = 0xe9;
 	memcpy(out + 1, &rel, 4);
 }

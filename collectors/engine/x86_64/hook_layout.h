@@ -51,6 +51,7 @@
 #include <string.h>
 
 #define HOOK_PATCH_LEN  5           /* jmp rel32 */
+#define HOOK_PATCH_MAX  HOOK_PATCH_LEN   /* no other entry form */
 #define HOOK_BLK_SIZE   128         /* out-of-line block per site */
 #define HOOK_BLK_ON     6           /* the enabled path (see above) */
 #define HOOK_BLK_ENTERED 12         /* hook_enter_common's return address */

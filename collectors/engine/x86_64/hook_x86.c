@@ -255,6 +255,7 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	int32_t rel;
 
 	memset(p, 0, sizeof *p);
+	p->entry = HOOK_PATCH_LEN;
 	if (size < HOOK_PATCH_LEN)
 		return HOOK_R_SHORT;
 	if (!hook_x86_handle(&h))
