@@ -62,6 +62,8 @@ const struct tui_command tui_commands[] = {
 	  .help = "processes one can attach to, those whose name or command has FILTER" },
 	{ .name = "ui-thread", .args = "T", .min_args = 1, .max_args = 1, .exec = cmd_plain,
 	  .help = "watch thread T (main, a tid or a name) for UI-thread blocks" },
+	{ .name = "leaks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_plain,
+	  .help = "scan the target's heap for blocks nothing points to (full tracking; view 9)" },
 	{ .name = "blocks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_blocks,
 	  .help = "UI-thread blocks with their symbolized stacks (also b)" },
 	{ .name = "issues", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_issues,

@@ -11,7 +11,8 @@
  * allocation, else sampled with that mean interval; HOOKSCOPE_MEMORY_SAMPLE
  * at start).  Threshold "leak": the daemon's leak window, echoed back.
  * A program whose malloc is not ours (its own allocator, a sanitizer's)
- * is said so and the mode is "replaced".
+ * is said so and the mode is "replaced".  Request "leaks": the
+ * reachability scan (memory_leaks.c), its result sent once.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ static bool mem_cfg_changed = true;
 static uint64_t mem_leak_ns = LEAK_WINDOW_DEFAULT_NS;
 static struct proto_mem_block mem_big[MEM_BIG];
 static size_t mem_nbig;
+static struct proto_mem_leaks mem_leaks;  /* the last leak scan's result */
+static bool mem_leaks_new;                /* not sent yet */
 
 static const char *const mem_mode_names[] = { "off", "full", "sampled" };
 
@@ -104,6 +107,8 @@ static int mem_init(void)
 
 static void mem_set_mode(int mode)
 {
+	if (mode != MEM_FULL)
+		__atomic_store_n(&mem.partial, true, __ATOMIC_RELAXED);   /* untracked blocks from now */
 	if (mode != LOAD(&mem.mode))
 		mem_cfg_changed = true;
 	__atomic_store_n(&mem.mode, mode, __ATOMIC_RELAXED);
@@ -138,6 +143,29 @@ static int mem_set_threshold(const char *name, int64_t value)
 	mem_explicit = true;
 	mem_set_mode(value == 0 ? MEM_FULL : MEM_SAMPLED);
 	mem_cfg_changed = true;
+	return 0;
+}
+
+/* "leaks": the reachability scan, now (memory_leaks.c); its result goes
+ * with the next record. */
+static int mem_request(const char *name)
+{
+	uint32_t seq = mem_leaks.seq;
+
+	if (strcmp(name, "leaks") != 0)
+		return 1;
+	proto_struct_free(&proto_mem_leaks_desc, &mem_leaks);
+	if (mem_replaced)
+		mem_leaks.error = xstrdup("the program's malloc is not the agent's (its own allocator "
+		    "or a sanitizer's): no live blocks are known");
+	else
+		mem_leaks_scan(&mem_leaks);
+	mem_leaks.seq = seq + 1;
+	mem_leaks_new = true;
+	agent_log("memory: leak scan %u: %s%llu bytes in %llu blocks definitely lost, %.1f ms stopped",
+	    mem_leaks.seq, mem_leaks.error && mem_leaks.error[0] ? "failed; " : "",
+	    (unsigned long long)mem_leaks.lost_bytes, (unsigned long long)mem_leaks.lost_blocks,
+	    (double)mem_leaks.stopped_ns / 1e6);
 	return 0;
 }
 
@@ -187,7 +215,7 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	    .leak_window_ns = mem_leak_ns };
 	uint32_t n = mem.live ? LOAD(&mem.nstacks) : 0;
 	uint64_t am = 0, fm = 0, mm, mu;
-	bool changed = resend_all || mem_cfg_changed;
+	bool changed = resend_all || mem_cfg_changed || mem_leaks_new;
 
 	if (n > MEM_STACKS)
 		n = MEM_STACKS;
@@ -240,6 +268,9 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	r.unknown_frees = LOAD(&mem.unknown_frees);
 	r.nbig = mem_nbig;
 	r.big = mem_big;
+	if (resend_all || mem_leaks_new)
+		r.leaks = mem_leaks;
+	mem_leaks_new = false;
 	if (changed)
 		proto_agent_encode(sb, &(struct proto_agent_rec){ .type = PROTO_AG_MEMORY,
 		    .time_ns = proto_now_ns(), .memory = r });
@@ -281,6 +312,7 @@ const struct collector_ops memory_collector = {
 	.init          = mem_init,
 	.set_level     = mem_set_level,
 	.set_threshold = mem_set_threshold,
+	.request       = mem_request,
 	.reset         = mem_reset,
 	.harvest       = mem_harvest,
 	.encode        = mem_encode,

@@ -115,7 +115,7 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 	g = timing_guard_enter();
 	n = mem_stack_capture(frame, pc, MEM_FRAMES);
 	id = mem_stack_id(pc, n);
-	mem_block_add(p, size, id, wb, wm);
+	mem_block_add(p, size, mapped ? id | MEM_MAPPED : id, wb, wm);
 	timing_guard_leave(g);
 }
 
@@ -239,7 +239,7 @@ API int munmap(void *addr, size_t len)
 		ADD(&mem.munmap_bytes, gone);
 		ADD(&mem.munmaps, 1);
 		if (len < size)
-			mem_block_add((char *)addr + len, size - len, 0, size - len, 1000);
+			mem_block_add((char *)addr + len, size - len, MEM_MAPPED, size - len, 1000);
 	}
 	return real.munmap(addr, len);
 }
