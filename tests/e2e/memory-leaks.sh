@@ -22,6 +22,7 @@ touch "$HS_TMP/now"
 valgrind --run-libc-freeres=no --leak-check=full "$O/apps/memleak" hold "$HS_TMP/now" \
 	>"$HS_TMP/vg.out" 2>"$HS_TMP/vg.log" || fail "memleak under valgrind failed"
 vg=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$HS_TMP/vg.log" | tr -d ,)
+vg_ind=$(sed -n 's/.*indirectly lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$HS_TMP/vg.log" | tr -d ,)
 vg_reach=$(sed -n 's/.*still reachable: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$HS_TMP/vg.log" | tr -d ,)
 [ -n "$vg" ] || fail "no 'definitely lost' line from valgrind: $(cat "$HS_TMP/vg.log")"
 
@@ -37,10 +38,12 @@ once_json --target "$pid" >"$HS_TMP/frame.json"
 jq -e '.memory.leaks.error == ""' "$HS_TMP/frame.json" >/dev/null ||
 	fail "the scan failed: $(jq -r .memory.leaks.error "$HS_TMP/frame.json")"
 hs=$(jq -r '.memory.leaks | "\(.lost_bytes) \(.lost_blocks)"' "$HS_TMP/frame.json")
+hs_ind=$(jq -r '.memory.leaks | "\(.indirect_bytes) \(.indirect_blocks)"' "$HS_TMP/frame.json")
 hs_reach=$(jq -r '.memory.leaks | "\(.reachable_bytes) \(.reachable_blocks)"' "$HS_TMP/frame.json")
-echo "definitely lost: hookscope $hs, valgrind $vg; reachable: hookscope $hs_reach, valgrind $vg_reach (bytes blocks)"
+echo "definitely lost: hookscope $hs, valgrind $vg; indirectly: hookscope $hs_ind, valgrind $vg_ind; reachable: hookscope $hs_reach, valgrind $vg_reach (bytes blocks)"
 echo "scan: $(jq -c '.memory.leaks | {threads, stopped_ns, root_bytes, heap_bytes, possible_bytes, indirect_bytes}' "$HS_TMP/frame.json")"
 [ "$hs" = "$vg" ] || fail "definitely lost: hookscope $hs, valgrind $vg"
+[ "$hs_ind" = "$vg_ind" ] || fail "indirectly lost: hookscope $hs_ind, valgrind $vg_ind"
 [ "$hs_reach" = "$vg_reach" ] || fail "reachable: hookscope $hs_reach, valgrind $vg_reach"
 
 # per allocating function: valgrind's "definitely lost" records against the groups
@@ -51,7 +54,9 @@ hs_funcs=$(jq -r '.memory.leaks.lost[] | select(.blocks > 0) | .stack.frames[0].
 echo "allocating functions: hookscope: $hs_funcs; valgrind: $vg_funcs"
 [ -n "$vg_funcs" ] && [ "$hs_funcs" = "$vg_funcs" ] || fail "allocating functions differ: hookscope '$hs_funcs', valgrind '$vg_funcs'"
 for f in $vg_funcs; do
-	v=$(awk -v f="$f" "$first_fn"' /blocks are definitely lost/ { b = $2; k = $5; gsub(",", "", b); gsub(",", "", k);
+	# "B bytes in K blocks", or "T (B direct, I indirect) bytes in K blocks"
+	v=$(awk -v f="$f" "$first_fn"' /blocks are definitely lost/ { b = $2; if ($3 ~ /^\(/) b = substr($3, 2);
+		k = $0; sub(/ blocks are definitely.*/, "", k); sub(/.* in /, "", k); gsub(",", "", b); gsub(",", "", k);
 		if (first_fn() == f) { B += b; K += k } } END { print B + 0, K + 0 }' "$HS_TMP/vg.log")
 	h=$(jq -r --arg f "$f" '[.memory.leaks.lost[] | select(.stack.frames[0].func == $f)] |
 		"\(map(.bytes) | add) \(map(.blocks) | add)"' "$HS_TMP/frame.json")

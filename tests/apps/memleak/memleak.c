@@ -108,6 +108,8 @@ NOINLINE static void leak_list(void)
 
 	head->next = leak_list_node();
 	head->next->next = leak_list_node();
+	/* the list is written to memory (the stores are not dead): then lost */
+	__asm__ volatile("" : : "r"(head) : "memory");
 	sink ^= (uintptr_t)head->pad[0];
 }
 
