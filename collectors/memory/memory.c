@@ -11,7 +11,9 @@
  * allocation, else sampled with that mean interval; HOOKSCOPE_MEMORY_SAMPLE
  * at start).  Threshold "leak": the daemon's leak window, echoed back.
  * A program whose malloc is not ours (its own allocator, a sanitizer's)
- * is said so and the mode is "replaced".  Request "leaks": the
+ * is said so and the mode is "replaced".  Attached, the binder puts the
+ * wrappers into every module's GOT (memory_hooks.c's table); blocks from
+ * before the attach are unknown.  Request "leaks": the
  * reachability scan (memory_leaks.c), its result sent once.
  */
 #include <dlfcn.h>
@@ -20,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "symbols.h"
 #include "collector.h"
 #include "memory_int.h"
@@ -42,6 +45,7 @@ static struct proto_mem_block mem_big[MEM_BIG];
 static size_t mem_nbig;
 static struct proto_mem_leaks mem_leaks;  /* the last leak scan's result */
 static bool mem_leaks_new;                /* not sent yet */
+static uint64_t mem_sent_untracked, mem_sent_unknown;   /* as last sent */
 
 static const char *const mem_mode_names[] = { "off", "full", "sampled" };
 
@@ -63,6 +67,22 @@ static bool mem_malloc_is_ours(void)
 	f(m(1));
 	__atomic_store_n(&mem.probing, 0, __ATOMIC_RELAXED);
 	return __atomic_load_n(&mem.probe_hits, __ATOMIC_RELAXED) != before;
+}
+
+/* Attached (the agent loaded RTLD_LOCAL: its wrappers interpose nothing),
+ * the binder can put them in front of libc's allocator only: is the
+ * malloc the program calls libc's? */
+static bool mem_malloc_is_libc(void)
+{
+	Dl_info di;
+	const char *base;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+
+	if (m == NULL || dladdr(m, &di) == 0 || di.dli_fname == NULL)
+		return false;
+	base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return strncmp(base, "libc.so", 7) == 0;
 }
 
 static int mem_init(void)
@@ -90,7 +110,7 @@ static int mem_init(void)
 			agent_warn("HOOKSCOPE_MEMORY=%s: expected full, sampled or off; memory "
 			    "tracking off", m);
 	}
-	if (!mem_malloc_is_ours()) {
+	if (agent_attached() ? !mem_malloc_is_libc() : !mem_malloc_is_ours()) {
 		mem_replaced = true;
 		agent_log("memory: malloc is not the agent's (the program or a sanitizer "
 		    "replaces the allocator): no memory figures");
@@ -101,6 +121,13 @@ static int mem_init(void)
 	if (mem_table_init() < 0) {
 		agent_warn("memory: cannot map the allocation tables; memory tracking off");
 		return -1;
+	}
+	if (agent_attached()) {
+		/* Blocks from before the attach are unknown: their frees are
+		 * counted as such, and a leak scan is told it may err. */
+		__atomic_store_n(&mem.partial, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&mem_bound, true, __ATOMIC_RELEASE);
+		bind_add(&mem_bind);
 	}
 	return 0;
 }
@@ -266,6 +293,10 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	r.heap_blocks = r.heap_blocks > mu ? r.heap_blocks - mu : 0;
 	r.untracked = LOAD(&mem.untracked);
 	r.unknown_frees = LOAD(&mem.unknown_frees);
+	if (r.untracked != mem_sent_untracked || r.unknown_frees != mem_sent_unknown)
+		changed = true;                   /* (no site moved for these) */
+	mem_sent_untracked = r.untracked;
+	mem_sent_unknown = r.unknown_frees;
 	r.nbig = mem_nbig;
 	r.big = mem_big;
 	if (resend_all || mem_leaks_new)

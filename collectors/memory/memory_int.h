@@ -107,6 +107,12 @@ void mem_table_atfork_child(void);
 /* The tables' own mappings, [lo, hi) each (a leak scan skips them). */
 size_t mem_table_ranges(uintptr_t (*r)[2], size_t max);
 
+/* memory_hooks.c: the wrappers' bind table, and whether the binder
+ * installed it (an attached agent). */
+struct bind_table;
+extern const struct bind_table mem_bind;
+extern bool mem_bound;
+
 /* memory_leaks.c: the reachability scan (reporter thread). */
 struct proto_mem_leaks;
 /* Scan now and fill out (owns its array); the error is set when there is

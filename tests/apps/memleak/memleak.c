@@ -14,6 +14,8 @@
  *                           map_kept           one anonymous 64 KiB mmap (not heap)
  *   memleak hold FILE      exit's allocations, then wait until FILE exists (a leak scan
  *                          meanwhile), then exit: the same blocks are lost as for exit
+ *   memleak release FILE   keep_global's 3 blocks, then wait until FILE exists, free them
+ *                          (blocks allocated before an attach, freed after it)
  *   memleak grow SECS      leak 4 KiB every 50 ms from leak_steady for SECS seconds,
  *                          while cycle_buffers allocates and frees as much
  *   memleak growshrink SECS  for SECS seconds, cycles of 2 s: grow_then_shrink's 20
@@ -222,6 +224,13 @@ int main(int argc, char **argv)
 			while (argc > 2 && access(argv[2], F_OK) != 0)
 				nap_ms(20);
 		}
+	} else if (strcmp(mode, "release") == 0 && argc > 2) {
+		keep_global();
+		say("held\n");
+		while (access(argv[2], F_OK) != 0)
+			nap_ms(20);
+		for (int i = 0; i < 3; i++)
+			free(keep[i]);
 	} else if (strcmp(mode, "grow") == 0) {
 		for (int i = 0; i < secs * 20; i++) {
 			leak_steady();
@@ -233,7 +242,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "many") == 0) {
 		run_many(argc > 2 ? atol(argv[2]) : 100000);
 	} else {
-		say("usage: memleak exit|hold FILE|grow SECS|growshrink SECS|many N\n");
+		say("usage: memleak exit|hold FILE|release FILE|grow SECS|growshrink SECS|many N\n");
 		return 2;
 	}
 	say("done\n");
