@@ -280,16 +280,18 @@ API void free(void *p)
 	BIND_CALL(mem_free(p));
 }
 
-/* The wrappers, for the binder (bind.h): after an attach, every module's
- * calls (the allocator is everybody's; libc's own calls to malloc go
- * through its PLT too, so a block another library allocates and the
- * program frees is known). */
+/* The wrappers, for the binder (bind.h): after an attach, the calls of the
+ * program's own modules, of libc (its own calls to malloc go through its
+ * PLT: strdup's blocks, stdio's buffers) and of libstdc++ (operator new).
+ * Not every library's: bound into Mesa's, glxgears' detach faulted (a
+ * wrapper called that often keeps threads in the agent's code outside the
+ * BIND_CALL bracket too, its first and last instructions). */
 #define MEM_HOOKS(X) X(malloc) X(calloc) X(realloc) X(free) X(posix_memalign) X(aligned_alloc) \
 	X(memalign) X(valloc) X(pvalloc) X(mmap) X(munmap)
 MEM_HOOKS(BIND_LOCAL)
 #define MEM_BIND(name) { #name, BIND_WRAPPER(name), (void **)&real.name, 0 },
 static const struct bind_fn mem_bind_fns[] = { MEM_HOOKS(MEM_BIND) };
 const struct bind_table mem_bind = {
-	.who = "memory", .libs = "*",
+	.who = "memory", .libs = "libc.so*:libstdc++.so*",
 	.fns = mem_bind_fns, .n = sizeof mem_bind_fns / sizeof mem_bind_fns[0],
 };
