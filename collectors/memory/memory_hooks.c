@@ -283,9 +283,8 @@ API void free(void *p)
 /* The wrappers, for the binder (bind.h): after an attach, the calls of the
  * program's own modules, of libc (its own calls to malloc go through its
  * PLT: strdup's blocks, stdio's buffers) and of libstdc++ (operator new).
- * Not every library's: bound into Mesa's, glxgears' detach faulted (a
- * wrapper called that often keeps threads in the agent's code outside the
- * BIND_CALL bracket too, its first and last instructions). */
+ * Not every library's: bound into Mesa's too, glxgears' detach faulted
+ * (doc/memory.md, "Attached agents"). */
 #define MEM_HOOKS(X) X(malloc) X(calloc) X(realloc) X(free) X(posix_memalign) X(aligned_alloc) \
 	X(memalign) X(valloc) X(pvalloc) X(mmap) X(munmap)
 MEM_HOOKS(BIND_LOCAL)
