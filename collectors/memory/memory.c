@@ -12,8 +12,8 @@
  * at start).  Threshold "leak": the daemon's leak window, echoed back.
  * A program whose malloc is not ours (its own allocator, a sanitizer's)
  * is said so and the mode is "replaced".  Attached, the binder puts the
- * wrappers into every module's GOT (memory_hooks.c's table); blocks from
- * before the attach are unknown.  Request "leaks": the
+ * wrappers into the GOTs memory_hooks.c's table names; blocks from before
+ * the attach are unknown.  Request "leaks": the
  * reachability scan (memory_leaks.c), its result sent once.
  */
 #include <dlfcn.h>

@@ -12,6 +12,10 @@
  * blocks free ignores and realloc copies out of.  A free removes its block
  * from the table before the real free, so the address cannot be handed
  * out again (and recorded by another thread) while still listed.
+ *
+ * Preloaded, the exported wrappers interpose; attached, the binder puts
+ * them into GOTs (the table at the end) and each brackets its work with
+ * BIND_CALL so a detach can wait for it.
  */
 #include <dlfcn.h>
 #include <errno.h>
