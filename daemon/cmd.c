@@ -28,6 +28,7 @@ static const struct daemon_cmd_entry *const cmd_table[] = {
 	&daemon_cmd_detach_entry,
 	&daemon_cmd_ps_entry,
 	&daemon_cmd_ui_thread_entry,
+	&daemon_cmd_leaks_entry,
 };
 #define CMD_COUNT (sizeof cmd_table / sizeof cmd_table[0])
 

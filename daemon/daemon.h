@@ -536,6 +536,7 @@ extern const struct daemon_cmd_entry daemon_cmd_attach_entry;
 extern const struct daemon_cmd_entry daemon_cmd_detach_entry;
 extern const struct daemon_cmd_entry daemon_cmd_ps_entry;
 extern const struct daemon_cmd_entry daemon_cmd_ui_thread_entry;
+extern const struct daemon_cmd_entry daemon_cmd_leaks_entry;
 
 /* Run one command for a client view; fills r (msg/data on the heap). */
 void daemon_cmd_run(struct daemon_state *d, struct daemon_view *view,

@@ -102,6 +102,11 @@ static void mem_record(struct daemon_session *s, const struct proto_agent_rec *r
 	m->mmap_regions = in->mmap_regions;
 	m->untracked = in->untracked;
 	m->unknown_frees = in->unknown_frees;
+	if (in->leaks.seq != 0) {                 /* a new scan: its groups get their sites' stacks */
+		proto_struct_free(&proto_mem_leaks_desc, &m->leaks);
+		proto_struct_copy(&proto_mem_leaks_desc, &m->leaks, &in->leaks);
+		d->leaks_stacks = false;
+	}
 	if (in->nbig > 0 || in->heap_blocks == 0) {
 		free(m->big);
 		m->nbig = in->nbig;
@@ -144,6 +149,26 @@ static void mem_record(struct daemon_session *s, const struct proto_agent_rec *r
 	}
 }
 
+/* The lost groups' stacks, from their sites (the record has none). */
+static void mem_leaks_stacks(struct mem_dstate *d)
+{
+	bool all = true;
+
+	if (d->leaks_stacks)
+		return;
+	for (size_t i = 0; i < d->m.leaks.nlost; i++) {
+		struct proto_mem_lost *l = &d->m.leaks.lost[i];
+
+		if (l->stack.nframes > 0)
+			continue;
+		if (l->site < d->nsites && d->sites[l->site].seen)
+			proto_struct_copy(&proto_block_stack_desc, &l->stack, &d->sites[l->site].w.stack);
+		else
+			all = false;              /* its site comes with a later record */
+	}
+	d->leaks_stacks = all;
+}
+
 /* Once a second: the heap's sparkline, rates; each step: the rings. */
 static void mem_tick(struct daemon_session *s, uint64_t now_ns)
 {
@@ -153,6 +178,7 @@ static void mem_tick(struct daemon_session *s, uint64_t now_ns)
 	if (d->m.mode == NULL)
 		return;                           /* no record yet */
 	d->m.exited = s->state == PROTO_TARGET_EXITED;
+	mem_leaks_stacks(d);
 	if (d->hist_ns == 0 || now_ns >= d->hist_ns + SEC_NS) {
 		uint64_t kib = d->m.heap_bytes >> 10;
 
@@ -320,6 +346,7 @@ static void mem_free(struct daemon_session *s)
 	free(d->view);
 	free(d->m.mode);
 	free(d->m.big);
+	proto_struct_free(&proto_mem_leaks_desc, &d->m.leaks);
 	memset(d, 0, sizeof *d);
 }
 

@@ -31,6 +31,7 @@ struct mem_dstate {
 	uint64_t hist_ns, step_ns, rate_ns;   /* last samples taken */
 	uint64_t rate_allocs;
 	uint64_t step_len_ns;             /* the ring's step for the current window */
+	bool     leaks_stacks;            /* the leak scan's groups have their stacks */
 };
 
 /* The session's memory state (NULL-safe: allocated on first use). */

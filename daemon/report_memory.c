@@ -1,7 +1,7 @@
 /*
  * report_memory.c - the memory section of reports and metrics.  Text: the
  * totals, the sites by bytes in use (with their stacks), the biggest
- * blocks; once the target has exited the
+ * blocks, the last leak scan's lost blocks; once the target has exited the
  * sites' bytes are what it never freed.  JSON: the wire form.  Folded:
  * one line per site holding memory, its stack root first, bytes in use as
  * the count, under the root frame "[heap]" (grep '^\[heap\];' for a heap
@@ -45,6 +45,40 @@ static const struct mem_dsite **mem_sorted(const struct mem_dstate *d, size_t *n
 			v[k - 1] = t;
 		}
 	return v;
+}
+
+/* The last leak scan: totals, then each group of lost blocks with its stack. */
+static void mem_text_leaks(struct report_buf *b, const struct proto_mem_leaks *l)
+{
+	if (l->seq == 0)
+		return;
+	if (l->error != NULL && l->error[0]) {
+		report_add(b, "\nleak scan %u: %s\n", l->seq, l->error);
+		return;
+	}
+	report_add(b, "\nleak scan %u (%u threads stopped %.1f ms; %" PRIu64 " bytes of roots, %" PRIu64
+	    " of heap read)\ndefinitely lost %" PRIu64 " bytes in %" PRIu64 " blocks; indirectly %"
+	    PRIu64 " in %" PRIu64 "; possibly %" PRIu64 " in %" PRIu64 "; reachable %" PRIu64 " in %"
+	    PRIu64 "\n", l->seq, l->threads, (double)l->stopped_ns / 1e6, l->root_bytes, l->heap_bytes,
+	    l->lost_bytes, l->lost_blocks, l->indirect_bytes, l->indirect_blocks, l->possible_bytes,
+	    l->possible_blocks, l->reachable_bytes, l->reachable_blocks);
+	if (l->note != NULL && l->note[0])
+		report_add(b, "note: %s\n", l->note);
+	for (size_t i = 0; i < l->nlost; i++) {
+		const struct proto_mem_lost *x = &l->lost[i];
+		FILE *f;
+		char *s = NULL;
+		size_t len = 0;
+
+		if ((f = open_memstream(&s, &len)) == NULL)
+			break;
+		fprintf(f, "\n%" PRIu64 " bytes in %" PRIu64 " blocks definitely lost (+%" PRIu64
+		    " bytes in %" PRIu64 " blocks indirectly), site %u\n", x->bytes, x->blocks,
+		    x->indirect_bytes, x->indirect_blocks, x->site);
+		daemon_report_stack(f, &x->stack);
+		fclose(f);
+		report_add_free(b, s);
+	}
 }
 
 static void mem_text(struct report_buf *b, const struct report_ctx *c)
@@ -103,6 +137,7 @@ static void mem_text(struct report_buf *b, const struct report_ctx *c)
 			report_add(b, "%12" PRIu64 " bytes at 0x%" PRIx64 " (site %u)\n", m->big[i].size,
 			    m->big[i].addr, m->big[i].site);
 	}
+	mem_text_leaks(b, &m->leaks);
 	report_add(b, "\n");
 }
 

@@ -178,6 +178,12 @@ static const struct proto_field agent_ui_thread_fields[] = {
 static const struct proto_struct agent_ui_thread_desc =
 	PF_STRUCT("a ui_thread record", R, agent_ui_thread_fields);
 
+static const struct proto_field agent_request_fields[] = {
+	PF_ROW("name", PF_STR, R, name, PF_REQUIRED),
+};
+static const struct proto_struct agent_request_desc =
+	PF_STRUCT("a request record", R, agent_request_fields);
+
 static const struct proto_struct agent_empty_desc = { .name = "a record", .size = sizeof(R) };
 #undef R
 
@@ -201,6 +207,7 @@ static const struct {
 	[PROTO_AG_DETACH]    = { "detach", &agent_empty_desc },
 	[PROTO_AG_UI_THREAD] = { "ui_thread", &agent_ui_thread_desc },
 	[PROTO_AG_BUDGET]    = { "budget", &agent_budget_desc },
+	[PROTO_AG_REQUEST]   = { "request", &agent_request_desc },
 	PROTO_PARTS(AGENT_PART_TYPE)
 };
 #define AGENT_NTYPES (sizeof agent_types / sizeof agent_types[0])

@@ -27,7 +27,15 @@ static bool field_zero(const struct proto_field *f, const void *obj)
 	case PF_U8:  return *CAT(obj, f->off, uint8_t) == 0;
 	case PF_BOOL: return !*CAT(obj, f->off, bool);
 	case PF_F64: return *CAT(obj, f->off, double) == 0;
-	default: assert(!"PF_IFSET on a field that is not a bool or a number"); return false;
+	case PF_OBJ: {
+		const unsigned char *b = CAT(obj, f->off, unsigned char);
+
+		for (size_t i = 0; i < f->sub->size; i++)
+			if (b[i])
+				return false;
+		return true;
+	}
+	default: assert(!"PF_IFSET on a field that is not a bool, a number or a struct"); return false;
 	}
 }
 

@@ -40,7 +40,8 @@ enum proto_ftype {
 #define PF_NOPACK   0x2     /* JSON only */
 #define PF_NOJSON   0x4     /* msgpack only (agent -> daemon figures) */
 #define PF_INLINE   0x8     /* PF_OBJS: the member is the array itself, not a pointer */
-#define PF_IFSET    0x10    /* bool and number fields: packed only when true or non-zero (older
+#define PF_IFSET    0x10    /* bool, number and struct fields: packed only when true, non-zero or
+                             * not all zero bytes (older
                              * peers never see it, and the common case costs no bytes); absent
                              * decodes as 0 */
 

@@ -49,6 +49,43 @@ static const struct proto_field mem_block_fields[] = {
 const struct proto_struct proto_mem_block_desc =
 	PF_STRUCT("a heap block", struct proto_mem_block, mem_block_fields);
 
+#define L struct proto_mem_lost
+static const struct proto_field mem_lost_fields[] = {
+	PF_ROW("site", PF_U32, L, site, 0),
+	PF_ROW("bytes", PF_U64, L, bytes, 0),
+	PF_ROW("blocks", PF_U64, L, blocks, 0),
+	PF_ROW("indirect_bytes", PF_U64, L, indirect_bytes, 0),
+	PF_ROW("indirect_blocks", PF_U64, L, indirect_blocks, 0),
+	PF_OBJ_ROW("stack", L, stack, &proto_block_stack_desc),
+};
+#undef L
+static const struct proto_struct proto_mem_lost_desc =
+	PF_STRUCT("a group of lost blocks", struct proto_mem_lost, mem_lost_fields);
+
+#define L struct proto_mem_leaks
+static const struct proto_field mem_leaks_fields[] = {
+	PF_ROW("seq", PF_U32, L, seq, 0),
+	PF_ROW("error", PF_STR, L, error, 0),
+	PF_ROW("note", PF_STR, L, note, 0),
+	PF_ROW("time_ns", PF_U64, L, time_ns, 0),
+	PF_ROW("stopped_ns", PF_U64, L, stopped_ns, 0),
+	PF_ROW("threads", PF_U32, L, threads, 0),
+	PF_ROW("root_bytes", PF_U64, L, root_bytes, 0),
+	PF_ROW("heap_bytes", PF_U64, L, heap_bytes, 0),
+	PF_ROW("lost_bytes", PF_U64, L, lost_bytes, 0),
+	PF_ROW("lost_blocks", PF_U64, L, lost_blocks, 0),
+	PF_ROW("indirect_bytes", PF_U64, L, indirect_bytes, 0),
+	PF_ROW("indirect_blocks", PF_U64, L, indirect_blocks, 0),
+	PF_ROW("possible_bytes", PF_U64, L, possible_bytes, 0),
+	PF_ROW("possible_blocks", PF_U64, L, possible_blocks, 0),
+	PF_ROW("reachable_bytes", PF_U64, L, reachable_bytes, 0),
+	PF_ROW("reachable_blocks", PF_U64, L, reachable_blocks, 0),
+	PF_ARR_ROW("lost", PF_OBJS, L, lost, nlost, PROTO_MAX_MEM_LOST, &proto_mem_lost_desc),
+};
+#undef L
+const struct proto_struct proto_mem_leaks_desc =
+	PF_STRUCT("field \"leaks\"", struct proto_mem_leaks, mem_leaks_fields);
+
 #define M struct proto_memory
 static const struct proto_field memory_fields[] = {
 	PF_ROW("mode", PF_STR, M, mode, 0),
@@ -68,6 +105,8 @@ static const struct proto_field memory_fields[] = {
 	PF_ARR_ROW("sites", PF_OBJS, M, sites, nsites, PROTO_MAX_MEM_SITES, &proto_mem_site_desc),
 	PF_ARR_ROW("big", PF_OBJS, M, big, nbig, PROTO_MAX_MEM_BLOCKS, &proto_mem_block_desc),
 	PF_ARR_ROW("history_kib", PF_U32S, M, history, nhistory, PROTO_MAX_MEM_HISTORY, NULL),
+	{ .key = "leaks", .type = PF_OBJ, .flags = PF_IFSET, .off = offsetof(M, leaks),
+	  .sub = &proto_mem_leaks_desc },
 };
 #undef M
 const struct proto_struct proto_memory_desc =

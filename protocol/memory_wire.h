@@ -34,6 +34,33 @@ struct proto_mem_block {
 	uint32_t site;
 };
 
+#define PROTO_MAX_MEM_LOST    256         /* lost-block groups in a leak scan's result */
+
+/* Blocks a leak scan found lost, by allocating site. */
+struct proto_mem_lost {
+	uint32_t site;                    /* the memory site's id */
+	uint64_t bytes, blocks;           /* definitely lost: no pointer to them anywhere */
+	uint64_t indirect_bytes, indirect_blocks;   /* lost only through these blocks */
+	struct proto_block_stack stack;   /* frames: the site's (the record has none) */
+};
+
+/* The last leak scan's result (seq 0: none run). */
+struct proto_mem_leaks {
+	uint32_t seq;                     /* scans run so far */
+	char    *error;                   /* why there is no result; "" when there is */
+	char    *note;                    /* what may make the result err; "" when nothing */
+	uint64_t time_ns;                 /* agent clock at the scan */
+	uint64_t stopped_ns;              /* how long the target's threads were stopped */
+	uint32_t threads;                 /* threads stopped */
+	uint64_t root_bytes, heap_bytes;  /* scanned: roots (stacks, data), live blocks */
+	uint64_t lost_bytes, lost_blocks; /* definitely lost */
+	uint64_t indirect_bytes, indirect_blocks;
+	uint64_t possible_bytes, possible_blocks;   /* reached only by pointers inside them */
+	uint64_t reachable_bytes, reachable_blocks;
+	size_t   nlost;                   /* most bytes first */
+	struct proto_mem_lost *lost;
+};
+
 /* The "memory" map. */
 struct proto_memory {
 	char    *mode;                    /* "full", "sampled", "off" or "replaced" (another allocator) */
@@ -52,6 +79,7 @@ struct proto_memory {
 	struct proto_mem_block *big;
 	size_t   nhistory;                /* frames: heap in use (KiB) once a second, oldest first */
 	uint32_t *history;
+	struct proto_mem_leaks leaks;     /* after a leak scan */
 };
 
 void proto_mem_site_copy(struct proto_mem_site *dst, const struct proto_mem_site *src);
@@ -60,6 +88,7 @@ void proto_memory_free(struct proto_memory *m);
 
 /* The field tables (memory.c). */
 struct proto_struct;
-extern const struct proto_struct proto_memory_desc, proto_mem_site_desc, proto_mem_block_desc;
+extern const struct proto_struct proto_memory_desc, proto_mem_site_desc, proto_mem_block_desc,
+    proto_mem_leaks_desc;
 
 #endif

@@ -337,6 +337,7 @@ enum proto_agent_type {
 	PROTO_AG_DETACH = 10, /* remove every hook and unload (attached agents) */
 	PROTO_AG_UI_THREAD = 13,  /* select the UI thread (name) */
 	PROTO_AG_BUDGET = 16, /* set the overhead budget (budget_ppm, 0 = off) */
+	PROTO_AG_REQUEST = 17,    /* run a one-off job (name: "leaks") */
 	/* agent -> daemon: each collector's part (parts.h) */
 	PROTO_PARTS(PROTO_PART_AG_TYPE)
 };
@@ -434,7 +435,7 @@ struct proto_agent_rec {
 	size_t nsites;                    /* SITES */
 	struct proto_sites *sites;
 	uint8_t level;                    /* LEVEL */
-	char   *name;                     /* THRESHOLD, UI_THREAD */
+	char   *name;                     /* THRESHOLD, UI_THREAD, REQUEST */
 	int64_t value;                    /* THRESHOLD */
 	PROTO_PARTS(PROTO_PART_MEMBER)    /* a collector's record: its part (time_ns set too
 	                                     when the part's ag_time says so) */

@@ -28,6 +28,7 @@ static int cmd_view(struct tui_app *a, int argc, char **argv, char *err, size_t 
 static int cmd_issues(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_pause(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 static int cmd_refresh(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
+static int cmd_leaks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen);
 
 const struct tui_command tui_commands[] = {
 	{ .name = "level", .args = "N", .min_args = 1, .max_args = 1, .exec = cmd_level,
@@ -62,6 +63,9 @@ const struct tui_command tui_commands[] = {
 	  .help = "processes one can attach to, those whose name or command has FILTER" },
 	{ .name = "ui-thread", .args = "T", .min_args = 1, .max_args = 1, .exec = cmd_plain,
 	  .help = "watch thread T (main, a tid or a name) for UI-thread blocks" },
+	{ .name = "leaks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_leaks,
+	  .help = "scan the target's heap for blocks nothing points to (full tracking); "
+	  "the result in the memory view, Enter: their stacks" },
 	{ .name = "blocks", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_blocks,
 	  .help = "UI-thread blocks with their symbolized stacks (also b)" },
 	{ .name = "issues", .args = "", .min_args = 0, .max_args = 0, .exec = cmd_issues,
@@ -397,6 +401,17 @@ static int cmd_blocks(struct tui_app *a, int argc, char **argv, char *err, size_
 	(void)err;
 	(void)errlen;
 	tui_blocks_show(a);
+	return 0;
+}
+
+/* leaks: the daemon runs the scan; the memory view shows the result. */
+static int cmd_leaks(struct tui_app *a, int argc, char **argv, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	if (tui_app_send(a, argc, (const char *const *)argv) < 0)
+		return -1;
+	tui_view_set(a, tui_view_find("memory"));
 	return 0;
 }
 

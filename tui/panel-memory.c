@@ -1,12 +1,14 @@
 /*
  * panel-memory.c - the memory panel (view 9, and the overview's memory
  * box): a summary row (mode, heap in use and its sparkline, blocks,
- * allocations per second, anonymous mappings, suspected leaks), then one
+ * allocations per second, anonymous mappings, suspected leaks), the last
+ * leak scan's result (`:leaks`) when there is one, then one
  * row per allocating site, most bytes in use first: bytes and blocks in
  * use, bytes allocated per second, growth per second over the leak window,
  * a LEAK mark (rows drawn as warnings), the allocating function.  Up/Down
  * select a site; Enter shows its stack (and the biggest blocks) in an
- * overlay.  Sampled mode's figures are estimates ("~").
+ * overlay, followed by the leak scan's lost blocks by allocating stack.
+ * Sampled mode's figures are estimates ("~").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +34,27 @@ static void mem_fmt_bytes(double b, char *out, size_t len)
 static int tui_panel_memory_height(const struct tui_app *a, int avail)
 {
 	size_t n = a->frame != NULL ? a->frame->frame.memory.nsites : 0;
-	int want = (int)(n > 8 ? 8 : n) + 2;
+	int want = (int)(n > 8 ? 8 : n) + 2 + (a->frame != NULL && a->frame->frame.memory.leaks.seq != 0);
 
 	return want > avail ? avail : want;
+}
+
+/* The leak scan's line: its figures, or why there are none. */
+static void mem_leaks_line(const struct proto_mem_leaks *l, char *out, size_t len)
+{
+	char lost[16], ind[16], pos[16];
+
+	if (l->error != NULL && l->error[0]) {
+		snprintf(out, len, " Leak scan %u: %s", l->seq, l->error);
+		return;
+	}
+	mem_fmt_bytes((double)l->lost_bytes, lost, sizeof lost);
+	mem_fmt_bytes((double)l->indirect_bytes, ind, sizeof ind);
+	mem_fmt_bytes((double)l->possible_bytes, pos, sizeof pos);
+	snprintf(out, len, " Leak scan %u: definitely lost %s in %llu blocks from %zu stacks, "
+	    "indirectly %s, possibly %s; target stopped %.1f ms (Enter: stacks)%s", l->seq, lost,
+	    (unsigned long long)l->lost_blocks, l->nlost, ind, pos, (double)l->stopped_ns / 1e6,
+	    l->note != NULL && l->note[0] ? "; may err: not every block was tracked" : "");
 }
 
 /* The text of site s's row. */
@@ -82,6 +102,13 @@ static void tui_panel_memory_draw(struct tui_app *a, void *win, int y, int x, in
 	if (leaks)
 		snprintf(line + strlen(line), sizeof line - strlen(line), "; suspected leaks: %zu", leaks);
 	tui_screen_put(win, y, x, w, a->attr[leaks ? TUI_EL_STATUS_WARN : TUI_EL_INFO], line);
+	if (m->leaks.seq != 0 && h >= 3) {
+		mem_leaks_line(&m->leaks, line, sizeof line);
+		y++;
+		h--;
+		tui_screen_put(win, y, x, w, a->attr[m->leaks.lost_blocks ? TUI_EL_STATUS_WARN : TUI_EL_INFO],
+		    line);
+	}
 	if (h < 2)
 		return;
 	snprintf(line, sizeof line, " %8s %8s %10s %10s %4s  %s", "IN USE", "BLOCKS", "ALLOC", "GROWTH",
@@ -104,6 +131,26 @@ static void tui_panel_memory_draw(struct tui_app *a, void *win, int y, int x, in
 	}
 }
 
+/* The leak scan's lost blocks, by allocating stack. */
+static void mem_leaks_text(FILE *f, const struct proto_mem_leaks *l)
+{
+	char line[512];
+
+	if (l->seq == 0)
+		return;
+	mem_leaks_line(l, line, sizeof line);
+	fprintf(f, "\n%s\n", line + 1);
+	if (l->note != NULL && l->note[0])
+		fprintf(f, "%s\n", l->note);
+	for (size_t i = 0; i < l->nlost; i++) {
+		fprintf(f, "\n%llu bytes in %llu blocks definitely lost (+%llu bytes in %llu blocks "
+		    "indirectly), site %u\n", (unsigned long long)l->lost[i].bytes,
+		    (unsigned long long)l->lost[i].blocks, (unsigned long long)l->lost[i].indirect_bytes,
+		    (unsigned long long)l->lost[i].indirect_blocks, l->lost[i].site);
+		tui_fmt_stack(f, &l->lost[i].stack);
+	}
+}
+
 /* The selected site's stack and figures, then the biggest blocks. */
 static void tui_panel_memory_details(struct tui_app *a)
 {
@@ -116,11 +163,16 @@ static void tui_panel_memory_details(struct tui_app *a)
 	if (a->frame == NULL)
 		return;
 	m = &a->frame->frame.memory;
-	if (a->list[MEM_VIEW].sel >= (int)m->nsites || a->list[MEM_VIEW].sel < 0)
+	if ((a->list[MEM_VIEW].sel >= (int)m->nsites || a->list[MEM_VIEW].sel < 0) && m->leaks.seq == 0)
 		return;
-	s = &m->sites[a->list[MEM_VIEW].sel];
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return;
+	snprintf(title, sizeof title, " leak scan ");
+	if (a->list[MEM_VIEW].sel >= (int)m->nsites || a->list[MEM_VIEW].sel < 0) {
+		mem_leaks_text(f, &m->leaks);
+		goto show;
+	}
+	s = &m->sites[a->list[MEM_VIEW].sel];
 	snprintf(title, sizeof title, " allocating site %u ", s->id);
 	fprintf(f, "%s%llu bytes in %llu blocks in use; %llu allocations, %llu frees, %llu bytes "
 	    "allocated%s\n", strcmp(m->mode, "sampled") == 0 ? "~" : "", (unsigned long long)s->bytes,
@@ -132,6 +184,8 @@ static void tui_panel_memory_details(struct tui_app *a)
 		if (m->big[i].site == s->id)
 			fprintf(f, "  block of %llu bytes at 0x%llx\n", (unsigned long long)m->big[i].size,
 			    (unsigned long long)m->big[i].addr);
+	mem_leaks_text(f, &m->leaks);
+show:
 	fclose(f);
 	tui_app_overlay(a, title, text);
 	free(text);

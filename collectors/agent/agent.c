@@ -159,6 +159,10 @@ void agent_apply(const struct proto_agent_rec *r)
 		    ret == 0 ? "applied" : ret > 0 ? "unknown name" : "value out of range");
 		break;
 	}
+	case PROTO_AG_REQUEST:
+		agent_log("request %s: %s", r->name, collector_request(r->name) == 0 ? "done" :
+		    "no collector has it");
+		break;
 	case PROTO_AG_UI_THREAD:
 		agent_log("ui thread %s", r->name);
 		block_ui_select(r->name);

@@ -161,8 +161,8 @@ static struct bind_thr *bind_thr_get(void)
 		    __ATOMIC_RELAXED))
 			;
 	}
+	bind_me = t;            /* first: pthread_setspecific may calloc, through a bound wrapper */
 	pthread_setspecific(bind_key, t);
-	bind_me = t;
 	return t;
 }
 

@@ -60,6 +60,16 @@ int collector_set_threshold(const char *name, int64_t value)
 	return 1;
 }
 
+/* Run the collector's job of that name: 0, or 1 when no collector has it. */
+int collector_request(const char *name)
+{
+	for (size_t i = 0; i < COLLECTOR_COUNT; i++)
+		if (collector_live[i] && collector_table[i]->request &&
+		    collector_table[i]->request(name) == 0)
+			return 0;
+	return 1;
+}
+
 /* Zero every live collector's figures. */
 void collector_reset_all(void)
 {

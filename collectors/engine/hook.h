@@ -139,6 +139,7 @@ void      hook_site_count(const uint8_t *counted);
 struct hook_stopped {
 	int        n;               /* threads stopped */
 	uintptr_t *pcs;             /* where each one was interrupted (or is moved to) */
+	uintptr_t *sps;             /* each one's stack from there up holds its registers */
 };
 /* Stopped thread i resumes at pc instead. */
 void hook_stop_move(struct hook_stopped *st, int i, uintptr_t pc);

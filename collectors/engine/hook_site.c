@@ -193,6 +193,23 @@ static bool hook_mine(void)
 	    pthread_equal(__atomic_load_n(&hook_owner, __ATOMIC_RELAXED), pthread_self());
 }
 
+/* See engine.h. */
+int hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void *arg,
+    char *err, size_t errlen)
+{
+	struct hook_stopped st;
+	int r;
+
+	hook_enter();
+	r = hook_stop_world(&st, err, errlen);
+	if (r == 0) {
+		fn(st.sps, st.n, arg);
+		hook_stop_resume(&st);
+	}
+	hook_leave();
+	return r;
+}
+
 /* Patch on first use, then flip each site's switch for the level. */
 static void hook_set_level(int level)
 {

@@ -19,6 +19,11 @@
  * and which blocks the signal is skipped.  Natively every thread's
  * executable is the process's, so none is.
  *
+ * The handler also notes an address in its own frame: the kernel saved the
+ * thread's registers in the signal frame above it, so that address up to
+ * the end of the thread's stack covers its registers and its live stack
+ * (the memory collector's leak scan reads them there).
+ *
  * The handler stays installed for good once installed: a signal that arrives
  * late (after a failed stop) finds no stop in progress and returns.  While
  * stopped, a thread runs only agent code, so the patcher may rewrite any
@@ -50,6 +55,7 @@
 struct hook_stop_slot {
 	int       tid;                /* 0 until the slot is complete (release) */
 	uintptr_t pc;
+	uintptr_t sp;                 /* in the handler's frame: the saved registers lie above */
 	uintptr_t to;                 /* resume there instead (0: where it was) */
 };
 
@@ -80,6 +86,7 @@ static void hook_stop_handler(int sig, siginfo_t *si, void *ctx)
 	i = __atomic_fetch_add(&hook_stop_arrived, 1, __ATOMIC_ACQ_REL);
 	if (i < HOOK_STOP_MAX) {
 		hook_stop_slots[i].pc = hook_backend.uc_pc(uc);
+		hook_stop_slots[i].sp = (uintptr_t)&saved & ~(uintptr_t)7;
 		__atomic_store_n(&hook_stop_slots[i].tid, (int)syscall(SYS_gettid),
 		    __ATOMIC_RELEASE);
 	}
@@ -238,9 +245,12 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
 	if (st->n > HOOK_STOP_MAX)
 		st->n = HOOK_STOP_MAX;
-	st->pcs = xcalloc((size_t)st->n + 1, sizeof *st->pcs);
-	for (int i = 0; i < st->n; i++)
+	st->pcs = xcalloc(2 * ((size_t)st->n + 1), sizeof *st->pcs);
+	st->sps = st->pcs + st->n + 1;
+	for (int i = 0; i < st->n; i++) {
 		st->pcs[i] = hook_stop_slots[i].pc;
+		st->sps[i] = hook_stop_slots[i].sp;
+	}
 	return 0;
 }
 
@@ -282,6 +292,6 @@ void hook_stop_resume(struct hook_stopped *st)
 	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
 		sched_yield();
 	free(st->pcs);
-	st->pcs = NULL;
+	st->pcs = st->sps = NULL;
 	st->n = 0;
 }

@@ -31,6 +31,10 @@ struct collector_ops {
 	 * applied, 1 if the name is not this collector's, -1 if the value is
 	 * out of range. */
 	int  (*set_threshold)(const char *name, int64_t value);
+	/* A one-off job the daemon asks for by name ("leaks"): 0 if done (its
+	 * result goes with the next encode), 1 if the name is not this
+	 * collector's. */
+	int  (*request)(const char *name);
 	/* Zero all figures (the daemon's reset). */
 	void (*reset)(void);
 	/* Gather the per-thread data into the collector's totals. */
@@ -51,6 +55,7 @@ struct collector_ops {
 int  collector_init_all(void);
 void collector_set_level_all(int level);
 int  collector_set_threshold(const char *name, int64_t value);
+int  collector_request(const char *name);
 void collector_reset_all(void);
 void collector_harvest_all(void);
 void collector_encode_all(msgpack_sbuffer *sb, bool resend_all);

@@ -109,6 +109,14 @@ int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names
  * pages per module; see hook_detach.c).  0, or -1 with err. */
 int  hook_engine_detach(char *err, size_t errlen);
 
+/* Stop every other thread (not the reporter), call fn with each stopped
+ * thread's stack pointer (everything from there to the end of its stack's
+ * mapping is its live stack, its saved registers included), then let them
+ * run on.  fn must not take a lock a target thread may hold (no malloc).
+ * Serialised with patching.  0, or -1 with err (no thread stopped). */
+int  hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void *arg,
+    char *err, size_t errlen);
+
 /* The calling thread runs agent code only and blocks every signal (the
  * reporter): never stopped, so a dlopen on another thread can patch. */
 void hook_stop_exempt(void);

@@ -11,7 +11,10 @@
  * allocation, else sampled with that mean interval; HOOKSCOPE_MEMORY_SAMPLE
  * at start).  Threshold "leak": the daemon's leak window, echoed back.
  * A program whose malloc is not ours (its own allocator, a sanitizer's)
- * is said so and the mode is "replaced".
+ * is said so and the mode is "replaced".  Attached, the binder puts the
+ * wrappers into the GOTs memory_hooks.c's table names; blocks from before
+ * the attach are unknown.  Request "leaks": the
+ * reachability scan (memory_leaks.c), its result sent once.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -19,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "agent.h"
+#include "bind.h"
 #include "symbols.h"
 #include "timing.h"
 #include "collector.h"
@@ -40,6 +44,9 @@ static bool mem_cfg_changed = true;
 static uint64_t mem_leak_ns = LEAK_WINDOW_DEFAULT_NS;
 static struct proto_mem_block mem_big[MEM_BIG];
 static size_t mem_nbig;
+static struct proto_mem_leaks mem_leaks;  /* the last leak scan's result */
+static bool mem_leaks_new;                /* not sent yet */
+static uint64_t mem_sent_untracked, mem_sent_unknown;   /* as last sent */
 
 static const char *const mem_mode_names[] = { "off", "full", "sampled" };
 
@@ -61,6 +68,22 @@ static bool mem_malloc_is_ours(void)
 	f(m(1));
 	__atomic_store_n(&mem.probing, 0, __ATOMIC_RELAXED);
 	return __atomic_load_n(&mem.probe_hits, __ATOMIC_RELAXED) != before;
+}
+
+/* Attached (the agent loaded RTLD_LOCAL: its wrappers interpose nothing),
+ * the binder can put them in front of libc's allocator only: is the
+ * malloc the program calls libc's? */
+static bool mem_malloc_is_libc(void)
+{
+	Dl_info di;
+	const char *base;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+
+	if (m == NULL || dladdr(m, &di) == 0 || di.dli_fname == NULL)
+		return false;
+	base = strrchr(di.dli_fname, '/');
+	base = base ? base + 1 : di.dli_fname;
+	return strncmp(base, "libc.so", 7) == 0;
 }
 
 static int mem_init(void)
@@ -88,7 +111,7 @@ static int mem_init(void)
 			agent_warn("HOOKSCOPE_MEMORY=%s: expected full, sampled or off; memory "
 			    "tracking off", m);
 	}
-	if (!mem_malloc_is_ours()) {
+	if (agent_attached() ? !mem_malloc_is_libc() : !mem_malloc_is_ours()) {
 		mem_replaced = true;
 		agent_log("memory: malloc is not the agent's (the program or a sanitizer "
 		    "replaces the allocator): no memory figures");
@@ -100,11 +123,20 @@ static int mem_init(void)
 		agent_warn("memory: cannot map the allocation tables; memory tracking off");
 		return -1;
 	}
+	if (agent_attached()) {
+		/* Blocks from before the attach are unknown: their frees are
+		 * counted as such, and a leak scan is told it may err. */
+		__atomic_store_n(&mem.partial, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&mem_bound, true, __ATOMIC_RELEASE);
+		bind_add(&mem_bind);
+	}
 	return 0;
 }
 
 static void mem_set_mode(int mode)
 {
+	if (mode != MEM_FULL)
+		__atomic_store_n(&mem.partial, true, __ATOMIC_RELAXED);   /* untracked blocks from now */
 	if (mode != LOAD(&mem.mode))
 		mem_cfg_changed = true;
 	__atomic_store_n(&mem.mode, mode, __ATOMIC_RELAXED);
@@ -150,6 +182,29 @@ static int mem_set_threshold(const char *name, int64_t value)
 	mem_explicit = true;
 	mem_set_mode(value == 0 ? MEM_FULL : MEM_SAMPLED);
 	mem_cfg_changed = true;
+	return 0;
+}
+
+/* "leaks": the reachability scan, now (memory_leaks.c); its result goes
+ * with the next record. */
+static int mem_request(const char *name)
+{
+	uint32_t seq = mem_leaks.seq;
+
+	if (strcmp(name, "leaks") != 0)
+		return 1;
+	proto_struct_free(&proto_mem_leaks_desc, &mem_leaks);
+	if (mem_replaced)
+		mem_leaks.error = xstrdup("the program's malloc is not the agent's (its own allocator "
+		    "or a sanitizer's): no live blocks are known");
+	else
+		mem_leaks_scan(&mem_leaks);
+	mem_leaks.seq = seq + 1;
+	mem_leaks_new = true;
+	agent_log("memory: leak scan %u: %s%llu bytes in %llu blocks definitely lost, %.1f ms stopped",
+	    mem_leaks.seq, mem_leaks.error && mem_leaks.error[0] ? "failed; " : "",
+	    (unsigned long long)mem_leaks.lost_bytes, (unsigned long long)mem_leaks.lost_blocks,
+	    (double)mem_leaks.stopped_ns / 1e6);
 	return 0;
 }
 
@@ -200,7 +255,7 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	    .leak_window_ns = mem_leak_ns };
 	uint32_t n = mem.live ? LOAD(&mem.nstacks) : 0;
 	uint64_t am = 0, fm = 0, mm, mu;
-	bool changed = resend_all || mem_cfg_changed;
+	bool changed = resend_all || mem_cfg_changed || mem_leaks_new;
 
 	if (n > MEM_STACKS)
 		n = MEM_STACKS;
@@ -251,8 +306,15 @@ static void mem_encode(msgpack_sbuffer *sb, bool resend_all)
 	r.heap_blocks = r.heap_blocks > mu ? r.heap_blocks - mu : 0;
 	r.untracked = LOAD(&mem.untracked);
 	r.unknown_frees = LOAD(&mem.unknown_frees);
+	if (r.untracked != mem_sent_untracked || r.unknown_frees != mem_sent_unknown)
+		changed = true;                   /* (no site moved for these) */
+	mem_sent_untracked = r.untracked;
+	mem_sent_unknown = r.unknown_frees;
 	r.nbig = mem_nbig;
 	r.big = mem_big;
+	if (resend_all || mem_leaks_new)
+		r.leaks = mem_leaks;
+	mem_leaks_new = false;
 	if (changed)
 		proto_agent_encode(sb, &(struct proto_agent_rec){ .type = PROTO_AG_MEMORY,
 		    .time_ns = proto_now_ns(), .memory = r });
@@ -294,6 +356,7 @@ const struct collector_ops memory_collector = {
 	.init          = mem_init,
 	.set_level     = mem_set_level,
 	.set_threshold = mem_set_threshold,
+	.request       = mem_request,
 	.reset         = mem_reset,
 	.harvest       = mem_harvest,
 	.encode        = mem_encode,

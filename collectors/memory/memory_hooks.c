@@ -12,6 +12,10 @@
  * blocks free ignores and realloc copies out of.  A free removes its block
  * from the table before the real free, so the address cannot be handed
  * out again (and recorded by another thread) while still listed.
+ *
+ * Preloaded, the exported wrappers interpose; attached, the binder puts
+ * them into GOTs (the table at the end) and each brackets its work with
+ * BIND_CALL so a detach can wait for it.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,10 +24,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "timing.h"
 #include "memory_int.h"
 
 #define API __attribute__((visibility("default"), noinline))
+#define BODY static inline __attribute__((always_inline))
 #define LOAD(p)      __atomic_load_n((p), __ATOMIC_RELAXED)
 #define ADD(p, v)    __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define UNLIKELY(x)  __builtin_expect(!!(x), 0)
@@ -42,6 +48,7 @@ struct mem_real {
 	int   (*munmap)(void *, size_t);
 };
 static struct mem_real real;
+bool mem_bound;                           /* attached: the binder installed the wrappers */
 static int mem_resolving;
 
 static _Alignas(64) char mem_boot[64 << 10];
@@ -115,11 +122,11 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 	g = timing_guard_enter();
 	n = mem_stack_capture(frame, pc, MEM_FRAMES);
 	id = mem_stack_id(pc, n);
-	mem_block_add(p, size, id, wb, wm);
+	mem_block_add(p, size, mapped ? id | MEM_MAPPED : id, wb, wm);
 	timing_guard_leave(g);
 }
 
-API void *malloc(size_t n)
+BODY void *mem_malloc(size_t n)
 {
 	void *p;
 
@@ -133,7 +140,7 @@ API void *malloc(size_t n)
 	return p;
 }
 
-API void *calloc(size_t k, size_t n)
+BODY void *mem_calloc(size_t k, size_t n)
 {
 	void *p;
 
@@ -145,7 +152,7 @@ API void *calloc(size_t k, size_t n)
 	return p;
 }
 
-API void free(void *p)
+BODY void mem_free(void *p)
 {
 	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
 		return;
@@ -155,7 +162,7 @@ API void free(void *p)
 	real.free(p);
 }
 
-API void *realloc(void *old, size_t n)
+BODY void *mem_realloc(void *old, size_t n)
 {
 	size_t osz = 0;
 	void *p;
@@ -178,7 +185,7 @@ API void *realloc(void *old, size_t n)
 	return p;
 }
 
-API int posix_memalign(void **out, size_t align, size_t n)
+BODY int mem_posix_memalign(void **out, size_t align, size_t n)
 {
 	int r;
 
@@ -192,7 +199,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 
 /* The aligned ones share a shape: (alignment, size) or (size). */
 #define MEM_ALIGNED(fn, args, call, size)                                       \
-	API void *fn args                                                       \
+	BODY void *mem_##fn args                                                \
 	{                                                                       \
 		void *p;                                                        \
 		if (UNLIKELY(!mem_ready()) || real.fn == NULL)                  \
@@ -207,7 +214,7 @@ MEM_ALIGNED(memalign, (size_t a, size_t n), (a, n), n)
 MEM_ALIGNED(valloc, (size_t n), (n), n)
 MEM_ALIGNED(pvalloc, (size_t n), (n), n)
 
-API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+BODY void *mem_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *p;
 
@@ -227,7 +234,7 @@ API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 /* A mapping unmapped from its start: forgotten, or its rest kept (the
  * rest's stack is lost: id 0). */
-API int munmap(void *addr, size_t len)
+BODY int mem_munmap(void *addr, size_t len)
 {
 	if (UNLIKELY(!mem_ready())) {
 		errno = ENOMEM;
@@ -239,7 +246,55 @@ API int munmap(void *addr, size_t len)
 		ADD(&mem.munmap_bytes, gone);
 		ADD(&mem.munmaps, 1);
 		if (len < size)
-			mem_block_add((char *)addr + len, size - len, 0, size - len, 1000);
+			mem_block_add((char *)addr + len, size - len, MEM_MAPPED, size - len, 1000);
 	}
 	return real.munmap(addr, len);
 }
+
+/* The exported wrappers.  Bound by the binder after an attach (mem_bound),
+ * each marks the thread as inside a wrapper while it runs (BIND_CALL), so a
+ * detach waits for it to leave before the agent is unloaded. */
+#define MEM_WRAP(ret, name, params, args)                                       \
+	API ret name params                                                     \
+	{                                                                       \
+		ret r_;                                                         \
+		if (__builtin_expect(!LOAD(&mem_bound), 1))                     \
+			return mem_##name args;                                 \
+		BIND_CALL(r_ = mem_##name args);                                \
+		return r_;                                                      \
+	}
+MEM_WRAP(void *, malloc, (size_t n), (n))
+MEM_WRAP(void *, calloc, (size_t k, size_t n), (k, n))
+MEM_WRAP(void *, realloc, (void *old, size_t n), (old, n))
+MEM_WRAP(int, posix_memalign, (void **out, size_t align, size_t n), (out, align, n))
+MEM_WRAP(void *, aligned_alloc, (size_t a, size_t n), (a, n))
+MEM_WRAP(void *, memalign, (size_t a, size_t n), (a, n))
+MEM_WRAP(void *, valloc, (size_t n), (n))
+MEM_WRAP(void *, pvalloc, (size_t n), (n))
+MEM_WRAP(void *, mmap, (void *addr, size_t len, int prot, int flags, int fd, off_t off),
+    (addr, len, prot, flags, fd, off))
+MEM_WRAP(int, munmap, (void *addr, size_t len), (addr, len))
+
+API void free(void *p)
+{
+	if (__builtin_expect(!LOAD(&mem_bound), 1)) {
+		mem_free(p);
+		return;
+	}
+	BIND_CALL(mem_free(p));
+}
+
+/* The wrappers, for the binder (bind.h): after an attach, the calls of the
+ * program's own modules, of libc (its own calls to malloc go through its
+ * PLT: strdup's blocks, stdio's buffers) and of libstdc++ (operator new).
+ * Not every library's: bound into Mesa's too, glxgears' detach faulted
+ * (doc/memory.md, "Attached agents"). */
+#define MEM_HOOKS(X) X(malloc) X(calloc) X(realloc) X(free) X(posix_memalign) X(aligned_alloc) \
+	X(memalign) X(valloc) X(pvalloc) X(mmap) X(munmap)
+MEM_HOOKS(BIND_LOCAL)
+#define MEM_BIND(name) { #name, BIND_WRAPPER(name), (void **)&real.name, 0 },
+static const struct bind_fn mem_bind_fns[] = { MEM_HOOKS(MEM_BIND) };
+const struct bind_table mem_bind = {
+	.who = "memory", .libs = "libc.so*:libstdc++.so*",
+	.fns = mem_bind_fns, .n = sizeof mem_bind_fns / sizeof mem_bind_fns[0],
+};

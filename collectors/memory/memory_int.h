@@ -45,9 +45,11 @@ struct mem_stack {
 };
 
 /* One live block: address, size and stack, and its weight. */
+#define MEM_MAPPED  (1u << 23)            /* meta, id: an anonymous mapping, not a heap block */
+#define MEM_ID(meta) ((uint32_t)(meta) & (MEM_STACKS - 1))
 struct mem_block {
 	uint64_t key;                         /* address; 0 empty, 1 tombstone */
-	uint64_t meta;                        /* size << 24 | stack id */
+	uint64_t meta;                        /* size << 24 | MEM_MAPPED? | stack id */
 	uint32_t wbytes;                      /* weight: bytes (0: its size) ... */
 	uint32_t wmblocks;                    /* ... and thousandths of a block (0: 1000) */
 };
@@ -66,6 +68,8 @@ struct mem_state {
 	uint64_t bypassed;                    /* allocations another allocator served */
 	int      probing;                     /* init: is the program's malloc ours? ... */
 	uint64_t probe_hits;                  /* ... the wrapper counts its calls meanwhile */
+	bool     partial;                     /* some allocation was not tracked (not full mode
+	                                         since start, or no room): a leak scan may err */
 };
 extern struct mem_state mem;
 
@@ -89,7 +93,7 @@ static inline bool mem_maybe_kept(const void *p)
 int  mem_table_init(void);
 /* The id of the stack pc[0..n) (inserted when new); 0 if the table is full. */
 uint32_t mem_stack_id(const uintptr_t *pc, uint32_t n);
-/* Record block p of size bytes from stack id with its weight. */
+/* Record block p of size bytes from stack id (| MEM_MAPPED) with its weight. */
 void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t wmblocks);
 /* Forget block p; its size, or 0 when it was not tracked. */
 size_t mem_block_del(void *p);
@@ -100,6 +104,20 @@ size_t mem_block_size(const void *p);
 void mem_big_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg), void *arg);
 /* Fork child: keep the blocks (they are the child's too), zero the rest. */
 void mem_table_atfork_child(void);
+/* The tables' own mappings, [lo, hi) each (a leak scan skips them). */
+size_t mem_table_ranges(uintptr_t (*r)[2], size_t max);
+
+/* memory_hooks.c: the wrappers' bind table, and whether the binder
+ * installed it (an attached agent). */
+struct bind_table;
+extern const struct bind_table mem_bind;
+extern bool mem_bound;
+
+/* memory_leaks.c: the reachability scan (reporter thread). */
+struct proto_mem_leaks;
+/* Scan now and fill out (owns its array); the error is set when there is
+ * no result. */
+void mem_leaks_scan(struct proto_mem_leaks *out);
 
 /* memory_stack.c: the caller's stack from the wrapper's frame (frame
  * pointers, bounded by the thread's stack; libunwind when they end at once). */

@@ -161,7 +161,7 @@ uint32_t mem_stack_id(const uintptr_t *pc, uint32_t n)
 void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t wmblocks)
 {
 	uint64_t key = (uint64_t)(uintptr_t)p;
-	struct mem_stack *st = &mem.stacks[id];
+	struct mem_stack *st = &mem.stacks[MEM_ID(id)];
 
 	if (p == NULL)
 		return;
@@ -184,6 +184,7 @@ void mem_block_add(void *p, size_t size, uint32_t id, uint64_t wbytes, uint64_t 
 		return;
 	}
 	ADD(&mem.untracked, 1);
+	STORE(&mem.partial, true);
 }
 
 /* The slot of live block key, or NULL. */
@@ -226,7 +227,7 @@ size_t mem_block_del(void *p)
 	if (size >= MEM_BIG_MIN)
 		mem_big_del(key);
 	mem_filter_add(key, -1);
-	st = &mem.stacks[meta & 0xffffff];
+	st = &mem.stacks[MEM_ID(meta)];
 	ADD(&st->free_bytes, wb ? wb : size);
 	ADD(&st->free_mblocks, wm ? wm : 1000);
 	ADD(&st->frees, 1);
@@ -252,8 +253,25 @@ void mem_big_each(void (*fn)(uintptr_t addr, size_t size, uint32_t id, void *arg
 		uint64_t meta = __atomic_load_n(&mem_big[i].meta, __ATOMIC_ACQUIRE);
 
 		if (key != 0 && meta != 0)
-			fn((uintptr_t)key, meta >> 24, (uint32_t)(meta & 0xffffff), arg);
+			fn((uintptr_t)key, meta >> 24, MEM_ID(meta), arg);
 	}
+}
+
+/* See memory_int.h. */
+size_t mem_table_ranges(uintptr_t (*r)[2], size_t max)
+{
+	const struct { const void *p; size_t len; } t[] = {
+		{ mem.stacks, MEM_STACKS * sizeof *mem.stacks },
+		{ mem.blocks, (1ull << MEM_BLOCKS_LOG) * sizeof *mem.blocks },
+		{ mem_stack_idx, (1ull << STACK_IDX_LOG) * sizeof *mem_stack_idx },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0] && n < max; i++, n++) {
+		r[n][0] = (uintptr_t)t[i].p;
+		r[n][1] = (uintptr_t)t[i].p + t[i].len;
+	}
+	return n;
 }
 
 /* See memory_int.h. */

@@ -37,7 +37,7 @@ jq -e '.memory.mode == "full" and .memory.mmap_bytes == 65536 and .memory.mmap_r
 # below the allocator) against the sites' innermost frames.
 # first_fn: the record's first frame outside valgrind's allocator.
 first_fn='function first_fn() { do getline; while ($0 ~ /vgpreload/); sub(/.*(by|at) 0x[0-9A-F]+: /, ""); sub(/ \(.*/, ""); return $0 }'
-vg_funcs=$(awk "$first_fn"' /bytes in [0-9,]+ blocks are/ { print first_fn() }' \
+vg_funcs=$(awk "$first_fn"' / blocks are / && / bytes in / { print first_fn() }' \
 	"$HS_TMP/vg.log" | sort -u | tr '\n' ' ')
 # (map_kept's site holds the mapping, checked above: not heap)
 hs_funcs=$(jq -r '.memory.sites[] | select(.bytes > 0) | .stack.frames[0].func | select(. != "map_kept")' \
@@ -46,7 +46,9 @@ echo "allocating functions: hookscope: $hs_funcs; valgrind: $vg_funcs"
 [ "$hs_funcs" = "$vg_funcs" ] || fail "allocating functions differ: hookscope '$hs_funcs', valgrind '$vg_funcs'"
 # and per function, bytes and blocks
 for f in $vg_funcs; do
-	v=$(awk -v f="$f" "$first_fn"' /bytes in [0-9,]+ blocks are/ { b = $2; k = $5; gsub(",", "", b); gsub(",", "", k);
+	# "B bytes in K blocks are ...", or "T (B direct, I indirect) bytes in K blocks are ..."
+	v=$(awk -v f="$f" "$first_fn"' / blocks are / && / bytes in / { b = $2; if ($3 ~ /^\(/) b = substr($3, 2);
+		k = $0; sub(/ blocks are .*/, "", k); sub(/.* in /, "", k); gsub(",", "", b); gsub(",", "", k);
 		if (first_fn() == f) { B += b; K += k } } END { print B + 0, K + 0 }' "$HS_TMP/vg.log")
 	h=$(jq -r --arg f "$f" '[.memory.sites[] | select(.bytes > 0 and .stack.frames[0].func == $f)] |
 		"\(map(.bytes) | add) \(map(.blocks) | add)"' "$HS_TMP/frame.json")

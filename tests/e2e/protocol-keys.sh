@@ -10,7 +10,8 @@
 # starts of the startup app, the second slower, fill the startup tables; a
 # libcurl program (tests/apps/netcurl) fetching a missing file from python3's
 # http.server, once by a name it resolves (curl resolves plain localhost
-# itself), fills the network tables.
+# itself), fills the network tables; a leak scan of build/apps/memleak hold
+# (full tracking) fills the memory leaks tables.
 . tests/e2e/lib.sh
 . tests/e2e/data/report-demo.sh
 
@@ -48,6 +49,14 @@ wait_for 20 grep -q " 404 " "$HS_TMP/netcurl.log"
 wait_for 10 jq_once '[.targets[] | select(.name == "netcurl")] | length > 0'
 NET_PID=$(once_json | jq -e '[.targets[] | select(.name == "netcurl")][0].pid') || fail "no netcurl target"
 wait_for 10 jq_once '(.network.events | length) > 0 and (.network.dns | length) > 0' --target "$NET_PID"
+# A fourth whose leak scan finds lost blocks.
+HOOKSCOPE_MEMORY=full HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD spawn "$O/apps/memleak" hold "$HS_TMP/go" \
+	>"$HS_TMP/memleak.log" 2>&1
+ML_PID=$SPAWNED
+wait_for 20 grep -q held "$HS_TMP/memleak.log"
+wait_for 20 jq_once "[.targets[] | select(.pid == $ML_PID and .state == \"live\")] | length == 1"
+"$O/hookscope" --cmd "target $ML_PID" --cmd leaks "ws://127.0.0.1:$HS_PORT" >/dev/null || fail "leaks was refused"
+wait_for 20 jq_once '.memory.leaks.seq == 1 and (.memory.leaks.lost[0].stack.frames | length) > 0' --target "$ML_PID"
 # The demo's threads scenario is not part of the report demo: the sites and
 # threads of the gpool session cover those tables.
 once_json --target "$DEMO_PID" >"$HS_TMP/once-demo.json" || fail "no --once --json of the demo"

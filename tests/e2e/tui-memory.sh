@@ -2,7 +2,9 @@
 # build/apps/memleak grow (leak_steady leaks 4 KiB every 50 ms, full
 # tracking, a 4 s leak window): key 9 shows the heap, the sites by bytes in
 # use with leak_steady first and marked LEAK; Enter shows its stack
-# (leak_steady called from main); the overview has the memory box.
+# (leak_steady called from main); the overview has the memory box.  Then
+# `:leaks`: the view shows the scan's line (leak_steady drops every block
+# it allocates: definitely lost) and Enter lists the lost blocks' stacks.
 . tests/e2e/lib.sh
 
 command -v tmux >/dev/null || fail "tmux is not installed (run 'make deps')"
@@ -42,4 +44,12 @@ screen hs | grep -q 'leak_steady' || fail "no leak_steady frame in the stack"
 screen hs | grep -q 'main' || fail "no main frame in the stack"
 echo "--- stack ---"
 screen hs | sed -n '1,20p'
-echo "ok: the memory view shows the leaking site first, flagged, and its stack"
+tm send-keys -t hs Escape
+tm send-keys -t hs ':leaks' Enter
+wait_screen 20 hs grep -Eq 'Leak scan 1: definitely lost [0-9.]+[KM] in [0-9]+ blocks from [0-9]+ stacks'
+echo "--- leak scan ---"
+screen hs | grep 'Leak scan'
+tm send-keys -t hs Home Enter
+wait_screen 10 hs grep -Eq '[0-9]+ bytes in [0-9]+ blocks definitely lost \('
+screen hs | grep -A3 'definitely lost (' | grep -q leak_steady || fail "no leak_steady stack among the lost blocks"
+echo "ok: the memory view shows the leaking site first, flagged, and its stack; :leaks finds its blocks lost"

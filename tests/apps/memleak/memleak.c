@@ -12,6 +12,10 @@
  *                           grow_realloc       one block realloc'd 16 -> 4096 B, kept
  *                           aligned_kept       posix_memalign 256 B + aligned_alloc 512 B, kept
  *                           map_kept           one anonymous 64 KiB mmap (not heap)
+ *   memleak hold FILE      exit's allocations, then wait until FILE exists (a leak scan
+ *                          meanwhile), then exit: the same blocks are lost as for exit
+ *   memleak release FILE   keep_global's 3 blocks, then wait until FILE exists, free them
+ *                          (blocks allocated before an attach, freed after it)
  *   memleak grow SECS      leak 4 KiB every 50 ms from leak_steady for SECS seconds,
  *                          while cycle_buffers allocates and frees as much
  *   memleak growshrink SECS  for SECS seconds, cycles of 2 s: grow_then_shrink's 20
@@ -106,6 +110,8 @@ NOINLINE static void leak_list(void)
 
 	head->next = leak_list_node();
 	head->next->next = leak_list_node();
+	/* the list is written to memory (the stores are not dead): then lost */
+	__asm__ volatile("" : : "r"(head) : "memory");
 	sink ^= (uintptr_t)head->pad[0];
 }
 
@@ -172,6 +178,17 @@ NOINLINE static void run_growshrink(int secs)
 	}
 }
 
+/* Clear the stack the allocating functions used: a leak scan of the
+ * running program reads the live stack, where a dead frame's pointer could
+ * otherwise stay in a slot a later call reserves but never writes
+ * (valgrind's check, at exit, sees no stack left of them either). */
+NOINLINE static void scrub_stack(void)
+{
+	volatile char pad[16384];
+
+	memset((char *)pad, 0, sizeof pad);
+}
+
 /* A fixed LCG: the same sizes on every run. */
 NOINLINE static void run_many(long n)
 {
@@ -192,7 +209,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "exit";
 	int secs = argc > 2 ? atoi(argv[2]) : 4;
 
-	if (strcmp(mode, "exit") == 0) {
+	if (strcmp(mode, "exit") == 0 || strcmp(mode, "hold") == 0) {
 		freed_blocks();
 		leak_direct();
 		keep_global();
@@ -201,6 +218,19 @@ int main(int argc, char **argv)
 		grow_realloc();
 		aligned_kept();
 		map_kept();
+		if (strcmp(mode, "hold") == 0) {
+			scrub_stack();
+			say("held\n");
+			while (argc > 2 && access(argv[2], F_OK) != 0)
+				nap_ms(20);
+		}
+	} else if (strcmp(mode, "release") == 0 && argc > 2) {
+		keep_global();
+		say("held\n");
+		while (access(argv[2], F_OK) != 0)
+			nap_ms(20);
+		for (int i = 0; i < 3; i++)
+			free(keep[i]);
 	} else if (strcmp(mode, "grow") == 0) {
 		for (int i = 0; i < secs * 20; i++) {
 			leak_steady();
@@ -212,7 +242,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "many") == 0) {
 		run_many(argc > 2 ? atol(argv[2]) : 100000);
 	} else {
-		say("usage: memleak exit|grow SECS|growshrink SECS|many N\n");
+		say("usage: memleak exit|hold FILE|release FILE|grow SECS|growshrink SECS|many N\n");
 		return 2;
 	}
 	say("done\n");
