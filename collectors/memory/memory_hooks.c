@@ -16,6 +16,11 @@
  * Preloaded, the exported wrappers interpose; attached, the binder puts
  * them into GOTs (the table at the end) and each brackets its work with
  * BIND_CALL so a detach can wait for it.
+ *
+ * A sanitizer build exports none of them: its runtime must stay the
+ * allocator (a wrapper linked into a test program would run before the
+ * runtime is initialised), so the agent finds malloc replaced and says so,
+ * as for any program that brings its own allocator.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -251,6 +256,7 @@ BODY int mem_munmap(void *addr, size_t len)
 	return real.munmap(addr, len);
 }
 
+#ifndef HS_SAN_RUNTIME
 /* The exported wrappers.  Bound by the binder after an attach (mem_bound),
  * each marks the thread as inside a wrapper while it runs (BIND_CALL), so a
  * detach waits for it to leave before the agent is unloaded. */
@@ -294,7 +300,12 @@ API void free(void *p)
 MEM_HOOKS(BIND_LOCAL)
 #define MEM_BIND(name) { #name, BIND_WRAPPER(name), (void **)&real.name, 0 },
 static const struct bind_fn mem_bind_fns[] = { MEM_HOOKS(MEM_BIND) };
+#define MEM_NBIND (sizeof mem_bind_fns / sizeof mem_bind_fns[0])
+#else
+static const struct bind_fn *const mem_bind_fns = NULL;
+#define MEM_NBIND 0
+#endif
 const struct bind_table mem_bind = {
 	.who = "memory", .libs = "libc.so*:libstdc++.so*",
-	.fns = mem_bind_fns, .n = sizeof mem_bind_fns / sizeof mem_bind_fns[0],
+	.fns = mem_bind_fns, .n = MEM_NBIND,
 };
