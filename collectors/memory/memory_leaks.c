@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,11 @@ static void lk_words(struct lk_scan *s, uintptr_t lo, uintptr_t hi, uint32_t lea
 			continue;
 		}
 		via = w == x->start ? LK_REACHED : LK_POSSIBLE;
+		/* glibc's own pointer to the chunk after this block (the arena's
+		 * top, a bin): that chunk's header overlaps the block's last
+		 * word, so it looks interior, but it refers to no part of it */
+		if (via == LK_POSSIBLE && w + sizeof(size_t) == x->start + malloc_usable_size((void *)x->start))
+			continue;
 		if (x->state == LK_UNREACHED || (x->state == LK_POSSIBLE && via == LK_REACHED)) {
 			x->state = (uint8_t)via;
 			s->todo[s->ntodo++] = k;
