@@ -1,7 +1,7 @@
 # attach-memory.sh - the memory collector in a process hookscope did not
 # start: build/apps/memleak grow (leak_steady leaks 4 KiB every 50 ms while
 # cycle_buffers allocates and frees as much) runs unobserved, is attached
-# at level 3 (full tracking): the allocations made after the attach are
+# at level 3 with the overhead budget off (full tracking): the allocations made after the attach are
 # tracked (leak_steady's site grows and, with a 4 s leak window, is flagged
 # a suspected leak; cycle_buffers holds nothing), then it is detached: the
 # agent leaves /proc/PID/maps, the program runs on to its end and its
@@ -14,6 +14,11 @@ if [ -n "$HS_SAN_RT" ]; then
 	exit 0
 fi
 no_agent() { [ -e "/proc/$1" ] && ! grep -q libhookscope "/proc/$1/maps"; }
+full_tracking() {   # PID: level 3 tracks every allocation with the budget off
+	"$O/hookscope" --cmd "target $1" --cmd "budget off" "ws://127.0.0.1:$HS_PORT" >/dev/null ||
+		fail "budget off was refused"
+	wait_for 10 jq_once '.memory.mode == "full"' --target "$1"
+}
 site() {   # PID FUNC: the site whose innermost frame is FUNC, as JSON
 	once_json --target "$1" | jq -c --arg f "$2" '[.memory.sites[] | select(.stack.frames[0].func == $f)][0]'
 }
@@ -28,7 +33,7 @@ while [ "$(date +%s)" -lt "$sleep_until" ]; do sleep 0.2; done   # it leaks a wh
 	fail "attach failed: $(cat "$HS_TMP/attach.txt")"
 wait_for 20 jq_once "[.targets[] | select(.pid == $pid and .state == \"live\")] | length == 1"
 grep -q libhookscope "/proc/$pid/maps" || fail "no agent in memleak after the attach"
-wait_for 10 jq_once '.memory.mode == "full"' --target "$pid"
+full_tracking "$pid"
 "$O/hookscope" --cmd "target $pid" --cmd "threshold leak 4" "ws://127.0.0.1:$HS_PORT" >/dev/null ||
 	fail "threshold leak 4 was refused"
 wait_for 10 jq_once '[.memory.sites[] | select(.stack.frames[0].func == "leak_steady" and .bytes >= 40960)] | length == 1' \
@@ -57,7 +62,7 @@ wait_for 10 grep -q held "$HS_TMP/rel.out"
 "$O/hookscoped" --socket "$HS_SOCK" attach "$pid" --level 3 >"$HS_TMP/attach.txt" 2>&1 ||
 	fail "attach failed: $(cat "$HS_TMP/attach.txt")"
 wait_for 20 jq_once "[.targets[] | select(.pid == $pid and .state == \"live\")] | length == 1"
-wait_for 10 jq_once '.memory.mode == "full"' --target "$pid"
+full_tracking "$pid"
 touch "$HS_TMP/go"
 wait_for 20 jq_once '.memory.exited' --target "$pid"
 m=$(once_json --target "$pid" | jq -c '.memory | {heap_bytes, heap_blocks, frees, unknown_frees}')
