@@ -129,21 +129,23 @@ static char **
 run_environ(const struct daemon_opts *o, const char *agent)
 {
 	static const char *const ours[] = { "LD_PRELOAD=", "HOOKSCOPE_SOCKET=",
-		"HOOKSCOPE_LEVEL=", "HOOKSCOPE_MAP=", "HOOKSCOPE_BUDGET=", "HOOKSCOPE_EXEC=" };
+		"HOOKSCOPE_LEVEL=", "HOOKSCOPE_MAP=", "HOOKSCOPE_BUDGET=", "HOOKSCOPE_EXEC=",
+		"HOOKSCOPE_REFRESH=" };
 	const char *oldmap = getenv("HOOKSCOPE_MAP");
 	size_t n = 0, k = 0;
 	char **env, *pre, buf[32];
 
 	while (environ[n] != NULL)
 		n++;
-	env = xcalloc(n + 8, sizeof *env);
+	env = xcalloc(n + 9, sizeof *env);
 	for (size_t i = 0; i < n; i++) {
 		bool skip = false;
 
 		for (size_t j = 0; j < sizeof ours / sizeof ours[0]; j++)
 			if (strncmp(environ[i], ours[j], strlen(ours[j])) == 0)
 				skip = j < 2 || j == 5 || (j == 2 && o->run_level >= 0) ||
-				    (j == 3 && o->run_map != NULL) || (j == 4 && o->budget_set);
+				    (j == 3 && o->run_map != NULL) || (j == 4 && o->budget_set) ||
+				    (j == 6 && o->refresh_hz > 0);
 		if (!skip)
 			env[k++] = xstrdup(environ[i]);
 	}
@@ -163,6 +165,10 @@ run_environ(const struct daemon_opts *o, const char *agent)
 		snprintf(pct, sizeof pct, "%g", o->budget_ppm / 1e4);
 		env[k] = xmalloc(48);
 		snprintf(env[k++], 48, "HOOKSCOPE_BUDGET=%s", o->budget_ppm == 0 ? "off" : pct);
+	}
+	if (o->refresh_hz > 0) {      /* the frame budget from the first frame on */
+		snprintf(buf, sizeof buf, "HOOKSCOPE_REFRESH=%g", o->refresh_hz);
+		env[k++] = xstrdup(buf);
 	}
 	if (o->run_map != NULL) {   /* ours first: the first match wins */
 		size_t len = strlen(o->run_map) + (oldmap ? strlen(oldmap) : 0) + 32;

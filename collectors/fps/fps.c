@@ -43,8 +43,28 @@ static struct fps_cfg fps_cfg = {
 static bool fps_cfg_changed;
 
 /* Collector init: the thread-exit key, the wrappers' table. */
+static int fps_set_threshold(const char *name, int64_t value);
+
+/* HOOKSCOPE_REFRESH=HZ (set by `hookscoped run --refresh`): the frame budget
+ * from the first frame, before the daemon's greeting arrives. */
+static void fps_refresh_env(void)
+{
+	const char *v = getenv("HOOKSCOPE_REFRESH");
+	char *end;
+	double hz;
+
+	if (v == NULL || *v == '\0')
+		return;
+	hz = strtod(v, &end);
+	if (*end != '\0' || !(hz >= 1 && hz <= 1000) ||
+	    fps_set_threshold("frame", (int64_t)(1e9 / hz + 0.5)) != 0)
+		agent_warn("HOOKSCOPE_REFRESH=%s: expected a refresh rate of 1 to 1000 Hz; "
+		    "the frame budget stays %.2f ms", v, fps_cfg.budget_ns / 1e6);
+}
+
 static int fps_init(void)
 {
+	fps_refresh_env();
 	bind_add(&fps_bind);
 	return fps_hot_init();
 }
