@@ -65,7 +65,7 @@ start_daemon
 WEB=$(free_port)
 mkdir -p "$HS_TMP/www"
 head -c 300000 /dev/urandom >"$HS_TMP/www/file.bin"
-(cd "$HS_TMP/www" && exec python3 -m http.server --bind 127.0.0.1 "$WEB") >"$HS_TMP/http.log" 2>&1 &
+(cd "$HS_TMP/www" && exec /usr/bin/python3 -m http.server --bind 127.0.0.1 "$WEB") >"$HS_TMP/http.log" 2>&1 &
 HS_PIDS="$HS_PIDS $!"
 wait_for 20 port_listening "$WEB"
 EP="127.0.0.1:$WEB"
@@ -128,7 +128,7 @@ jq -e '[.network.events[] | select(.op == "connect" and (.error | test("ECONNREF
 U=$(free_port)
 spawn socat -u "UDP-RECV:$U,bind=127.0.0.1" "OPEN:$HS_TMP/udp.out,creat"
 wait_for 10 sh -c "ss -Hlun 'sport = :$U' | grep -q ."
-traced "$HS_TMP/py.st" python3 -c "
+traced "$HS_TMP/py.st" /usr/bin/python3 -c "
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for n in (100, 200, 300):
