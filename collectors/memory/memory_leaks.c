@@ -43,43 +43,7 @@
 #include "engine.h"
 #include "protocol.h"
 #include "memory_int.h"
-
-#define LK_STOP_MAX_NS  (2ull * 1000000000)   /* the target stays stopped at most this long */
-#define LK_MAPS_MAX     (8u << 20)            /* bytes of /proc/self/maps */
-#define LK_SKIP_MAX     64                    /* ranges never read as roots */
-#define LK_NONE         UINT32_MAX
-#define LK_PM_PAGES     4096                  /* pagemap entries read at once */
-#define LK_PM_MIN       (64u << 10)           /* ranges this long go by the pagemap */
-
-enum { LK_UNREACHED, LK_POSSIBLE, LK_REACHED, LK_INDIRECT };
-
-/* One live block. */
-struct lk_blk {
-	uintptr_t start, end;             /* end: start + the size asked for */
-	uint32_t  id;                     /* its stack */
-	uint32_t  owner;                  /* indirect: the lost block it hangs from */
-	uint8_t   state;
-	bool      mapped;                 /* an anonymous mapping: a root, never lost */
-};
-
-struct lk_scan {
-	struct lk_blk *b;                 /* [n], sorted by start */
-	size_t    n, cap;
-	uint32_t *todo;                   /* blocks whose words are still to read */
-	size_t    ntodo;
-	char     *maps;                   /* /proc/self/maps */
-	uint64_t *pm;                     /* [LK_PM_PAGES] of /proc/self/pagemap */
-	int       pm_fd;                  /* -1: read every page */
-	uintptr_t skip[LK_SKIP_MAX][2];
-	size_t    nskip;
-	uintptr_t mods[LK_SKIP_MAX * 8][2];   /* the modules' writable segments (not the agent's) */
-	size_t    nmods;
-	uintptr_t lo, hi;                 /* no block outside [lo, hi) */
-	uint64_t  deadline, words;
-	uint64_t  root_bytes, heap_bytes, stopped_ns;
-	int       threads;
-	const char *error;
-};
+#include "memory_leaks.h"
 
 static void *lk_map(size_t len)
 {
@@ -87,50 +51,6 @@ static void *lk_map(size_t len)
 	    -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-static void lk_skip(struct lk_scan *s, uintptr_t lo, uintptr_t hi)
-{
-	if (s->nskip < LK_SKIP_MAX && lo < hi) {
-		s->skip[s->nskip][0] = lo;
-		s->skip[s->nskip][1] = hi;
-		s->nskip++;
-	}
-}
-
-/* Each module's writable PT_LOAD segments: the agent's are skipped, the
- * others' are roots.  (Before the stop: dl_iterate_phdr takes the loader's
- * lock.) */
-static int lk_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct lk_scan *s = arg;
-	uintptr_t self = (uintptr_t)lk_mods_cb, page = (uintptr_t)getpagesize();
-	bool agent = false;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + p->p_vaddr;
-
-		if (p->p_type == PT_LOAD && self >= lo && self < lo + p->p_memsz)
-			agent = true;
-	}
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t lo = (info->dlpi_addr + p->p_vaddr) & ~(page - 1);
-		uintptr_t hi = (info->dlpi_addr + p->p_vaddr + p->p_memsz + page - 1) & ~(page - 1);
-
-		if (p->p_type != PT_LOAD || !(p->p_flags & PF_W))
-			continue;
-		if (agent)
-			lk_skip(s, lo, hi);
-		else if (s->nmods < sizeof s->mods / sizeof s->mods[0]) {
-			s->mods[s->nmods][0] = lo;
-			s->mods[s->nmods][1] = hi;
-			s->nmods++;
-		}
-	}
-	return 0;
 }
 
 /* The block holding address w, or LK_NONE. */
@@ -230,21 +150,9 @@ static void lk_drain(struct lk_scan *s, uint32_t leader)
 	}
 }
 
-/* A root: [lo, hi) less the skipped ranges from the k-th on. */
-static void lk_root(struct lk_scan *s, uintptr_t lo, uintptr_t hi, size_t k)
+/* See memory_leaks.h. */
+void lk_mark_from(struct lk_scan *s, uintptr_t lo, uintptr_t hi)
 {
-	for (; k < s->nskip; k++) {
-		uintptr_t a = s->skip[k][0], b = s->skip[k][1];
-
-		if (a < hi && b > lo) {
-			if (lo < a)
-				lk_root(s, lo, a, k + 1);
-			if (b < hi)
-				lk_root(s, b, hi, k + 1);
-			return;
-		}
-	}
-	s->root_bytes += hi - lo;
 	lk_read(s, lo, hi, LK_NONE);
 	lk_drain(s, LK_NONE);
 }
@@ -322,93 +230,6 @@ static void lk_collect(struct lk_scan *s)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->b[i].end + 1 > s->hi)
 			s->hi = s->b[i].end + 1;
-}
-
-/* /proc/self/maps into s->maps (read(2): no stdio buffer to allocate). */
-static int lk_read_maps(struct lk_scan *s)
-{
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		return -1;
-	while ((r = read(fd, s->maps + len, LK_MAPS_MAX - 1 - len)) > 0)
-		len += (size_t)r;
-	close(fd);
-	s->maps[len] = '\0';
-	return r < 0 || len >= LK_MAPS_MAX - 1 ? -1 : 0;
-}
-
-/* Does [lo, hi) hold the start of a heap block? */
-static bool lk_holds_heap(const struct lk_scan *s, uintptr_t lo, uintptr_t hi)
-{
-	size_t a = 0, b = s->n;
-
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-
-		if (s->b[mid].start < lo)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	for (; a < s->n && s->b[a].start < hi; a++)
-		if (!s->b[a].mapped)
-			return true;
-	return false;
-}
-
-/* Skip the heaps of malloc's other arenas inside [lo, hi) (the kernel
- * may have merged one with a neighbouring anonymous mapping).  glibc maps
- * them HEAP_MAX_SIZE-aligned (64 MiB on 64-bit targets), a heap_info
- * first: its arena (whose state follows the first heap's heap_info) and
- * the heap's size. */
-static void lk_skip_arenas(struct lk_scan *s, uintptr_t lo, uintptr_t hi)
-{
-	const uintptr_t max = 64ull << 20;
-
-	for (uintptr_t at = (lo + max - 1) & ~(max - 1); at < hi && at >= lo; at += max) {
-		const uintptr_t *h = (const uintptr_t *)at;
-
-		if (hi - at >= 4096 && h[0] != 0 && (h[0] & (max - 1)) < 256 && h[2] >= 4096 &&
-		    h[2] <= hi - at)
-			lk_skip(s, at, at + h[2]);
-	}
-}
-
-/* One mapping of /proc/self/maps as a root. */
-static void lk_mapping(struct lk_scan *s, uintptr_t lo, uintptr_t hi, const char *perms,
-    const char *path, const uintptr_t *sps, int n, uintptr_t me)
-{
-	uintptr_t from = hi;
-
-	if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p')
-		return;
-	if (me >= lo && me < hi)
-		return;                           /* this thread: agent code only */
-	for (int i = 0; i < n; i++)
-		if (sps[i] >= lo && sps[i] < hi && sps[i] < from)
-			from = sps[i];
-	if (from < hi) {                          /* a stopped thread's stack: its live part */
-		lk_root(s, from, hi, 0);
-		return;
-	}
-	if (path[0] == '/') {                     /* a file: only modules' data segments */
-		for (size_t i = 0; i < s->nmods; i++) {
-			uintptr_t a = s->mods[i][0] > lo ? s->mods[i][0] : lo;
-			uintptr_t b = s->mods[i][1] < hi ? s->mods[i][1] : hi;
-
-			if (a < b)
-				lk_root(s, a, b, 0);
-		}
-		return;
-	}
-	if (strncmp(path, "[heap]", 6) == 0 || (path[0] && strncmp(path, "[anon", 5) != 0 &&
-	    strncmp(path, "[stack", 6) != 0) || lk_holds_heap(s, lo, hi))
-		return;
-	lk_skip_arenas(s, lo, hi);
-	lk_root(s, lo, hi, 0);
 }
 
 /* With the world stopped: collect, mark from the roots, find the cliques. */
