@@ -179,9 +179,9 @@ $(O)/libhookscope.map: $(AGENT_EXPORTS)
 $(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(O)/libhookscope.map
 	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
 		-Wl,--version-script=$(O)/libhookscope.map $(LDFLAGS_ALL) -o $@ \
-		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
+		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURL_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(DW_LIBS) $(ELF_LIBS) $(CURL_LIBS)
 $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(CURSES_LIBS) $(RL_LIBS)
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include "daemon.h"
+#include "daemon_lines.h"
 
 #define AGENT_READ_CHUNK  65536
 #define AGENT_READ_BUDGET (4u << 20)  /* per callback, so others get a turn */
@@ -301,6 +302,8 @@ agent_parse(struct daemon_agent *a)
 			    "closing it", agent_who(a, who, sizeof who), err);
 			return -1;
 		}
+		if (a->session != NULL)
+			daemon_lines_fill(a->session, a->peer_pid > 0 ? a->peer_pid : a->session->pid, &r);
 		rc = agent_record(a, &r, proto_now_ns());
 		proto_agent_rec_free(&r);
 		off += PROTO_AGENT_HDR + len;

@@ -182,6 +182,7 @@ struct daemon_pwr_hist {
 #define DAEMON_MAX_COLLECTORS 16
 struct daemon_collector;
 struct daemon_rank_views;
+struct daemon_lines;
 struct daemon_cstate {
 	const struct daemon_collector *c;     /* NULL: slot free (and all after it) */
 	void *p;
@@ -220,6 +221,7 @@ struct daemon_session {
 	int      exit_status;     /* wait status if we reaped it, else -1 */
 	struct daemon_functab funcs;
 	struct daemon_paths paths; /* call paths (paths.c) */
+	struct daemon_lines *lines; /* file:line of frames (lines.c), while an agent sends */
 	/* Bumped by whatever can change a ranking (records, reset, a tick that
 	 * samples the rates): the rankings of an older one are stale. */
 	uint64_t gen;

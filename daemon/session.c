@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "daemon_lines.h"
 #include "daemon_collector.h"
 #include "report.h"
 
@@ -43,6 +44,7 @@ daemon_session_free(struct daemon_session *s)
 	if (s == NULL)
 		return;
 	daemon_session_collectors_free(s);
+	daemon_lines_free(s);
 	free(s->name);
 	free(s->exe);
 	free(s->build_id);
@@ -246,6 +248,7 @@ void
 daemon_session_detach(struct daemon_session *s, bool process_gone)
 {
 	s->agent = NULL;
+	daemon_lines_free(s);
 	s->state = process_gone ? PROTO_TARGET_EXITED : PROTO_TARGET_LOST;
 	if (!process_gone && s->attached && s->bye)   /* an attached agent unloaded */
 		s->state = PROTO_TARGET_DETACHED;

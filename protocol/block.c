@@ -16,6 +16,7 @@ static const struct proto_field block_frame_fields[] = {
 	PF_ROW("module", PF_STR, F, module, 0),
 	PF_ROW("file", PF_STR, F, file, 0),
 	PF_ROW("line", PF_U32, F, line, 0),
+	PF_ROW("pc", PF_BOOL, F, pc, PF_IFSET | PF_NOJSON),
 };
 #undef F
 const struct proto_struct proto_block_frame_desc =

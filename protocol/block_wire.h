@@ -20,8 +20,9 @@ struct proto_block_frame {
 	char    *func;                    /* function name, "" when unknown */
 	uint64_t off;                     /* addr - the function's first byte */
 	char    *module;                  /* basename of the module, "" when none */
-	char    *file;                    /* source file (debug info), "" when unknown */
-	uint32_t line;                    /* source line, 0 when unknown */
+	char    *file;                    /* source file (debug info), "" when unknown: the daemon */
+	uint32_t line;                    /* source line, 0 when unknown      fills both in */
+	bool     pc;                      /* addr is an interrupted pc, not a return address */
 };
 
 /* One distinct stack of a block (same functions, innermost first). */

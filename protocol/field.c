@@ -423,6 +423,46 @@ void proto_struct_release(const struct proto_struct *d, void *obj)
 	}
 }
 
+/* Can a struct of d hold a struct of want (itself, or inside a member)? */
+static bool field_holds(const struct proto_struct *d, const struct proto_struct *want)
+{
+	if (d == want)
+		return true;
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct proto_field *f = &d->fields[i];
+
+		if ((f->type == PF_OBJ || f->type == PF_OBJS) && field_holds(f->sub, want))
+			return true;
+	}
+	return false;
+}
+
+/* See field.h. */
+void proto_struct_visit(const struct proto_struct *d, void *obj, const struct proto_struct *want,
+    void (*fn)(void *elem, void *arg), void *arg)
+{
+	if (d == want) {
+		fn(obj, arg);
+		return;
+	}
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct proto_field *f = &d->fields[i];
+
+		/* arrays of flat figures are not walked */
+		if ((f->type != PF_OBJ && f->type != PF_OBJS) || !field_holds(f->sub, want))
+			continue;
+		if (f->type == PF_OBJ) {
+			proto_struct_visit(f->sub, AT(obj, f->off, char), want, fn, arg);
+			continue;
+		}
+		char *v = field_elems(f, obj);
+		size_t n = *AT(obj, f->cnt, size_t);
+
+		for (size_t k = 0; v != NULL && k < n; k++)
+			proto_struct_visit(f->sub, v + k * f->sub->size, want, fn, arg);
+	}
+}
+
 /* See field.h. */
 void proto_struct_free(const struct proto_struct *d, void *obj)
 {

@@ -127,6 +127,10 @@ void proto_struct_copy(const struct proto_struct *d, void *dst, const void *src)
 void proto_struct_release(const struct proto_struct *d, void *obj);
 /* Free what obj owns and leave it as proto_struct_init() does. */
 void proto_struct_free(const struct proto_struct *d, void *obj);
+/* Call fn on every struct of want inside obj (obj itself when d is want),
+ * through its struct members and arrays of structs, in table order. */
+void proto_struct_visit(const struct proto_struct *d, void *obj, const struct proto_struct *want,
+    void (*fn)(void *elem, void *arg), void *arg);
 /* Write obj's keys and values into the JSON object the caller opened. */
 void proto_struct_json_fields(struct proto_json *j, const struct proto_struct *d, const void *obj);
 /* Write obj as one JSON object under key (NULL inside an array). */

@@ -1,13 +1,13 @@
 /*
- * symbols_frames.c - addresses of sampled stacks (block, ipc, power) as
- * function + offset (the agent's symbol catalogue, symbols.h) and file:line
- * (libdw, when the module or its debug file has line information), on the
- * reporter thread.
+ * symbols_frames.c - addresses of sampled stacks (block, ipc, net, memory,
+ * power) as function + offset (the agent's symbol catalogue, symbols.h), on
+ * the reporter thread.  Source lines are not looked up here: reading debug
+ * information (often compressed) would cost the target the CPU time it
+ * takes; the daemon fills file:line in from the same files (daemon/lines.c).
  * An address inside one of the hook engine's trampoline blocks is taken
  * back to the function whose site the block is.  Results are cached per
  * address (samplers see the same addresses again and again).
  */
-#include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,55 +27,6 @@ struct sym_frame_ent {
 };
 
 static struct sym_frame_ent *sym_frame_cache;
-static Dwfl *sym_frame_dwfl_h;
-static size_t sym_frame_dwfl_mods;            /* sym_modules_count when reported */
-
-/* Debug files by build-id under the standard directory only (libc6-dbg
- * style; a -g file has its own): dwfl_standard_find_debuginfo would also
- * ask debuginfod, which loads libcurl and OpenSSL into the target. */
-static const Dwfl_Callbacks sym_frame_dwfl_cb = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_build_id_find_debuginfo,
-};
-
-/* libdw's view of this process, made again when modules came or went. */
-static Dwfl *sym_frame_dwfl(void)
-{
-	size_t mods = sym_modules_count();
-
-	if (sym_frame_dwfl_h != NULL && mods == sym_frame_dwfl_mods)
-		return sym_frame_dwfl_h;
-	if (sym_frame_dwfl_h != NULL)
-		dwfl_end(sym_frame_dwfl_h);
-	sym_frame_dwfl_mods = mods;
-	sym_frame_dwfl_h = dwfl_begin(&sym_frame_dwfl_cb);
-	if (sym_frame_dwfl_h == NULL)
-		return NULL;
-	dwfl_report_begin(sym_frame_dwfl_h);
-	if (dwfl_linux_proc_report(sym_frame_dwfl_h, getpid()) != 0) {
-		dwfl_report_end(sym_frame_dwfl_h, NULL, NULL);
-		dwfl_end(sym_frame_dwfl_h);
-		return sym_frame_dwfl_h = NULL;
-	}
-	dwfl_report_end(sym_frame_dwfl_h, NULL, NULL);
-	return sym_frame_dwfl_h;
-}
-
-/* file:line of addr, when there is line information. */
-static void sym_frame_line(uintptr_t addr, struct proto_block_frame *f)
-{
-	Dwfl *d = sym_frame_dwfl();
-	Dwfl_Module *m = d ? dwfl_addrmodule(d, addr) : NULL;
-	Dwfl_Line *l = m ? dwfl_module_getsrc(m, addr) : NULL;
-	const char *file;
-	int line = 0;
-
-	if (l == NULL || (file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL)) == NULL)
-		return;
-	free(f->file);
-	f->file = xstrdup(file);
-	f->line = line > 0 ? (uint32_t)line : 0;
-}
 
 /* Resolve addr (uncached). */
 static void sym_frame_resolve(uintptr_t addr, bool ret, struct sym_frame_ent *e)
@@ -103,8 +54,7 @@ static void sym_frame_resolve(uintptr_t addr, bool ret, struct sym_frame_ent *e)
 	base = strrchr(si.module ? si.module : "", '/');
 	e->f.module = xstrdup(base ? base + 1 : si.module ? si.module : "");
 	e->f.file = xstrdup("");
-	if (fn == 0)
-		sym_frame_line(look, &e->f);
+	e->f.pc = !ret;
 }
 
 /* The cache entry of addr, resolved on first use. */
@@ -154,7 +104,4 @@ void sym_frame_forget(void)
 		}
 	free(sym_frame_cache);
 	sym_frame_cache = NULL;
-	if (sym_frame_dwfl_h != NULL)
-		dwfl_end(sym_frame_dwfl_h);
-	sym_frame_dwfl_h = NULL;
 }
