@@ -194,6 +194,18 @@ static bool hook_mine(void)
 }
 
 /* See engine.h. */
+void hook_engine_modules_held(void (*fn)(void *arg), void *arg)
+{
+	if (hook_mine()) {
+		fn(arg);
+		return;
+	}
+	hook_enter();
+	fn(arg);
+	hook_leave();
+}
+
+/* See engine.h. */
 int hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void *arg,
     char *err, size_t errlen)
 {

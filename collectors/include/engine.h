@@ -86,8 +86,13 @@ void hook_engine_start_mode(enum hook_mode m);
  * async-signal-safe). */
 uintptr_t hook_engine_uc_pc(const void *uc);
 
+/* Run fn holding the engine's lock, which the agent's dlclose holds
+ * around the real one: the modules fn reads (hook_mods_read) stay mapped
+ * while it runs.  fn must not wait for another thread that may dlclose. */
+void hook_engine_modules_held(void (*fn)(void *arg), void *arg);
 /* hook_patch.c: the modules loaded now (the agent flagged), for users of
- * the GOT outside the engine (hook_got_wrap). */
+ * the GOT outside the engine (hook_got_wrap; under
+ * hook_engine_modules_held when another thread may dlclose). */
 void hook_mods_read(struct hook_mods *ms);
 /* hook_got.c: a generic import wrapper (the power collector's table rows):
  * bind every import of names[k] (JUMP_SLOT or GLOB_DAT) in module m (not

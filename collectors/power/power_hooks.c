@@ -498,27 +498,21 @@ static int power_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* See power.h.  Modules are bound once each (by path and load address);
- * the reporter asks every harvest, so the module list is read only when
- * the loader's counters moved. */
-int power_hooks_bind(const struct power_table *t)
+struct power_bind_run {
+	int adds, bound;
+};
+
+/* Bind the modules not bound yet (under the engine's lock, so none is
+ * unloaded while its dynamic section and GOT are read). */
+static void power_bind_mods(void *arg)
 {
-	static unsigned long long seen_mods[2];
-	unsigned long long now[2] = { 0, 0 };
 	static struct { char path[256]; uintptr_t bias; } done[HOOK_MAX_MODS * 2];
 	static size_t ndone;
+	struct power_bind_run *run = arg;
 	const char *const *names = power_names;
 	const uintptr_t *wraps = power_wraps;
-	struct hook_mods *ms;
-	int adds = 0, bound = 0;
+	struct hook_mods *ms = xcalloc(1, sizeof *ms);
 
-	dl_iterate_phdr(power_mods_cb, now);
-	if (power_tab != NULL && now[0] != 0 && now[0] == seen_mods[0] && now[1] == seen_mods[1])
-		return 0;
-	seen_mods[0] = now[0];
-	seen_mods[1] = now[1];
-	power_hooks_init(t);
-	ms = xcalloc(1, sizeof *ms);
 	hook_mods_read(ms);
 	for (int i = 0; i < ms->n; i++) {
 		const struct hook_mod *m = &ms->m[i];
@@ -535,17 +529,35 @@ int power_hooks_bind(const struct power_table *t)
 			snprintf(done[ndone].path, sizeof done[ndone].path, "%s", m->path);
 			done[ndone++].bias = m->bias;
 		}
-		adds++;
+		run->adds++;
 		/* the slots in use, then the fd calls when a row needs them */
 		b = hook_got_wrap(m, i == 0, names, wraps, power_reals, (size_t)power_nsyms);
 		if (b > 0)
-			bound += b;
+			run->bound += b;
 		if (power_fd_rows && (b = hook_got_wrap(m, i == 0, names + POWER_SLOTS,
 		    wraps + POWER_SLOTS, power_reals + POWER_SLOTS, 5)) > 0)
-			bound += b;
+			run->bound += b;
 	}
 	free(ms);
-	if (adds > 0)
-		agent_log("power: %d modules scanned, %d imports bound", adds, bound);
-	return bound;
+}
+
+/* See power.h.  Modules are bound once each (by path and load address);
+ * the reporter asks every harvest, so the module list is read only when
+ * the loader's counters moved. */
+int power_hooks_bind(const struct power_table *t)
+{
+	static unsigned long long seen_mods[2];
+	unsigned long long now[2] = { 0, 0 };
+	struct power_bind_run run = { 0, 0 };
+
+	dl_iterate_phdr(power_mods_cb, now);
+	if (power_tab != NULL && now[0] != 0 && now[0] == seen_mods[0] && now[1] == seen_mods[1])
+		return 0;
+	seen_mods[0] = now[0];
+	seen_mods[1] = now[1];
+	power_hooks_init(t);
+	hook_engine_modules_held(power_bind_mods, &run);
+	if (run.adds > 0)
+		agent_log("power: %d modules scanned, %d imports bound", run.adds, run.bound);
+	return run.bound;
 }

@@ -31,4 +31,4 @@ ARM64_E2E="tests/e2e/engine.sh tests/arm64/engine-bti.sh tests/arm64/engine-togg
 tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/engine-far.sh
 tests/arm64/engine-far-bti.sh tests/arm64/engine-big.sh tests/arm64/forward.sh
 tests/e2e/demo-scenarios.sh tests/e2e/tui-blocks.sh tests/e2e/tui-fps.sh
-tests/e2e/tui-threads.sh tests/e2e/tui-power.sh"
+tests/e2e/tui-threads.sh tests/e2e/tui-power.sh tests/e2e/block-lazy.sh"
