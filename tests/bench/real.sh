@@ -13,6 +13,9 @@
 # (one daemon per run, started here and stopped after it), and with the
 # default budget and `--budget off` when hookscoped's help lists --budget
 # (then also at level 1: every site patched, little timed: the fixed costs).
+# The `--budget off` rows keep the memory collector sampled
+# (HOOKSCOPE_MEMORY=sampled): with the budget off levels 3-4 would track
+# every allocation with its stack, and those rows measure the hooks.
 # The target runs under timed-run (tests/bench/timed-run.c), which writes its
 # wall time and CPU time (user+sys, wait4) to a file; then the daemon's JSON
 # report of the target gives its timed calls (functions.calls_total), patched
@@ -119,7 +122,7 @@ hs_once() {
 	nport=$((nport + 1)); P=$(( 20000 + $$ % 20000 + 40 + nport % 50 ))
 	rm -f "$out" "$tmp/a.sock"
 	set -- $(hs_args "$lvl" "$bud") -- "$TIMED" "$out" "$@"
-	"$HSD" --port "$P" --socket "$tmp/a.sock" --report-dir "$tmp" $(hs_pre "$bud") \
+	env $(hs_env "$bud") "$HSD" --port "$P" --socket "$tmp/a.sock" --report-dir "$tmp" $(hs_pre "$bud") \
 		run "$@" >/dev/null 2>"$tmp/d.log" &
 	dpid=$!
 	i=0
@@ -151,6 +154,7 @@ hs_args() {   # LEVEL BUDGET: the run options
 	return 0
 }
 hs_pre() { [ "$budget_at" = daemon ] && [ "$1" != default ] && printf '%s %s' --budget "$1"; return 0; }
+hs_env() { [ "$1" = off ] && printf '%s' HOOKSCOPE_MEMORY=sampled; return 0; }   # BUDGET: the target's
 
 # row KEY LABEL LEVEL|plain BUDGET PROG ARGS...: RUNS runs, medians, one line.
 row() {
@@ -190,7 +194,8 @@ row() {
 		echo "    reproduce: $TIMED /tmp/t.out $cmd; cat /tmp/t.out"
 	else
 		pre=$(hs_pre "$bud")
-		echo "    reproduce: $HSD --socket /tmp/b.sock ${pre:+$pre }run $(hs_args "$lvl" "$bud") -- $TIMED /tmp/t.out $cmd"
+		env=$(hs_env "$bud")
+		echo "    reproduce: ${env:+$env }$HSD --socket /tmp/b.sock ${pre:+$pre }run $(hs_args "$lvl" "$bud") -- $TIMED /tmp/t.out $cmd"
 		echo "      then: $HSC --dump - --format json --target PID | jq '.sessions[0].functions.calls_total'"
 	fi
 	eval "rc_$rkey=$cpu rn_$rkey=${calls:-0}"
