@@ -82,15 +82,25 @@ static void lines_resolve(struct daemon_lines *l, uint64_t addr, bool pc, struct
 	e->line = line > 0 ? (uint32_t)line : 0;
 }
 
+struct lines_visit {
+	struct daemon_session *s;
+	int32_t pid;
+};
+
 /* proto_struct_visit's callback: one frame. */
 static void lines_frame(void *elem, void *arg)
 {
 	struct proto_block_frame *f = elem;
-	struct daemon_lines *l = arg;
+	struct lines_visit *v = arg;
+	struct daemon_lines *l = v->s->lines;
 	struct lines_ent *e;
 
 	if (f->addr == 0 || (f->file != NULL && *f->file))
 		return;
+	if (l == NULL) {                  /* the session's first frame */
+		l = v->s->lines = xcalloc(1, sizeof *l);
+		l->pid = v->pid;
+	}
 	e = &l->cache[((f->addr >> 2) * 2654435761u + f->pc) % LINES_CACHE];
 	if (e->addr != f->addr || e->pc != f->pc)
 		lines_resolve(l, f->addr, f->pc, e);
@@ -105,14 +115,11 @@ static void lines_frame(void *elem, void *arg)
 void daemon_lines_fill(struct daemon_session *s, int32_t pid, struct proto_agent_rec *r)
 {
 	const struct proto_part *p = proto_part_of_record(r->type);
+	struct lines_visit v = { s, pid };
 
 	if (p == NULL || pid <= 0)
 		return;
-	if (s->lines == NULL) {
-		s->lines = xcalloc(1, sizeof *s->lines);
-		s->lines->pid = pid;
-	}
-	proto_struct_visit(p->desc, proto_part_in_rec(p, r), &proto_block_frame_desc, lines_frame, s->lines);
+	proto_struct_visit(p->desc, proto_part_in_rec(p, r), &proto_block_frame_desc, lines_frame, &v);
 }
 
 /* See daemon_lines.h. */
