@@ -57,10 +57,11 @@ static void thr_frame_drop(struct proto_thr_frame *f)
 
 /* The state word of a thread (doc/protocol.md).  In the report made as the
  * process exits, a thread still running that nobody detached is leaked:
- * it was never going to be joined. */
-static const char *thr_state_name(uint32_t f, uint64_t end_ns, uint64_t now)
+ * it was never going to be joined.  Not the main thread (record 0): it is
+ * the one exiting, and nobody joins it. */
+static const char *thr_state_name(uint32_t f, uint64_t end_ns, uint64_t now, bool main)
 {
-	bool exiting = !hookscope_active() && !agent_detach_unloading();
+	bool exiting = !hookscope_active() && !agent_detach_unloading() && !main;
 
 	if (!(f & THR_F_ENDED) && (f & THR_F_BEFORE))
 		return "pre-attach";
@@ -92,7 +93,7 @@ static void thr_fill_thread(struct proto_thr_thread *o, uint32_t i, const struct
 	o->site = v->site;
 	o->pool = __atomic_load_n(&r->pool, __ATOMIC_RELAXED);
 	o->name = v->comm;
-	o->state = (char *)thr_state_name(f, __atomic_load_n(&r->end_ns, __ATOMIC_RELAXED), now);
+	o->state = (char *)thr_state_name(f, __atomic_load_n(&r->end_ns, __ATOMIC_RELAXED), now, i == 0);
 	o->start_ns = __atomic_load_n(&r->start_ns, __ATOMIC_RELAXED);
 	if (o->start_ns == 0)
 		o->start_ns = r->create_ns;

@@ -56,7 +56,8 @@ wait_for 10 jq_once ".threading.created < $before and
 	([.threading.threads[] | select(.name == \"demo-pool\")] | length == 2)"
 
 # A demo that exits after 20 cycles with its pool workers still running:
-# in its final report they are leaked (never joined, never detached).
+# in its final report they are leaked (never joined, never detached); its
+# main thread is not.
 spawn env HOOKSCOPE_SOCKET="$HS_SOCK" LD_PRELOAD="$HS_PRELOAD" "$O/apps/demo" --threads \
 	--cycles 20 --exit >/dev/null 2>&1
 short=$SPAWNED
@@ -64,4 +65,8 @@ wait_for 20 jq_once ".targets[] | select(.pid == $short) | .state == \"exited\""
 jq_once '[.threading.threads[] | select(.name == "demo-pool") | .state] == ["leaked","leaked"]' \
 	--target "$short" >/dev/null || fail "pool workers alive at exit are not leaked: \
 $(once_json --target "$short" | jq -c '[.threading.threads[] | {name, state}]')"
+# ... but the main thread, the one exiting, is not.
+jq_once '[.threading.threads[] | select(.id == 0)] | length == 1 and all(.state != "leaked")' \
+	--target "$short" >/dev/null || fail "the exiting main thread is called leaked: \
+$(once_json --target "$short" | jq -c '[.threading.threads[] | {id, name, state}]')"
 echo "ok"
