@@ -125,7 +125,9 @@ static void su_encode(msgpack_sbuffer *sb, bool resend_all)
 	p->main_ns = __atomic_load_n(&su_main_ns, __ATOMIC_ACQUIRE);
 	p->frame_ns = __atomic_load_n(&su_frame_ns, __ATOMIC_ACQUIRE);
 	p->wait_ns = __atomic_load_n(&su_wait_ns, __ATOMIC_ACQUIRE);
-	p->wait_call = (char *)(p->wait_ns && su_wait_call ? su_wait_call : "");
+	const char *call = __atomic_load_n(&su_wait_call, __ATOMIC_RELAXED);   /* after wait_ns's acquire */
+
+	p->wait_call = (char *)(p->wait_ns && call ? call : "");
 	for (uint32_t i = 0; i < su_nlibs; i++) {
 		const struct su_lib *l = &su_libs[i];
 		uint64_t end = __atomic_load_n(&l->end_ns, __ATOMIC_ACQUIRE);

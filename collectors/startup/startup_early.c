@@ -102,8 +102,8 @@ SU_EARLY static void su_ctor_run(uint32_t k, bool first, int argc, char **argv, 
 
 /* Two wrappers per library slot: su_first_0x00 .. su_last_0x7f. */
 #define SU_WRAP(n) \
-	static void su_first_##n(int c, char **v, char **e) { su_ctor_run(n, true, c, v, e); } \
-	static void su_last_##n(int c, char **v, char **e) { su_ctor_run(n, false, c, v, e); }
+	SU_EARLY static void su_first_##n(int c, char **v, char **e) { su_ctor_run(n, true, c, v, e); } \
+	SU_EARLY static void su_last_##n(int c, char **v, char **e) { su_ctor_run(n, false, c, v, e); }
 #define SU_FIRST_ROW(n) su_first_##n,
 #define SU_LAST_ROW(n) su_last_##n,
 #define SU_16(X, h) X(h##0) X(h##1) X(h##2) X(h##3) X(h##4) X(h##5) X(h##6) X(h##7) \

@@ -99,7 +99,7 @@ void startup_wait_first(const char *call, const void *ra)
 		return;
 	now = proto_now_ns();
 	__atomic_store_n(&startup_want_wait, 0, __ATOMIC_RELAXED);
-	su_wait_call = call;              /* a string literal of the wrapper */
+	__atomic_store_n(&su_wait_call, call, __ATOMIC_RELAXED);   /* a string literal of the wrapper */
 	__atomic_store_n(&su_wait_ns, now, __ATOMIC_RELEASE);
 }
 
