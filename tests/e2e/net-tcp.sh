@@ -29,7 +29,7 @@ command -v socat >/dev/null || fail "socat is not installed (a test dependency: 
 strace_sock() {
 	cat "$1".* | sort -n | cut -d' ' -f2- | awk -v re="$2" '
 	function ret(line) { match(line, / = -?[0-9]+( .*)?$/); split(substr(line, RSTART + 3), r, " "); return r[1] + 0 }
-	function fdof(line) { s = line; sub(/^[a-z0-9]+\(/, "", s); sub(/,.*/, "", s); return s }
+	function fdof(line) { s = line; sub(/^[a-z0-9]+\(/, "", s); sub(/[,)].*/, "", s); return s }
 	{ call = $1; sub(/\(.*/, "", call) }
 	$0 ~ re && (call == "connect" || call == "sendto") { if (call == "connect") nc++; on[fdof($0)] = 1 }
 	call == "close" { delete on[fdof($0)]; next }
