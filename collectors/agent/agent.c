@@ -49,14 +49,18 @@ static int agent_up;                      /* relaxed atomic: 1 while running */
 static void agent_vprint(const char *fmt, va_list ap)
 {
 	char line[512];
-	int n = snprintf(line, sizeof line, "hookscope[%d]: ", (int)getpid());
+	int n = snprintf(line, sizeof line, "hookscope[%d]: ", (int)getpid()), fd;
 
 	n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
 	if (n > (int)sizeof line - 2)
 		n = (int)sizeof line - 2;
 	line[n++] = '\n';
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	if ((fd = agent_fds_stderr()) < 0)
 		return;
+	while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
+		;
+	if (fd != STDERR_FILENO)
+		close(fd);
 }
 
 /* See agent.h. */

@@ -77,6 +77,12 @@ void agent_link_close(struct agent_link *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
+	agent_link_forget(l);
+}
+
+/* See agent.h. */
+void agent_link_forget(struct agent_link *l)
+{
 	l->fd = -1;
 	l->rlen = 0;
 }

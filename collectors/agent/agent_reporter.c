@@ -44,7 +44,9 @@ static struct {
 	bool              stop;
 	uint64_t          flush_req, flush_done;
 
-	int               wakefd;         /* eventfd: flush or stop requested */
+	int               wakefd;         /* eventfd: flush or stop requested (in the
+	                                   * program's table and the thread's) */
+	bool              fds_private;    /* the thread's descriptors are its own */
 	pthread_t         thread;
 	bool              running;        /* thread started and not joined */
 	bool              delay_first;    /* first report after one interval */
@@ -208,6 +210,10 @@ static void *rep_main(void *arg)
 
 	(void)arg;
 	timing_guard_forever();
+	pthread_setname_np(pthread_self(), "hookscope");  /* prctl: no descriptor */
+	pthread_mutex_lock(&rep.cycle_lock);
+	rep.fds_private = agent_fds_own(rep.wakefd);
+	pthread_mutex_unlock(&rep.cycle_lock);
 	hook_stop_exempt();     /* never runs target code; blocks the stop signal */
 	rep_attach_level();
 	for (;;) {
@@ -289,7 +295,6 @@ int agent_reporter_start(bool delay_first)
 		    strerror(err));
 		return -1;
 	}
-	pthread_setname_np(rep.thread, "hookscope");
 	rep.running = true;
 	return 0;
 }
@@ -368,7 +373,11 @@ void agent_reporter_atfork_child(void)
 	pthread_mutex_unlock(&rep.lock);
 	pthread_mutex_unlock(&rep.cycle_lock);
 	rep_cond_init();
-	agent_link_close(&rep.link);
+	if (rep.fds_private)
+		agent_link_forget(&rep.link);   /* the parent thread's table: not here */
+	else
+		agent_link_close(&rep.link);
+	rep.fds_private = false;
 	msgpack_sbuffer_clear(&rep.sb);
 	if (rep.wakefd >= 0)
 		close(rep.wakefd);

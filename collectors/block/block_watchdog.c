@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "block_int.h"
+#include "collector.h"
 #include "timing.h"
 
 #define BLOCK_IDLE_NAP_NS  50000000ull   /* idle poll, at most */
@@ -150,6 +151,8 @@ static void *wd_main(void *arg)
 {
 	(void)arg;
 	timing_guard_forever();
+	pthread_setname_np(pthread_self(), "hookscope-block");  /* prctl: no descriptor */
+	agent_fds_own(-1);
 	__atomic_store_n(&wd_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&wd_stop, __ATOMIC_RELAXED)) {
 		struct block_cfg c;
@@ -189,7 +192,6 @@ int block_watchdog_start(void)
 		errno = err;
 		return -1;
 	}
-	pthread_setname_np(wd_thread, "hookscope-block");
 	__atomic_store_n(&wd_running, 1, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -59,6 +59,9 @@ struct agent_link {
 void agent_link_init(struct agent_link *l);
 int  agent_link_connect(struct agent_link *l, const char *path);
 void agent_link_close(struct agent_link *l);
+/* Forget a connection made on another descriptor table (a fork child of a
+ * private one): nothing to close here. */
+void agent_link_forget(struct agent_link *l);
 /* Send all of buf (MSG_NOSIGNAL), giving up at deadline_ns; 0 or -1. */
 int  agent_link_send(struct agent_link *l, const void *buf, size_t len,
     uint64_t deadline_ns);

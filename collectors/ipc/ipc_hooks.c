@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bind.h"
+#include "collector.h"
 #include "ipc_int.h"
 #include "net.h"
 
@@ -32,6 +33,22 @@
 #define RA  __builtin_return_address(0)
 
 static __thread int ipc_busy;         /* inside our bookkeeping */
+
+/* Is a call from ra none of ours to count: made inside our bookkeeping,
+ * from the agent's code, or on an agent thread (whose descriptors are
+ * numbered in a table of their own: collector.h)? */
+static bool ipc_skip(const void *ra)
+{
+	return ipc_busy || agent_own_thread || ipc_is_agent(ra);
+}
+
+/* The descriptor-keyed state forgets fd (closed or reused), unless the call
+ * came from an agent thread (another table's number). */
+static void ipc_forget(int fd)
+{
+	if (!agent_own_thread)
+		ipc_fd_forget(fd);
+}
 
 /* The wrapped functions, once: each one's real-function slot
  * (ipc_real_NAME) and the bind table derive from this list. */
@@ -60,7 +77,7 @@ static int ipc_watch(int fd, const void *ra)
 	uint16_t ep;
 	uint8_t k;
 
-	if (ipc_fd_not_ipc(fd) || ipc_busy || ipc_is_agent(ra))
+	if (ipc_fd_not_ipc(fd) || ipc_skip(ra))
 		return -1;
 	ipc_busy = 1;
 	k = ipc_fd_class(fd, &ep);
@@ -166,13 +183,13 @@ API int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	uint64_t t0;
 	int r;
 
-	if (net_is_inet(addr, len) && !ipc_busy && !ipc_is_agent(RA)) {
+	if (net_is_inet(addr, len) && !ipc_skip(RA)) {
 		t0 = ipc_now();
 		BIND_BLOCKING(r, real_(fd, addr, len));
 		ipc_connect_net(fd, addr, len, r, t0);
 		return r;
 	}
-	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_busy || ipc_is_agent(RA))
+	if (addr == NULL || addr->sa_family != AF_UNIX || ipc_skip(RA))
 		return real_(fd, addr, len);
 	t0 = ipc_now();
 	BIND_BLOCKING(r, real_(fd, addr, len));
@@ -288,8 +305,10 @@ API int close(int fd)
 	    int (*)(int));
 	int r;
 
-	ipc_fd_forget(fd);
-	net_fd_closed(fd);
+	if (!agent_own_thread) {
+		ipc_fd_forget(fd);
+		net_fd_closed(fd);
+	}
 	BIND_CALL(r = real_(fd));
 	return r;
 }
@@ -302,7 +321,7 @@ API int dup2(int fd, int fd2)
 
 	BIND_CALL(r = real_(fd, fd2));
 	if (r >= 0)
-		ipc_fd_forget(r);
+		ipc_forget(r);
 	return r;
 }
 
@@ -314,7 +333,7 @@ API int dup3(int fd, int fd2, int flags)
 
 	BIND_CALL(r = real_(fd, fd2, flags));
 	if (r >= 0)
-		ipc_fd_forget(r);
+		ipc_forget(r);
 	return r;
 }
 
@@ -325,7 +344,7 @@ API int socket(int domain, int type, int proto)
 	int r;
 
 	BIND_CALL(r = real_(domain, type, proto));
-	ipc_fd_forget(r);
+	ipc_forget(r);
 	return r;
 }
 
@@ -333,8 +352,8 @@ API int socket(int domain, int type, int proto)
 static int ipc_forget_pair(int r, const int fds[2])
 {
 	if (r == 0) {
-		ipc_fd_forget(fds[0]);
-		ipc_fd_forget(fds[1]);
+		ipc_forget(fds[0]);
+		ipc_forget(fds[1]);
 	}
 	return r;
 }
@@ -356,7 +375,8 @@ API int accept(int fd, struct sockaddr *addr, socklen_t *len)
 	int r;
 
 	BIND_BLOCKING(r, real_(fd, addr, len));
-	ipc_fd_accepted(r);
+	if (!agent_own_thread)
+		ipc_fd_accepted(r);
 	return r;
 }
 
@@ -367,7 +387,8 @@ API int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 	int r;
 
 	BIND_BLOCKING(r, real_(fd, addr, len, flags));
-	ipc_fd_accepted(r);
+	if (!agent_own_thread)
+		ipc_fd_accepted(r);
 	return r;
 }
 
@@ -396,7 +417,7 @@ static int ipc_mq_watch(mqd_t mq, const void *ra)
 {
 	int ep;
 
-	if (ipc_busy || ipc_is_agent(ra))
+	if (ipc_skip(ra))
 		return -1;
 	ipc_busy = 1;
 	ep = ipc_fd_mq_ep((int)mq);

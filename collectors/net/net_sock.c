@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "collector.h"
 #include "net_int.h"
 
 #define API __attribute__((visibility("default")))
@@ -223,6 +224,7 @@ API int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	}
 	r = real(fd, level, name, val, len);
 	if (r == 0 && level == SOL_SOCKET && name == SO_ERROR && NET_LOAD(&net_npending) != 0 &&
+	    !agent_own_thread &&
 	    val != NULL && len != NULL && *len >= sizeof(int)) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;

@@ -36,6 +36,7 @@
 
 #include "agent.h"
 #include "bind.h"
+#include "collector.h"
 #include "engine.h"
 #include "power_int.h"
 #include "protocol.h"
@@ -348,7 +349,7 @@ static void power_fd_note(int fd, const char *path)
 	const char *p = path;
 	size_t n = strlen(power_sysfs);
 
-	if (fd < 0 || fd >= POWER_FDS || path == NULL)
+	if (fd < 0 || fd >= POWER_FDS || path == NULL || agent_own_thread)
 		return;
 	if (n > 0 && strncmp(path, power_sysfs, n) == 0 && path[n] == '/')
 		p = path + n;
@@ -400,7 +401,8 @@ static int power_close(int fd)
 {
 	int (*f)(int) = (int (*)(int))power_callee(POWER_SLOTS + 4);
 
-	if (fd >= 0 && fd < POWER_FDS && __atomic_load_n(&power_fd_on[fd], __ATOMIC_RELAXED))
+	if (fd >= 0 && fd < POWER_FDS && !agent_own_thread &&
+	    __atomic_load_n(&power_fd_on[fd], __ATOMIC_RELAXED))
 		__atomic_store_n(&power_fd_on[fd], 0, __ATOMIC_RELAXED);
 	return f(fd);
 }

@@ -16,11 +16,10 @@ command -v strace >/dev/null || fail "strace is not installed (a test dependency
 # matching REGEX in the per-thread files PREFIX.*, merged in time order
 # (bytes: sum of positive results; for the mq calls, whose result is 0,
 # the length argument LENARG).  With FD, counting stops at close(FD): the
-# program's descriptor ends there, and the agent's own threads may get the
-# number next (its last report reads /proc files after dd closed stdin;
-# the agent never counts its own calls, strace sees every thread's).
+# program's descriptor ends there.  The agent's threads are left out
+# (program_strace): their descriptors are numbered apart.
 strace_calls() {
-	cat "$1".* | sort -n | cut -d' ' -f2- |
+	program_strace "$1" | sort -n | cut -d' ' -f2- |
 		RE=$2 awk -v lenarg="${3:-0}" -v fd="${4:-}" '
 			fd != "" && $0 ~ ("^close\\(" fd "\\)") { exit }
 			$0 !~ ENVIRON["RE"] { next }
@@ -31,7 +30,7 @@ strace_calls() {
 under_agent_strace() {
 	local prefix=$1; shift
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
-		strace -ff -qq -ttt -o "$prefix" -e trace=openat,close,read,write,mq_timedsend,mq_timedreceive "$@"
+		strace -ff -qq -ttt -o "$prefix" -e trace=close_range,openat,close,read,write,mq_timedsend,mq_timedreceive "$@"
 }
 # slow_feed N: N blocks of 4096 bytes, 50 ms apart (the peers stay up).  dd's
 # buffer is aligned_alloc(page, bs): under ASan (whose aligned_alloc the

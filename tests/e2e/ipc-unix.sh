@@ -20,7 +20,7 @@ command -v socat >/dev/null || fail "socat is not installed (a test dependency: 
 # number is reused after).  write/sendto/sendmsg are out,
 # read/recvfrom/recvmsg in; bytes are the sums of positive results.
 strace_fd() {
-	cat "$1".* | sort -n | cut -d' ' -f2- | awk -v start="$2" -v fdat="$3" '
+	program_strace "$1" | sort -n | cut -d' ' -f2- | awk -v start="$2" -v fdat="$3" '
 	function ret(line) { match(line, / = -?[0-9]+( .*)?$/); split(substr(line, RSTART + 3), r, " "); return r[1] + 0 }
 	!on { if ($0 ~ start) { on = 1
 			if (fdat == "ret") fd = ret($0); else { fd = $0; sub(/^[a-z0-9]+\(/, "", fd); sub(/,.*/, "", fd) }
@@ -43,7 +43,7 @@ under_agent_strace() {
 	local prefix=$1; shift
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
 		strace -ff -qq -ttt -o "$prefix" \
-		-e trace=connect,accept,accept4,close,read,write,recvfrom,sendto,recvmsg,sendmsg "$@"
+		-e trace=close_range,connect,accept,accept4,close,read,write,recvfrom,sendto,recvmsg,sendmsg "$@"
 }
 
 start_daemon

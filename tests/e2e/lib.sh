@@ -4,6 +4,7 @@
 # state it expects with a bound, and stops everything it started at exit.
 # Provided: $O, $HS_PORT, $HS_TMP, start_daemon, stop_daemon, wait_for, fail,
 # once_json, free_port, spawn (start a background process that is killed at exit),
+# program_strace (a program's strace -ff files without the agent's threads),
 # tm, screen, wait_screen (a TUI in tmux).
 # spawn_attachable (the same, for a process attached later).
 
@@ -106,6 +107,17 @@ once_json() {
 jq_once() {
 	local filter=$1; shift
 	once_json "$@" | jq -e "$filter"
+}
+
+# program_strace PREFIX: the per-thread files PREFIX.* of `strace -ff` (traced
+# with close_range), but the agent's threads': each one starts with
+# close_range(..., CLOSE_RANGE_UNSHARE) and numbers its descriptors in a
+# table of its own, so its calls on fd N are not the program's.
+program_strace() {
+	local f
+	for f in "$1".*; do
+		grep -q CLOSE_RANGE_UNSHARE "$f" || cat "$f"
+	done
 }
 
 # perf_top N MINPCT PROG ARGS...: run PROG under `perf record -e cpu-clock`

@@ -31,13 +31,13 @@ in_ns() {
 	local out=$1; shift
 	unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$HS_TMP/resolv.conf" \
 		env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET="$HS_SOCK" LD_PRELOAD="$HS_PRELOAD" \
-		strace -ff -ttt -T -qq -o "$out" -e trace=socket,connect,sendto,sendmmsg,recvfrom,close "$@"
+		strace -ff -ttt -T -qq -o "$out" -e trace=close_range,socket,connect,sendto,sendmmsg,recvfrom,close "$@"
 }
 
 # The resolver's exchanges in PREFIX.*: from its first UDP socket() to the
 # end of its last recvfrom() on port-53 sockets, in ns.
 dns_span() {
-	cat "$1".* | sort -n | awk '
+	program_strace "$1" | sort -n | awk '
 	/^[0-9.]+ socket\(AF_INET, SOCK_DGRAM/ && first == "" { first = $1 }
 	/^[0-9.]+ recvfrom\(/ { match($0, /<[0-9.]+>$/); last = $1 + substr($0, RSTART + 1, RLENGTH - 2) }
 	END { printf "%.0f\n", (last - first) * 1e9 }'

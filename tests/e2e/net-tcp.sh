@@ -27,7 +27,7 @@ command -v socat >/dev/null || fail "socat is not installed (a test dependency: 
 # every write/sendto/sendmsg (out) and read/recvfrom/recvmsg (in) on that
 # fd until its close; bytes are the sums of positive results.
 strace_sock() {
-	cat "$1".* | sort -n | cut -d' ' -f2- | awk -v re="$2" '
+	program_strace "$1" | sort -n | cut -d' ' -f2- | awk -v re="$2" '
 	function ret(line) { match(line, / = -?[0-9]+( .*)?$/); split(substr(line, RSTART + 3), r, " "); return r[1] + 0 }
 	function fdof(line) { s = line; sub(/^[a-z0-9]+\(/, "", s); sub(/[,)].*/, "", s); return s }
 	{ call = $1; sub(/\(.*/, "", call) }
@@ -52,7 +52,7 @@ hs_ep() {
 traced() {
 	local out=$1; shift
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
-		strace -ff -ttt -qq -o "$out" -e trace=connect,getsockopt,close,read,write,recvfrom,sendto,recvmsg,sendmsg "$@"
+		strace -ff -ttt -qq -o "$out" -e trace=close_range,connect,getsockopt,close,read,write,recvfrom,sendto,recvmsg,sendmsg "$@"
 }
 
 # The pid of the newest exited target called NAME.

@@ -1,0 +1,158 @@
+/*
+ * agent_fds.c - the agent's own threads keep their file descriptors out of
+ * the program's table.
+ *
+ * A new descriptor is the lowest free number, and programs count on it
+ * between a close and the open or dup2 that refills the number: dash runs
+ * `printf x >file` as open(file) = 3, close(1), dup2(3, 1), write(1).  An
+ * agent thread that opened anything in that window (its socket, a /proc
+ * file) would take number 1: the program's dup2 silently closes the agent's
+ * file and the agent's close then closes the program's (its output is
+ * lost), or, with the socket, the program writes into the daemon's stream.
+ * So each agent thread starts by unsharing its descriptor table
+ * (close_range(CLOSE_RANGE_UNSHARE), else unshare(CLONE_FILES)) and closing
+ * its copies of the program's descriptors: a copy would keep a pipe's write
+ * end open (its reader would never see EOF).  Closing a copy releases none of
+ * the program's locks: POSIX record locks belong to the table, flock and OFD
+ * locks to the open file.  0, 1 and 2 of the private table are /dev/null, so
+ * nothing an agent thread (or a library it calls) writes to "stderr" can land
+ * in the daemon's socket; the agent's own messages reach the program's
+ * stderr through pidfd_getfd (agent_fds_stderr).  A sanitizer build keeps
+ * the program's stderr as 2 instead, for the sanitizer's reports.
+ *
+ * Descriptor numbers are per table from then on: the wrappers' bookkeeping
+ * keyed by descriptor (ipc, net, power) ignores the agent's threads
+ * (agent_own_thread), and a descriptor an agent thread made is used on that
+ * thread only (the reporter's link: a fork child forgets it, see
+ * agent_reporter.c).  A thread an agent thread creates shares its table.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "collector.h"
+
+#ifndef SYS_close_range
+#define SYS_close_range 436     /* the same number on every Linux architecture */
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open  434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1u << 1)
+#endif
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FDS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FDS_SANITIZED 1
+#endif
+#endif
+
+__thread int agent_own_thread __attribute__((tls_model("initial-exec")));
+static __thread int fds_private __attribute__((tls_model("initial-exec")));
+
+static int fds_close_range(unsigned lo, unsigned hi, unsigned flags)
+{
+	return (int)syscall(SYS_close_range, lo, hi, flags);
+}
+
+/* A descriptor of the program (its table, through the pidfd of the
+ * process) in this thread's table, or -1. */
+static int fds_program_fd(int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), r;
+
+	if (pidfd < 0)
+		return -1;
+	r = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return r;
+}
+
+/* After unshare(CLONE_FILES) (kernels before close_range): close every
+ * descriptor of the private table but keep, as /proc lists them. */
+static void fds_close_listed(int keep)
+{
+	DIR *d = opendir("/proc/thread-self/fd");
+	struct dirent *e;
+
+	if (d == NULL) {
+		for (int fd = 0; fd < 4096; fd++)       /* no /proc: the usual range */
+			if (fd != keep)
+				close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end == '\0' && end != e->d_name && fd != keep && fd != dirfd(d))
+			close((int)fd);
+	}
+	closedir(d);
+}
+
+/* Unshare the table and close the copies but keep; 0 or -1 (still shared). */
+static int fds_unshare(int keep)
+{
+	int r;
+
+	if (keep < 0)
+		r = fds_close_range(0, ~0u, CLOSE_RANGE_UNSHARE);
+	else if (keep == 0)
+		r = fds_close_range(1, ~0u, CLOSE_RANGE_UNSHARE);
+	else if ((r = fds_close_range(0, (unsigned)keep - 1, CLOSE_RANGE_UNSHARE)) == 0)
+		r = fds_close_range((unsigned)keep + 1, ~0u, 0);
+	if (r == 0)
+		return 0;
+	if (unshare(CLONE_FILES) != 0)
+		return -1;
+	fds_close_listed(keep);
+	return 0;
+}
+
+/* See agent.h. */
+bool agent_fds_own(int keep)
+{
+	agent_own_thread = 1;
+	if (fds_unshare(keep) < 0) {
+		agent_log("agent thread shares the program's descriptors (unshare: %s)",
+		    strerror(errno));
+		return false;
+	}
+	fds_private = 1;
+	for (int i = 0; i <= STDERR_FILENO; i++) {
+		int fd = -1;
+
+		if (i == keep || fcntl(i, F_GETFD) >= 0)
+			continue;
+#ifdef FDS_SANITIZED
+		if (i == STDERR_FILENO)
+			fd = fds_program_fd(STDERR_FILENO);
+#endif
+		if (fd < 0)
+			fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && fd != i) {
+			dup2(fd, i);
+			close(fd);
+		}
+	}
+	return true;
+}
+
+/* See agent.h. */
+int agent_fds_stderr(void)
+{
+	return fds_private ? fds_program_fd(STDERR_FILENO) : STDERR_FILENO;
+}
