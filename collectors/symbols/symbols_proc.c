@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "protocol.h"
 #include "symbols_int.h"
 
@@ -58,19 +59,6 @@ static bool sym_maps_read;
  * selection (symtab_load_module), on other threads. */
 static pthread_mutex_t sym_maps_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Print one line on stderr in one write (the agent's own format). */
-static void sym_warn(const char *what, const char *detail)
-{
-	char line[1024];
-	int n = snprintf(line, sizeof line, "hookscope[%d]: %s: %s\n", (int)getpid(), what,
-	    detail);
-
-	if (n > (int)sizeof line - 1)
-		n = (int)sizeof line - 1;
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
-		return;
-}
-
 /* The interned copy of s. */
 static const char *sym_intern(const char *s)
 {
@@ -101,7 +89,7 @@ static void sym_maps_parse(void)
 		char *eq = strchr(e, '=');
 
 		if (eq == NULL || eq == e || eq[1] == '\0') {
-			sym_warn("HOOKSCOPE_MAP entry ignored (want MODULE_GLOB=FILE)", e);
+			agent_warn("HOOKSCOPE_MAP entry ignored (want MODULE_GLOB=FILE): %s", e);
 			continue;
 		}
 		*eq = '\0';
@@ -167,11 +155,11 @@ static void sym_module_load(struct sym_module *m)
 	if (symtab_load_opts(m->is_main ? "/proc/self/exe" : m->path, &opts, &m->tab, err,
 	    sizeof err) < 0) {
 		if (opts.map_path != NULL || verbose)
-			sym_warn(m->path, err);
+			agent_warn("%s: %s", m->path, err);
 		return;
 	}
 	if (m->tab->notes != NULL && (opts.map_path != NULL || verbose))
-		sym_warn(m->path, m->tab->notes);
+		agent_warn("%s: %s", m->path, m->tab->notes);
 }
 
 static void sym_module_free(struct sym_module *m)
