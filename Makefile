@@ -150,18 +150,19 @@ $(O)/obj/apps/%.o: tests/apps/%.c
 	$(CC) -D_GNU_SOURCE $(AGENT_INC) -std=c11 -O2 -g $(WARN) -pthread $(SAN_FLAGS) $(CFLAGS) -finstrument-functions -MMD -MP -c $< -o $@
 
 # ---- libraries and programs ----
+# Archives are made anew: an object whose source was removed must not stay in them.
 $(PROTO_LIB): $(call obj,$(PROTO_SRCS))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(AGENT_LIB): $(call obj,$(AGENT_SRCS))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(DAEMON_LIB): $(call obj,$(DAEMON_SRCS))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(TUI_LIB): $(call obj,$(TUI_SRCS))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # --wrap: attach mode (collectors/agent/agent_attach.c, agent_detach.c) answers the
 # agent's getenv from its attach file and records the agent's pthread keys.

@@ -210,9 +210,8 @@ static void *rep_main(void *arg)
 
 	(void)arg;
 	timing_guard_forever();
-	pthread_setname_np(pthread_self(), "hookscope");  /* prctl: no descriptor */
 	pthread_mutex_lock(&rep.cycle_lock);
-	rep.fds_private = agent_fds_own(rep.wakefd);
+	rep.fds_private = agent_thread_begin("hookscope", rep.wakefd);
 	pthread_mutex_unlock(&rep.cycle_lock);
 	hook_stop_exempt();     /* never runs target code; blocks the stop signal */
 	rep_attach_level();

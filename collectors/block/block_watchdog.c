@@ -151,8 +151,7 @@ static void *wd_main(void *arg)
 {
 	(void)arg;
 	timing_guard_forever();
-	pthread_setname_np(pthread_self(), "hookscope-block");  /* prctl: no descriptor */
-	agent_fds_own(-1);
+	agent_thread_begin("hookscope-block", -1);
 	__atomic_store_n(&wd_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&wd_stop, __ATOMIC_RELAXED)) {
 		struct block_cfg c;

@@ -11,9 +11,9 @@
  * doc/architecture.md: thread-local memory only, no locks, no syscalls.
  *
  * Descriptors: an agent thread (the reporter, a collector's own thread)
- * calls agent_fds_own first and then opens and closes what it likes in a
+ * calls agent_thread_begin first and then opens and closes what it likes in a
  * descriptor table of its own, never taking a number the program is about
- * to reuse (agent_fds.c); a descriptor it made is valid on that thread
+ * to reuse (agent_thread.c); a descriptor it made is valid on that thread
  * only.  Wrappers keep no bookkeeping keyed by descriptor for calls made
  * on agent threads (agent_own_thread).
  */
@@ -27,12 +27,13 @@
 
 #include "protocol.h"
 
-/* agent_fds.c: set on the agent's own threads. */
+/* agent_thread.c: set on the agent's own threads. */
 extern __thread int agent_own_thread __attribute__((tls_model("initial-exec")));
-/* First thing on an agent thread: mark it and give it a descriptor table of
- * its own holding only keep (-1: none) and /dev/null as 0-2.  True if the
- * table is private; false if the kernel refused (the program's is shared). */
-bool agent_fds_own(int keep);
+/* First thing on an agent thread: mark it, name it, and give it a descriptor
+ * table of its own holding only keep (-1: none) and /dev/null as 0-2.  True
+ * if the table is private; false if the kernel refused (the program's is
+ * shared). */
+bool agent_thread_begin(const char *name, int keep);
 /* The program's stderr as a descriptor usable on this thread (close it
  * after use unless it is STDERR_FILENO), or -1. */
 int agent_fds_stderr(void);

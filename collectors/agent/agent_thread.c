@@ -1,6 +1,6 @@
 /*
- * agent_fds.c - the agent's own threads keep their file descriptors out of
- * the program's table.
+ * agent_thread.c - the agent's own threads: marked, named, and with their
+ * file descriptors out of the program's table.
  *
  * A new descriptor is the lowest free number, and programs count on it
  * between a close and the open or dup2 that refills the number: dash runs
@@ -20,6 +20,12 @@
  * stderr through pidfd_getfd (agent_fds_stderr).  A sanitizer build keeps
  * the program's stderr as 2 instead, for the sanitizer's reports.
  *
+ * The name is set with the prctl system call itself: pthread_setname_np on
+ * another thread opens a /proc file (a descriptor, on the creator's table),
+ * and the libc prctl is interposed by the threads collector and by
+ * sanitizers (ASan's takes its thread registry lock, which a fork child of a
+ * threaded process may have inherited locked: the child's reporter hung).
+ *
  * Descriptor numbers are per table from then on: the wrappers' bookkeeping
  * keyed by descriptor (ipc, net, power) ignores the agent's threads
  * (agent_own_thread), and a descriptor an agent thread made is used on that
@@ -30,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -122,10 +129,11 @@ static int fds_unshare(int keep)
 	return 0;
 }
 
-/* See agent.h. */
-bool agent_fds_own(int keep)
+/* See collector.h. */
+bool agent_thread_begin(const char *name, int keep)
 {
 	agent_own_thread = 1;
+	syscall(SYS_prctl, PR_SET_NAME, name, 0, 0, 0);
 	if (fds_unshare(keep) < 0) {
 		agent_log("agent thread shares the program's descriptors (unshare: %s)",
 		    strerror(errno));
@@ -151,7 +159,7 @@ bool agent_fds_own(int keep)
 	return true;
 }
 
-/* See agent.h. */
+/* See collector.h. */
 int agent_fds_stderr(void)
 {
 	return fds_private ? fds_program_fd(STDERR_FILENO) : STDERR_FILENO;
