@@ -55,7 +55,7 @@ static void agent_vprint(const char *fmt, va_list ap)
 	if (n > (int)sizeof line - 2)
 		n = (int)sizeof line - 2;
 	line[n++] = '\n';
-	if ((fd = agent_fds_stderr()) < 0)
+	if ((fd = agent_thread_stderr()) < 0)
 		return;
 	while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
 		;

@@ -17,7 +17,7 @@
  * locks to the open file.  0, 1 and 2 of the private table are /dev/null, so
  * nothing an agent thread (or a library it calls) writes to "stderr" can land
  * in the daemon's socket; the agent's own messages reach the program's
- * stderr through pidfd_getfd (agent_fds_stderr).  A sanitizer build keeps
+ * stderr through pidfd_getfd (agent_thread_stderr).  A sanitizer build keeps
  * the program's stderr as 2 instead, for the sanitizer's reports.
  *
  * The name is set with the prctl system call itself: pthread_setname_np on
@@ -36,9 +36,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -160,7 +160,7 @@ bool agent_thread_begin(const char *name, int keep)
 }
 
 /* See collector.h. */
-int agent_fds_stderr(void)
+int agent_thread_stderr(void)
 {
 	return fds_private ? fds_program_fd(STDERR_FILENO) : STDERR_FILENO;
 }

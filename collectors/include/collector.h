@@ -36,7 +36,7 @@ extern __thread int agent_own_thread __attribute__((tls_model("initial-exec")));
 bool agent_thread_begin(const char *name, int keep);
 /* The program's stderr as a descriptor usable on this thread (close it
  * after use unless it is STDERR_FILENO), or -1. */
-int agent_fds_stderr(void);
+int agent_thread_stderr(void);
 
 struct collector_ops {
 	const char *name;
