@@ -20,6 +20,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Is the IPv4 literal in 127.0.0.0/8? */
 static bool

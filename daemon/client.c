@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 #define CLIENT_RX_KEEP 65536    /* keep at most this much rx buffer idle */
 

@@ -6,6 +6,7 @@
  * ATTACH_CALL_MS when the target does not return from dlopen.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 #include "attach.h"
 
 /* Attach to the pid at the level given (default 2). */

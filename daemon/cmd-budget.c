@@ -6,6 +6,7 @@
  * agent its budget on connect the same way.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* See daemon.h. */
 void

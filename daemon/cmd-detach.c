@@ -6,6 +6,7 @@
  */
 #include "daemon.h"
 #include "attach.h"
+#include "daemon_cmd.h"
 
 /* Send the detach record to the target's (or PID's) agent. */
 static int

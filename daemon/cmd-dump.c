@@ -12,6 +12,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include "daemon_cmd.h"
 #include "report.h"
 
 /* Reports larger than this travel in the file only (frames have a cap). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 #define CMD_FILTER_MAX 256
 

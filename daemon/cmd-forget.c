@@ -3,6 +3,7 @@
  * its final figures.  Clients watching it fall back to auto.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Drop pid's session unless its agent is still connected. */
 static int

@@ -5,6 +5,7 @@
  * frames and reports carry it from then on.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 static int
 cmd_leaks_exec(struct daemon_cmdctx *x)

@@ -3,6 +3,7 @@
  * agent gets a level record; the session shows the new level at once.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Forward the level to the agent and record it. */
 static int

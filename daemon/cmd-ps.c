@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 #include "attach.h"
 
 /* The list in the reply text. */

@@ -4,6 +4,7 @@
  * the next frames start from zero instead of showing a drop.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Forward the reset and zero the session. */
 static int

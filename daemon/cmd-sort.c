@@ -2,6 +2,7 @@
  * cmd-sort.c - "sort KEY": the key this client's frames rank functions by.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Set the client's sort key. */
 static int

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Select pid, which must be a known session. */
 static int

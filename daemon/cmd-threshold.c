@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "daemon_cmd.h"
 #include "daemon_collector.h"
 
 /* "slow (ms)" list for messages. */

@@ -2,6 +2,7 @@
  * cmd-top.c - "top N": how many functions this client's frames carry.
  */
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Set the client's row count. */
 static int

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 /* Forward the selection to the agent. */
 static int

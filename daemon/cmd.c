@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon.h"
+#include "daemon_cmd.h"
 
 static const struct daemon_cmd_entry *const cmd_table[] = {
 	&daemon_cmd_level_entry,

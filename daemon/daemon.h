@@ -118,6 +118,9 @@ struct option;
 int  daemon_opts_config(const char *path, const struct option *longopts, char ***args,
     size_t *nargs, char *err, size_t errlen);
 
+/* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
+int  daemon_parse_int(const char *s, long lo, long hi, long *out);
+
 /* ---- sessions (functab.c, session.c) ---- */
 
 /* One function of a target, as the agent last reported it. */
@@ -498,59 +501,6 @@ void daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 /* Encode the hello (version + targets) into sb (cleared first). */
 void daemon_hello_encode(struct daemon_state *d, msgpack_sbuffer *sb);
 
-/* ---- commands (cmd.c, cmd-*.c) ---- */
-
-struct daemon_cmdctx {
-	struct daemon_state   *d;
-	struct daemon_view    *view;  /* the client's selection */
-	struct daemon_session *s;     /* its target, or NULL */
-	int    argc;
-	char **argv;
-	uint64_t now_ns;
-	char  *msg;                   /* reply text (heap) */
-	char  *data;                  /* optional reply payload (heap) */
-	size_t data_len;
-};
-
-#define DAEMON_CMD_TARGET  0x1    /* needs a target session */
-#define DAEMON_CMD_LIVE    0x2    /* needs the target's agent connected */
-
-struct daemon_cmd_entry {
-	const char *name;
-	const char *usage;            /* arguments, for messages */
-	int   min_args, max_args;
-	unsigned flags;
-	int (*exec)(struct daemon_cmdctx *x);  /* 0 = ok, -1 = error (msg set) */
-};
-
-extern const struct daemon_cmd_entry daemon_cmd_level_entry;
-extern const struct daemon_cmd_entry daemon_cmd_budget_entry;
-extern const struct daemon_cmd_entry daemon_cmd_reset_entry;
-extern const struct daemon_cmd_entry daemon_cmd_dump_entry;
-extern const struct daemon_cmd_entry daemon_cmd_threshold_entry;
-extern const struct daemon_cmd_entry daemon_cmd_target_entry;
-extern const struct daemon_cmd_entry daemon_cmd_sort_entry;
-extern const struct daemon_cmd_entry daemon_cmd_top_entry;
-extern const struct daemon_cmd_entry daemon_cmd_filter_entry;
-extern const struct daemon_cmd_entry daemon_cmd_forget_entry;
-extern const struct daemon_cmd_entry daemon_cmd_targets_entry;
-extern const struct daemon_cmd_entry daemon_cmd_attach_entry;
-extern const struct daemon_cmd_entry daemon_cmd_detach_entry;
-extern const struct daemon_cmd_entry daemon_cmd_ps_entry;
-extern const struct daemon_cmd_entry daemon_cmd_ui_thread_entry;
-extern const struct daemon_cmd_entry daemon_cmd_leaks_entry;
-
-/* Run one command for a client view; fills r (msg/data on the heap). */
-void daemon_cmd_run(struct daemon_state *d, struct daemon_view *view,
-    const struct proto_cmd *c, struct proto_reply *r);
-/* Set the reply text; daemon_cmd_error also returns -1. */
-void daemon_cmd_msg(struct daemon_cmdctx *x, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-int  daemon_cmd_error(struct daemon_cmdctx *x, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* Parse a whole decimal integer in [lo, hi]; 0 or -1. */
-int  daemon_parse_int(const char *s, long lo, long hi, long *out);
-
 /* ---- reports (report.c) ---- */
 
 /* Plain-text report of a session: header, then every function by total. */
@@ -597,6 +547,7 @@ bool daemon_access_peer_remote(const char *peer);
 /* lws FILTER callbacks: 0 lets the connection in, -1 drops it (token). */
 int  daemon_access_filter(struct lws *wsi);
 /* attach, detach, ps, dump from a remote client: -1 with msg set unless allowed. */
+struct daemon_cmdctx;
 int  daemon_access_remote_cmd(struct daemon_cmdctx *x, const char *what);
 /* An accepted agent connection: 0 when its uid may feed us, else -1 (logged). */
 int  daemon_access_agent(int fd);
