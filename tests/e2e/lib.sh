@@ -23,6 +23,14 @@ export HOOKSCOPE_STATE_DIR=$HS_TMP/state   # keep the TUI's history out of $HOME
 # Print a message and fail the test.
 fail() {
 	echo "FAIL: $*" >&2
+	# A test's own account of the state it failed in (set HS_ON_FAIL to a
+	# command), once: the command may fail too.
+	if [ -n "${HS_ON_FAIL:-}" ]; then
+		local on=$HS_ON_FAIL
+		HS_ON_FAIL=
+		echo "--- $on ---" >&2
+		$on >&2 2>&1
+	fi
 	if [ -f "$HS_TMP/daemon.log" ]; then
 		echo "--- daemon log (last 20 lines) ---" >&2
 		tail -n 20 "$HS_TMP/daemon.log" >&2
