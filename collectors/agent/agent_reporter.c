@@ -277,21 +277,10 @@ void agent_reporter_detach(void)
 /* See agent.h: start the thread with every signal blocked. */
 int agent_reporter_start(bool delay_first)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	int err;
-
 	rep.delay_first = delay_first;
-	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 1u << 20);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&rep.thread, &attr, rep_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (err != 0) {
+	if (agent_thread_start(&rep.thread, 1u << 20, 0, rep_main, NULL) < 0) {
 		agent_warn("cannot start the reporter thread: %s (nothing will be reported)",
-		    strerror(err));
+		    strerror(errno));
 		return -1;
 	}
 	rep.running = true;

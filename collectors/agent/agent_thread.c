@@ -26,6 +26,12 @@
  * sanitizers (ASan's takes its thread registry lock, which a fork child of a
  * threaded process may have inherited locked: the child's reporter hung).
  *
+ * agent_thread_start returns once the new thread runs: a program that forks
+ * right after the agent started a thread then never forks while that thread
+ * is still being set up (a sanitizer's runtime registers it under a lock a
+ * fork child would inherit held; GCC 12's libasan does not take it around
+ * fork).
+ *
  * Descriptor numbers are per table from then on: the wrappers' bookkeeping
  * keyed by descriptor (ipc, net, power) ignores the agent's threads
  * (agent_own_thread), and a descriptor an agent thread made is used on that
@@ -35,11 +41,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -54,6 +64,8 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
+#define THREAD_START_WAIT_NS 1000000000ull   /* a thread that has not run by then: go on */
+
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1u << 1)
 #endif
@@ -163,4 +175,77 @@ bool agent_thread_begin(const char *name, int keep)
 int agent_thread_stderr(void)
 {
 	return fds_private ? fds_program_fd(STDERR_FILENO) : STDERR_FILENO;
+}
+
+/* A thread being started: the creator waits for begun; whichever of the
+ * two lets go of it last frees it (the creator may stop waiting first). */
+struct thread_start {
+	void *(*fn)(void *);
+	void *arg;
+	int   begun;       /* futex word */
+	int   refs;
+};
+
+static void thread_start_put(struct thread_start *s)
+{
+	if (__atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(s);
+}
+
+static void *thread_trampoline(void *p)
+{
+	struct thread_start *s = p;
+	void *(*fn)(void *) = s->fn;
+	void *arg = s->arg;
+
+	__atomic_store_n(&s->begun, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->begun, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	thread_start_put(s);
+	return fn(arg);
+}
+
+/* See collector.h. */
+int agent_thread_start(pthread_t *t, size_t stack, int unblocked, void *(*fn)(void *), void *arg)
+{
+	struct thread_start *s = xmalloc(sizeof *s);
+	struct timespec now;
+	sigset_t all, old;
+	pthread_attr_t attr;
+	uint64_t end;
+	int err;
+
+	*s = (struct thread_start){ .fn = fn, .arg = arg, .refs = 2 };
+	sigfillset(&all);
+	if (unblocked > 0)
+		sigdelset(&all, unblocked);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(t, &attr, thread_trampoline, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err != 0) {
+		free(s);
+		errno = err;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	end = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + THREAD_START_WAIT_NS;
+	while (!__atomic_load_n(&s->begun, __ATOMIC_ACQUIRE)) {
+		uint64_t t_ns;
+		struct timespec left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		t_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+		if (t_ns >= end) {
+			agent_log("agent thread has not started after %llu ms; going on",
+			    (unsigned long long)(THREAD_START_WAIT_NS / 1000000));
+			break;
+		}
+		left.tv_sec = (time_t)((end - t_ns) / 1000000000ull);
+		left.tv_nsec = (long)((end - t_ns) % 1000000000ull);
+		syscall(SYS_futex, &s->begun, FUTEX_WAIT_PRIVATE, 0, &left, NULL, 0);
+	}
+	thread_start_put(s);
+	return 0;
 }

@@ -172,25 +172,11 @@ static void *wd_main(void *arg)
 /* See block.h.  Every signal blocked but the hook engine's stop signal. */
 int block_watchdog_start(void)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	int err;
-
 	if (__atomic_load_n(&wd_running, __ATOMIC_RELAXED))
 		return 0;
 	__atomic_store_n(&wd_stop, 0, __ATOMIC_RELAXED);
-	sigfillset(&all);
-	sigdelset(&all, BLOCK_STOP_SIG);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&wd_thread, &attr, wd_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (err != 0) {
-		errno = err;
+	if (agent_thread_start(&wd_thread, 256 * 1024, BLOCK_STOP_SIG, wd_main, NULL) < 0)
 		return -1;
-	}
 	__atomic_store_n(&wd_running, 1, __ATOMIC_RELAXED);
 	return 0;
 }

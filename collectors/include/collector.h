@@ -20,6 +20,7 @@
 #ifndef HOOKSCOPE_COLLECTOR_H
 #define HOOKSCOPE_COLLECTOR_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,10 @@ extern __thread int agent_own_thread __attribute__((tls_model("initial-exec")));
  * if the table is private; false if the kernel refused (the program's is
  * shared). */
 bool agent_thread_begin(const char *name, int keep);
+/* Start an agent thread running fn(arg) with every signal blocked but
+ * unblocked (0: none) and a stack of stack bytes; return once it runs
+ * (bounded wait).  0, or -1 with errno set. */
+int agent_thread_start(pthread_t *t, size_t stack, int unblocked, void *(*fn)(void *), void *arg);
 /* The program's stderr as a descriptor usable on this thread (close it
  * after use unless it is STDERR_FILENO), or -1. */
 int agent_thread_stderr(void);
