@@ -275,10 +275,10 @@ void agent_reporter_detach(void)
 }
 
 /* See agent.h: start the thread with every signal blocked. */
-int agent_reporter_start(bool delay_first)
+int agent_reporter_start(bool in_child)
 {
-	rep.delay_first = delay_first;
-	if (agent_thread_start(&rep.thread, 1u << 20, 0, rep_main, NULL) < 0) {
+	rep.delay_first = in_child;
+	if (agent_thread_start(&rep.thread, 1u << 20, 0, !in_child, rep_main, NULL) < 0) {
 		agent_warn("cannot start the reporter thread: %s (nothing will be reported)",
 		    strerror(errno));
 		return -1;

@@ -30,7 +30,9 @@
  * right after the agent started a thread then never forks while that thread
  * is still being set up (a sanitizer's runtime registers it under a lock a
  * fork child would inherit held; GCC 12's libasan does not take it around
- * fork).
+ * fork).  A fork child's reporter is not waited for: if the parent forked
+ * while one of its own threads held that lock, the child's new thread never
+ * runs, and waiting would only delay the program.
  *
  * Descriptor numbers are per table from then on: the wrappers' bookkeeping
  * keyed by descriptor (ipc, net, power) ignores the agent's threads
@@ -205,7 +207,8 @@ static void *thread_trampoline(void *p)
 }
 
 /* See collector.h. */
-int agent_thread_start(pthread_t *t, size_t stack, int unblocked, void *(*fn)(void *), void *arg)
+int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
+    void *(*fn)(void *), void *arg)
 {
 	struct thread_start *s = xmalloc(sizeof *s);
 	struct timespec now;
@@ -231,7 +234,7 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, void *(*fn)(vo
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	end = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + THREAD_START_WAIT_NS;
-	while (!__atomic_load_n(&s->begun, __ATOMIC_ACQUIRE)) {
+	while (wait && !__atomic_load_n(&s->begun, __ATOMIC_ACQUIRE)) {
 		uint64_t t_ns;
 		struct timespec left;
 

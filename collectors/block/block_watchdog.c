@@ -175,7 +175,7 @@ int block_watchdog_start(void)
 	if (__atomic_load_n(&wd_running, __ATOMIC_RELAXED))
 		return 0;
 	__atomic_store_n(&wd_stop, 0, __ATOMIC_RELAXED);
-	if (agent_thread_start(&wd_thread, 256 * 1024, BLOCK_STOP_SIG, wd_main, NULL) < 0)
+	if (agent_thread_start(&wd_thread, 256 * 1024, BLOCK_STOP_SIG, true, wd_main, NULL) < 0)
 		return -1;
 	__atomic_store_n(&wd_running, 1, __ATOMIC_RELAXED);
 	return 0;

@@ -89,7 +89,9 @@ bool agent_detach_unloading(void);
 
 /* ---- agent_reporter.c: the "hookscope" thread ---- */
 int  agent_reporter_init(void);
-int  agent_reporter_start(bool delay_first);
+/* in_child: a fork child's new reporter (its first report waits an
+ * interval; the start is not waited for, see agent_thread_start). */
+int  agent_reporter_start(bool in_child);
 void agent_reporter_stop(unsigned budget_ms);
 void agent_reporter_flush(unsigned timeout_ms);
 void agent_reporter_atfork_prepare(void);

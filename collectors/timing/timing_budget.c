@@ -42,8 +42,10 @@
 #define TB_DEFAULT_PPM   50000                 /* 5% */
 #define TB_TICK_NS       10000000ull           /* 10 ms between budget ticks */
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
-#define TB_WIN_NS        TB_TICK_NS            /* a sampling window */
-#define TB_PERIOD_NS     1000000000ull         /* one window per second */
+#define TB_WIN_NS        TB_TICK_NS            /* a sampling window, at least */
+#define TB_WIN_MAX_NS    (20 * TB_WIN_NS)      /* and at most */
+#define TB_WIN_ANCHOR    2000                  /* anchor calls a window waits for */
+#define TB_PERIOD_NS     1000000000ull         /* one window per second (of TB_WIN_NS) */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
 
@@ -73,7 +75,8 @@ static struct tb_fn *tb_fns;
 static size_t tb_n, tb_cap;
 static size_t tb_demoted;                /* functions not in tb_start's mode */
 static bool tb_win;                      /* a sampling window is open */
-static uint64_t tb_win_end, tb_win_next;
+static uint64_t tb_win_start, tb_win_next;
+static double tb_win_anchor;             /* anchor calls in the open window */
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
@@ -226,15 +229,33 @@ static void tb_dec_reset(void)
  * the world stopped, closing traps calls while it gives them their bytes
  * back): the calls made meanwhile are accounted outside the window, so a
  * window's ratio of sampled calls to the anchor only covers time when the
- * sampled sites were all watched. */
+ * sampled sites were all watched.
+ *
+ * A window lasts TB_WIN_NS, or longer (up to TB_WIN_MAX_NS) until the anchor
+ * made TB_WIN_ANCHOR calls in it: a program whose anchor calls are few and
+ * the sampled calls come in bursts between them (a dispatcher calling tiny
+ * functions thousands of times per call) would otherwise get a ratio off by
+ * the share of a burst a window's edge cuts.  The next window is as much
+ * later as this one was longer, so the windows' share of the time stays
+ * TB_WIN_NS / TB_PERIOD_NS. */
+static bool tb_window_done(uint64_t now)
+{
+	return now - tb_win_start >= TB_WIN_MAX_NS ||
+	    (now - tb_win_start >= TB_WIN_NS && tb_win_anchor >= TB_WIN_ANCHOR);
+}
+
 static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
 
-	if (on)
-		tb_win_end = now + TB_WIN_NS;
-	else
-		tb_win_next = now + TB_PERIOD_NS;
+	if (on) {
+		tb_win_start = now;
+	} else {
+		uint64_t len = now - tb_win_start;
+
+		tb_win_next = now + (len > TB_WIN_NS ? (uint64_t)((double)TB_PERIOD_NS * len / TB_WIN_NS) :
+		    TB_PERIOD_NS);
+	}
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb_n; i++) {
@@ -250,6 +271,7 @@ static void tb_window(bool on, uint64_t now)
 	tm_report_harvest();
 	tm_budget_account();
 	tb_win = on;
+	tb_win_anchor = 0;
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 }
@@ -316,6 +338,8 @@ void tm_budget_account(void)
 		if (f->mode == PROTO_FMODE_TIMED || f->mode == PROTO_FMODE_COUNTED)
 			anchor += (double)(c->calls - f->prev.calls + c->counts - f->prev.counts);
 	}
+	if (tb_win)
+		tb_win_anchor += anchor;
 	for (size_t i = 0; i < tb_n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
@@ -523,7 +547,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	tm_budget_account();
 	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS)
 		tb_decide(now);
-	if (tb_win && now >= tb_win_end)
+	if (tb_win && tb_window_done(now))
 		tb_window(false, now);
 	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
 		tb_anchor_moved = false;

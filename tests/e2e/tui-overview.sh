@@ -109,12 +109,21 @@ screen s60
 # Resizes: the window of 200x60 goes through every size, and each time its
 # screen is the same as the one started at that size.  For the same frame
 # on both, the daemon is stopped (SIGSTOP) once every TUI shows each frame
-# at once (refresh 0.1 s): they keep the last one it sent them.
-for w in s80 s120 s200 s60; do tm send-keys -t "$w" ':refresh 0.1' Enter; done
-sleep 1
+# at once (refresh 0.1 s): they keep the last one it sent them, which they
+# have drawn once no screen changes for a second.
+for w in s80 s120 s200 s60; do
+	tm send-keys -t "$w" ':refresh 0.1' Enter
+	wait_screen 10 "$w" grep -q 'refresh every 0.1 s'
+done
 kill -STOP "$DAEMON_PID"
 trap 'kill -CONT "$DAEMON_PID" 2>/dev/null; tm kill-server 2>/dev/null; hs_cleanup' EXIT
-sleep 1.5
+screens() { for w in s80:24 s120:40 s200:60 s60:20; do screen "${w%:*}" | body "${w#*:}"; done; }
+end=$(( $(date +%s) + 15 ))
+was=$(screens)
+while sleep 1; now=$(screens); [ "$now" != "$was" ]; do
+	[ "$(date +%s)" -lt "$end" ] || fail "the TUIs' screens still change 15 s after the daemon stopped"
+	was=$now
+done
 for size in "80 24 s80" "60 20 s60" "120 40 s120" "200 60 s200" "80 24 s80"; do
 	set -- $size
 	tm resize-window -t s200 -x "$1" -y "$2"
