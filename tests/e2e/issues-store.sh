@@ -1,6 +1,6 @@
 # issues-store.sh - the local issue store stays within a tiny limit while
 # demos keep raising new issues: one demo after another (each a new process,
-# so its blocks and frames are new issues) for 40 s (HS_ISSUES_STORE_SECONDS), the store limited to
+# so its blocks and frames are new issues) for 24 s (HS_ISSUES_STORE_SECONDS), the store limited to
 # 4 files and 12 KiB; a sampler lists the directory every 50 ms and records
 # any moment over either limit.  At the end the files kept are the newest
 # (the highest raise numbers ever seen), and a restarted daemon keeps them.
@@ -28,7 +28,7 @@ mkdir -p "$D"
 SAMPLER=$!
 HS_PIDS="$HS_PIDS $SAMPLER"
 
-end=$(( $(date +%s) + ${HS_ISSUES_STORE_SECONDS:-40} ))
+end=$(( $(date +%s) + ${HS_ISSUES_STORE_SECONDS:-24} ))
 demos=0
 while [ "$(date +%s)" -lt $end ]; do
 	HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD timeout -s INT 4 "$O/apps/demo" --scenario block:4 \
