@@ -248,73 +248,100 @@ static int ipc_fd_mode(int32_t pid, const char *fd)
 	return p ? (int)(strtol(p + 6, NULL, 8) & O_ACCMODE) : -1;
 }
 
-/* The pid (not ours) holding an fd whose /proc link reads target with an
- * access mode other than acc (the other end of a pipe; -1: any); 0 if none. */
-static int32_t ipc_peer_find(const char *target, int acc)
+/* One walk of every other process's descriptors for the endpoints
+ * want[0..n): pid[k] becomes the first process holding an fd whose /proc
+ * link reads endpoint want[k]'s name with an access mode other than its
+ * own (the other end of a pipe; any mode if ours is unknown or both). */
+static void ipc_peer_find(const uint32_t *want, uint32_t n, int32_t *pid)
 {
 	DIR *d = opendir("/proc"), *fdd;
 	struct dirent *p, *f;
-	int32_t self = (int32_t)getpid(), found = 0;
+	int32_t self = (int32_t)getpid();
+	uint32_t left = n;
 	char path[300], link[300];
 
+	memset(pid, 0, n * sizeof *pid);
 	if (d == NULL)
-		return 0;
-	while (!found && (p = readdir(d)) != NULL) {
-		int32_t pid = (int32_t)atoi(p->d_name);
+		return;
+	while (left > 0 && (p = readdir(d)) != NULL) {
+		int32_t id = (int32_t)atoi(p->d_name);
 
-		if (pid <= 0 || pid == self)
+		if (id <= 0 || id == self)
 			continue;
-		snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+		snprintf(path, sizeof path, "/proc/%d/fd", (int)id);
 		if ((fdd = opendir(path)) == NULL)
 			continue;
-		while ((f = readdir(fdd)) != NULL) {
-			ssize_t n;
+		while (left > 0 && (f = readdir(fdd)) != NULL) {
+			ssize_t len;
 
-			snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)pid, f->d_name);
-			n = readlink(path, link, sizeof link - 1);
-			if (n <= 0 || (link[n] = '\0', strcmp(link, target) != 0))
+			snprintf(path, sizeof path, "/proc/%d/fd/%s", (int)id, f->d_name);
+			if ((len = readlink(path, link, sizeof link - 1)) <= 0)
 				continue;
-			if (acc < 0 || acc == O_RDWR || ipc_fd_mode(pid, f->d_name) != acc) {
-				found = pid;
-				break;
+			link[len] = '\0';
+			for (uint32_t k = 0; k < n; k++) {
+				const struct ipc_ep *e = ipc_ep_at(want[k]);
+				int acc = __atomic_load_n(&e->acc, __ATOMIC_RELAXED) - 1;
+
+				if (pid[k] != 0 || strcmp(link, e->name) != 0)
+					continue;
+				if (acc < 0 || acc == O_RDWR || ipc_fd_mode(id, f->d_name) != acc) {
+					pid[k] = id;
+					left--;
+				}
 			}
 		}
 		closedir(fdd);
 	}
 	closedir(d);
-	return found;
 }
 
-/* The other end of each pipe or FIFO endpoint, looked for
- * in its first 5 harvests (about a second: a peer forked by a shell shows
- * its own command only once it has exec'd). */
+/* Endpoint i's peer is process pid: note it with its command. */
+static void ipc_peer_set(uint32_t i, int32_t pid)
+{
+	char comm[16], path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	comm[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t k = pread(fd, comm, sizeof comm - 1, 0);
+
+		comm[k > 0 ? k : 0] = '\0';
+		if (k > 0 && comm[k - 1] == '\n')
+			comm[k - 1] = '\0';
+		close(fd);
+	}
+	ipc_ep_set_peer(i, pid, comm);
+}
+
+/* The other end of each pipe or FIFO endpoint, in its first 5 harvests
+ * (about a second): looked for in one walk of /proc for all the endpoints
+ * still without one (the walk reads every descriptor of every process:
+ * once per harvest, not once per endpoint); once found, only its command
+ * is read again (a peer forked by a shell shows its own command only once
+ * it has exec'd). */
 static void ipc_peer_scan(void)
 {
-	uint32_t n = ipc_ep_count();
+	uint32_t n = ipc_ep_count(), want[IPC_MAX_EP], nwant = 0;
+	int32_t pid[IPC_MAX_EP];
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && i < IPC_MAX_EP; i++) {
 		const struct ipc_ep *e = ipc_ep_at(i);
-		char comm[16], path[64];
-		int32_t pid;
-		int fd;
 
 		if (ipc_peer_scans[i] >= 5 || (e->kind != IPC_K_PIPE && e->kind != IPC_K_FIFO))
 			continue;
 		ipc_peer_scans[i]++;
-		if ((pid = ipc_peer_find(e->name, __atomic_load_n(&e->acc, __ATOMIC_RELAXED) - 1)) == 0)
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-		comm[0] = '\0';
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-			ssize_t k = pread(fd, comm, sizeof comm - 1, 0);
-
-			comm[k > 0 ? k : 0] = '\0';
-			if (k > 0 && comm[k - 1] == '\n')
-				comm[k - 1] = '\0';
-			close(fd);
-		}
-		ipc_ep_set_peer(i, pid, comm);
+		if (e->peer_pid != 0)
+			ipc_peer_set(i, e->peer_pid);
+		else
+			want[nwant++] = i;
 	}
+	if (nwant == 0)
+		return;
+	ipc_peer_find(want, nwant, pid);
+	for (uint32_t k = 0; k < nwant; k++)
+		if (pid[k] != 0)
+			ipc_peer_set(want[k], pid[k]);
 }
 
 const struct collector_ops ipc_collector = {

@@ -28,6 +28,7 @@
 #include "collector.h"
 #include "ipc_int.h"
 #include "net.h"
+#include "timing.h"
 
 #define API __attribute__((visibility("default")))
 #define RA  __builtin_return_address(0)
@@ -35,11 +36,13 @@
 static __thread int ipc_busy;         /* inside our bookkeeping */
 
 /* Is a call from ra none of ours to count: made inside our bookkeeping,
- * from the agent's code, or on an agent thread (whose descriptors are
- * numbered in a table of their own: collector.h)? */
+ * from the agent's code, under the agent's guard (a library the agent
+ * calls on a program thread: libunwind validates addresses through a pipe
+ * of its own), or on an agent thread (whose descriptors are numbered in a
+ * table of their own: collector.h)? */
 static bool ipc_skip(const void *ra)
 {
-	return ipc_busy || agent_own_thread || ipc_is_agent(ra);
+	return ipc_busy || agent_own_thread || ipc_is_agent(ra) || timing_guarded();
 }
 
 /* The descriptor-keyed state forgets fd (closed or reused), unless the call
