@@ -56,6 +56,7 @@
 
 #include "agent.h"
 #include "collector.h"
+#include "protocol.h"
 
 #ifndef SYS_close_range
 #define SYS_close_range 436     /* the same number on every Linux architecture */
@@ -211,7 +212,6 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
     void *(*fn)(void *), void *arg)
 {
 	struct thread_start *s = xmalloc(sizeof *s);
-	struct timespec now;
 	sigset_t all, old;
 	pthread_attr_t attr;
 	uint64_t end;
@@ -232,14 +232,11 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
 		errno = err;
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	end = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec + THREAD_START_WAIT_NS;
+	end = proto_now_ns() + THREAD_START_WAIT_NS;
 	while (wait && !__atomic_load_n(&s->begun, __ATOMIC_ACQUIRE)) {
-		uint64_t t_ns;
+		uint64_t t_ns = proto_now_ns();
 		struct timespec left;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		t_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 		if (t_ns >= end) {
 			agent_log("agent thread has not started after %llu ms; going on",
 			    (unsigned long long)(THREAD_START_WAIT_NS / 1000000));
