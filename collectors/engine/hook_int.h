@@ -102,6 +102,9 @@ struct hook_pages {
 /* Make the pages holding [a, a + len) of module m writable, each once per
  * batch: 0, or -1 with errno. */
 int  hook_pages_open(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
+/* Room for the pages of n entries, so that opening them allocates nothing
+ * (while the world is stopped). */
+void hook_pages_reserve(struct hook_pages *ps, size_t n);
 /* Give every page of the batch its protection back, and empty it. */
 void hook_pages_close(struct hook_pages *ps);
 /* Is [a, a + len) inside one executable segment of m? */

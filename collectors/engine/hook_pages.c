@@ -54,6 +54,16 @@ int hook_pages_open(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a
 	return 0;
 }
 
+/* See hook_int.h: an entry (at most HOOK_PATCH_MAX bytes) spans two pages
+ * at most. */
+void hook_pages_reserve(struct hook_pages *ps, size_t n)
+{
+	if (ps->cap >= 2 * n)
+		return;
+	ps->cap = 2 * n;
+	ps->p = xrealloc(ps->p, ps->cap * sizeof *ps->p);
+}
+
 /* See hook_int.h. */
 void hook_pages_close(struct hook_pages *ps)
 {

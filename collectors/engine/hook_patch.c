@@ -307,10 +307,12 @@ static enum hook_need hook_write_need(const struct hook_site *s)
 }
 
 /* With the world stopped: write the branch of every site that needs one,
- * once no thread is inside its bytes.  Returns how many stayed busy. */
-static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
+ * once no thread is inside its bytes, the pages opened in pages (reserved
+ * by the caller: nothing is allocated while the other threads are stopped,
+ * one of them may hold the allocator's lock).  Returns how many stayed
+ * busy. */
+static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st, struct hook_pages *pages)
 {
-	struct hook_pages pages = { 0 };
 	size_t busy = 0;
 
 	for (int mi = 0; mi < g->mods->n; mi++) {
@@ -333,7 +335,7 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 				busy++;
 				continue;
 			}
-			if (hook_pages_open(&pages, m, s->fn, s->entry) < 0) {
+			if (hook_pages_open(pages, m, s->fn, s->entry) < 0) {
 				agent_warn("hook: cannot write the code of %s: %s", m->path,
 				    strerror(errno));
 				break;
@@ -346,7 +348,6 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 			s->patched = s->code_on = true;
 		}
 	}
-	hook_pages_close(&pages);
 	return busy;
 }
 
@@ -452,6 +453,7 @@ static void hook_engine_bury(struct hook_engine *g, enum hook_why why)
 /* See hook_int.h. */
 void hook_engine_write(struct hook_engine *g)
 {
+	struct hook_pages pages = { 0 };
 	struct hook_stopped st;
 	char err[256];
 	size_t busy = 0, adopt = 0;
@@ -464,23 +466,26 @@ void hook_engine_write(struct hook_engine *g)
 	}
 	if (busy == 0) {
 		if (adopt > 0)          /* nothing to write: no stop */
-			hook_write_all(g, &(struct hook_stopped){ 0 });
+			hook_write_all(g, &(struct hook_stopped){ 0 }, &pages);
 		return;
 	}
+	hook_pages_reserve(&pages, busy);
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
 		if (hook_stop_world(&st, err, sizeof err) < 0) {
 			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
 			hook_engine_bury(g, HOOK_R_STOP);
+			hook_pages_close(&pages);
 			return;
 		}
-		busy = hook_write_all(g, &st);
+		busy = hook_write_all(g, &st, &pages);
 		hook_stop_resume(&st);
 		if (busy == 0)
 			break;
 		nanosleep(&nap, NULL);
 	}
+	hook_pages_close(&pages);
 	hook_engine_bury(g, HOOK_R_BUSY);
 }
 

@@ -28,10 +28,15 @@
  * late (after a failed stop) finds no stop in progress and returns.  While
  * stopped, a thread runs only agent code, so the patcher may rewrite any
  * function whose bytes no stopped PC lies in.
+ *
+ * Nothing here allocates once a thread may be parked: a parked thread may
+ * hold the allocator's lock (its arena's, which the stopper may share), so
+ * the task list is read with getdents64 into a buffer on the stack and the
+ * tables are static (one stop at a time: the engine's lock).
  */
 #include <assert.h>
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -60,6 +65,8 @@ struct hook_stop_slot {
 };
 
 static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
+static int hook_stop_sent[HOOK_STOP_MAX];           /* tids signalled */
+static uintptr_t hook_stop_regs[2 * (HOOK_STOP_MAX + 1)];   /* st->pcs and st->sps */
 static uint32_t hook_stop_arrived;        /* slots claimed */
 static uint32_t hook_stop_left;           /* handlers that returned */
 static uint32_t hook_stop_active;         /* futex word: 1 while stopped */
@@ -148,34 +155,42 @@ static bool hook_stop_emulator(int tid)
  * returns how many were newly signalled, or -1. */
 static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int fresh = 0;
+	int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fresh = 0;
+	char buf[4096];
+	long n;
 
-	if (d == NULL) {
+	if (d < 0) {
 		snprintf(err, errlen, "cannot list /proc/self/task: %s", strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		int tid = atoi(de->d_name), k;
+	while ((n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0) {
+		for (long at = 0; at < n;) {
+			/* struct linux_dirent64: ino, off, reclen, type, name */
+			unsigned short reclen;
+			int tid, k;
 
-		if (tid <= 0 || tid == me || tid == __atomic_load_n(&hook_stop_exempt_tid, __ATOMIC_ACQUIRE))
-			continue;
-		for (k = 0; k < *nsent && sent[k] != tid; k++)
-			;
-		if (k < *nsent || hook_stop_emulator(tid))
-			continue;
-		if (*nsent >= HOOK_STOP_MAX) {
-			closedir(d);
-			snprintf(err, errlen, "more than %d threads", HOOK_STOP_MAX);
-			return -1;
+			memcpy(&reclen, buf + at + 16, sizeof reclen);
+			tid = atoi(buf + at + 19);
+			at += reclen;
+			if (tid <= 0 || tid == me ||
+			    tid == __atomic_load_n(&hook_stop_exempt_tid, __ATOMIC_ACQUIRE))
+				continue;
+			for (k = 0; k < *nsent && sent[k] != tid; k++)
+				;
+			if (k < *nsent || hook_stop_emulator(tid))
+				continue;
+			if (*nsent >= HOOK_STOP_MAX) {
+				close(d);
+				snprintf(err, errlen, "more than %d threads", HOOK_STOP_MAX);
+				return -1;
+			}
+			if (syscall(SYS_tgkill, getpid(), tid, HOOK_STOP_SIG) != 0)
+				continue;       /* it exited meanwhile */
+			sent[(*nsent)++] = tid;
+			fresh++;
 		}
-		if (syscall(SYS_tgkill, getpid(), tid, HOOK_STOP_SIG) != 0)
-			continue;       /* it exited meanwhile */
-		sent[(*nsent)++] = tid;
-		fresh++;
 	}
-	closedir(d);
+	close(d);
 	return fresh;
 }
 
@@ -210,7 +225,7 @@ static int hook_stop_wait(const int *sent, int nsent, char *err, size_t errlen)
 /* See hook.h. */
 int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 {
-	int *sent = xcalloc(HOOK_STOP_MAX, sizeof *sent), nsent = 0, me = (int)syscall(SYS_gettid);
+	int *sent = hook_stop_sent, nsent = 0, me = (int)syscall(SYS_gettid);
 	int r;
 
 	memset(st, 0, sizeof *st);
@@ -223,7 +238,6 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 		sigfillset(&sa.sa_mask);
 		if (sigaction(HOOK_STOP_SIG, &sa, &hook_stop_old) != 0) {
 			snprintf(err, errlen, "sigaction: %s", strerror(errno));
-			free(sent);
 			return -1;
 		}
 		hook_stop_installed = 1;
@@ -237,7 +251,6 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 		if (r > 0 && hook_stop_wait(sent, nsent, err, errlen) < 0)
 			r = -1;
 	} while (r > 0);
-	free(sent);
 	if (r < 0) {
 		hook_stop_resume(st);
 		return -1;
@@ -245,8 +258,8 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
 	if (st->n > HOOK_STOP_MAX)
 		st->n = HOOK_STOP_MAX;
-	st->pcs = xcalloc(2 * ((size_t)st->n + 1), sizeof *st->pcs);
-	st->sps = st->pcs + st->n + 1;
+	st->pcs = hook_stop_regs;
+	st->sps = hook_stop_regs + st->n + 1;
 	for (int i = 0; i < st->n; i++) {
 		st->pcs[i] = hook_stop_slots[i].pc;
 		st->sps[i] = hook_stop_slots[i].sp;
@@ -291,7 +304,6 @@ void hook_stop_resume(struct hook_stopped *st)
 		n = HOOK_STOP_MAX;
 	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
 		sched_yield();
-	free(st->pcs);
 	st->pcs = st->sps = NULL;
 	st->n = 0;
 }
