@@ -9,7 +9,11 @@
  *
  * A sample of a thread waiting in a system call is a walk from outside
  * (block_unwind.c), otherwise a signal (block_signal.c).  A sample taken
- * after the message ended (its seq moved) is not counted.
+ * after the message ended (its seq moved) is not counted.  A signal that
+ * lands in the agent's own code (a hook's stub and its C half, a few ns of
+ * every timed call) is taken again, a few times: the stubs have no unwind
+ * tables, so the walk from there stops at the stub, and the program's
+ * frames are what a block is about.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "block_int.h"
 #include "collector.h"
 #include "timing.h"
@@ -28,6 +33,9 @@
 #define BLOCK_IDLE_NAP_NS  50000000ull   /* idle poll, at most */
 #define BLOCK_ANSWER_MS    100           /* a signal's answer, at most */
 #define BLOCK_STOP_SIG     (SIGRTMAX - 3) /* hook_stop.c: must stay deliverable */
+#define BLOCK_AGENT_TRIES  8             /* signals while the pc is the agent's */
+
+static uintptr_t wd_self_lo, wd_self_hi;  /* the agent's text */
 
 static struct {
 	pthread_mutex_t lock;
@@ -86,13 +94,20 @@ static void wd_push(const struct block_ev *e)
 static bool wd_sample(void)
 {
 	struct block_ev e = { .type = BLOCK_EV_SAMPLE, .id = cur.id, .tid = cur.tid };
+	int tries = 0;
+
 	if (block_unwind_sleeping(cur.tid, &e.smp) == 0) {
 		e.smp.seq = block_wait_seq();
-	} else if (block_signal_capture(cur.tid, &e.smp, BLOCK_ANSWER_MS) < 0) {
-		if (errno == ESRCH)
-			return false;
-		cur.lost++;
-		return true;
+	} else {
+		do {
+			if (block_signal_capture(cur.tid, &e.smp, BLOCK_ANSWER_MS) < 0) {
+				if (errno == ESRCH)
+					return false;
+				cur.lost++;
+				return true;
+			}
+		} while (++tries < BLOCK_AGENT_TRIES && e.smp.n > 0 &&
+		    e.smp.pc[0] >= wd_self_lo && e.smp.pc[0] < wd_self_hi);
 	}
 	if (e.smp.seq != cur.seq)
 		return true;              /* the message ended meanwhile */
@@ -152,6 +167,7 @@ static void *wd_main(void *arg)
 	(void)arg;
 	timing_guard_forever();
 	agent_thread_begin("hookscope-block", -1);
+	agent_text(&wd_self_lo, &wd_self_hi);
 	__atomic_store_n(&wd_tid, (int32_t)gettid(), __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&wd_stop, __ATOMIC_RELAXED)) {
 		struct block_cfg c;
