@@ -13,7 +13,7 @@
  *
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
- * window of TB_WIN_NS every TB_PERIOD_NS, in which every sampled and
+ * window of TR_WIN_NS every TR_PERIOD_NS, in which every sampled and
  * counted function is timed); off (never watched).  A "clean" interval is
  * one where every function watched is timed (a window, or no function
  * demoted): only clean figures make the averages.  While functions are
@@ -42,10 +42,6 @@
 #define TB_DEFAULT_PPM   50000                 /* 5% */
 #define TB_TICK_NS       10000000ull           /* 10 ms between budget ticks */
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
-#define TB_WIN_NS        TB_TICK_NS            /* a sampling window, at least */
-#define TB_WIN_MAX_NS    (20 * TB_WIN_NS)      /* and at most */
-#define TB_WIN_ANCHOR    2000                  /* anchor calls a window waits for */
-#define TB_PERIOD_NS     1000000000ull         /* one window per second (of TB_WIN_NS) */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
 
@@ -229,33 +225,16 @@ static void tb_dec_reset(void)
  * the world stopped, closing traps calls while it gives them their bytes
  * back): the calls made meanwhile are accounted outside the window, so a
  * window's ratio of sampled calls to the anchor only covers time when the
- * sampled sites were all watched.
- *
- * A window lasts TB_WIN_NS, or longer (up to TB_WIN_MAX_NS) until the anchor
- * made TB_WIN_ANCHOR calls in it: a program whose anchor calls are few and
- * the sampled calls come in bursts between them (a dispatcher calling tiny
- * functions thousands of times per call) would otherwise get a ratio off by
- * the share of a burst a window's edge cuts.  The next window is as much
- * later as this one was longer, so the windows' share of the time stays
- * TB_WIN_NS / TB_PERIOD_NS. */
-static bool tb_window_done(uint64_t now)
-{
-	return now - tb_win_start >= TB_WIN_MAX_NS ||
-	    (now - tb_win_start >= TB_WIN_NS && tb_win_anchor >= TB_WIN_ANCHOR);
-}
-
+ * sampled sites were all watched.  How long a window lasts and when the
+ * next one opens: timing_rule.h. */
 static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
 
-	if (on) {
+	if (on)
 		tb_win_start = now;
-	} else {
-		uint64_t len = now - tb_win_start;
-
-		tb_win_next = now + (len > TB_WIN_NS ? (uint64_t)((double)TB_PERIOD_NS * len / TB_WIN_NS) :
-		    TB_PERIOD_NS);
-	}
+	else
+		tb_win_next = now + tr_window_gap(now - tb_win_start);
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb_n; i++) {
@@ -417,7 +396,7 @@ static void tb_decide(uint64_t now)
 {
 	struct tr_params p = {
 		.budget_ppm = tb_ppm, .cpu_ps = tb_dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
-		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TB_WIN_NS * 1000000 / TB_PERIOD_NS),
+		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TR_WIN_NS * 1000000 / TR_PERIOD_NS),
 		.path_ps = (double)tm_paths_ps(),
 	};
 	bool paths = tm_paths_on();
@@ -533,7 +512,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		tb_nforgot = 0;
 	}
 	if (!LOAD(&tm_params.enabled))
-		return now + TB_PERIOD_NS;
+		return now + TR_PERIOD_NS;
 	if (tb_ppm == 0) {
 		/* No decisions; the cost is still measured (the reporter's
 		 * harvests account the intervals). */
@@ -547,7 +526,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	tm_budget_account();
 	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS)
 		tb_decide(now);
-	if (tb_win && tb_window_done(now))
+	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor))
 		tb_window(false, now);
 	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
 		tb_anchor_moved = false;

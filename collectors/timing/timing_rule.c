@@ -210,3 +210,15 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 {
 	return win_anchor > 0 ? win_calls * off_anchor / win_anchor : 0;
 }
+
+/* See timing_rule.h. */
+bool tr_window_done(uint64_t open_ns, double anchor)
+{
+	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS && anchor >= TR_WIN_ANCHOR);
+}
+
+/* See timing_rule.h. */
+uint64_t tr_window_gap(uint64_t open_ns)
+{
+	return open_ns > TR_WIN_NS ? (uint64_t)((double)TR_PERIOD_NS * open_ns / TR_WIN_NS) : TR_PERIOD_NS;
+}

@@ -200,6 +200,21 @@ static void test_budget_estimate(void **state)
 	assert_true(tr_est_calls(250, 0, 1100) == 0);
 }
 
+/* A window waits for enough anchor calls, within its bounds; the next one
+ * is as much later as this one was longer. */
+static void test_budget_window(void **state)
+{
+	(void)state;
+	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9));           /* never shorter */
+	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR));
+	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1));  /* few anchor calls: on */
+	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0));
+	assert_true(tr_window_done(TR_WIN_MAX_NS, 0));               /* never longer */
+	assert_true(tr_window_gap(TR_WIN_NS) == TR_PERIOD_NS);
+	assert_true(tr_window_gap(TR_WIN_NS / 2) == TR_PERIOD_NS);
+	assert_true(tr_window_gap(4 * TR_WIN_NS) == 4 * TR_PERIOD_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
+		cmocka_unit_test(test_budget_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
