@@ -2,8 +2,8 @@
  * backend.h - what the hook engine's arch-neutral core asks of an
  * architecture back-end (collectors/engine/ARCH/, chosen by the Makefile's
  * ENGINE_ARCH): one const ops table, hook_backend, plus the trampoline
- * region and stub functions declared in hook.h (hook_tramp_*, the stubs,
- * hook_cal_run), which every back-end defines.  The core never looks at an
+ * region and stub functions declared in hook.h (hook_tramp_*, the stubs),
+ * which every back-end defines.  The core never looks at an
  * instruction or a register itself.
  */
 #ifndef HOOKSCOPE_HOOK_BACKEND_H
@@ -55,6 +55,10 @@ struct hook_backend {
 	void (*code_copy)(void *dst, const void *src, size_t n);
 	/* Store one byte of live code with release ordering. */
 	void (*code_store1)(void *dst, uint8_t v);
+	/* The calibration function (hook_cal.c): one instruction the plan
+	 * relocates (at least HOOK_PATCH_LEN bytes), then a return. */
+	uint8_t cal_fn[8];
+	uint8_t cal_fn_len;
 	/* The ELF relocation types of PLT entries and of GOT data entries. */
 	int rel_jump_slot, rel_glob_dat;
 };

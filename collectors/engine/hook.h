@@ -75,7 +75,10 @@ struct hook_site {
 	uintptr_t *sw;              /* its switch */
 	uintptr_t  on_addr;         /* blk + HOOK_BLK_ON: the switch when enabled */
 	uintptr_t  reloc;           /* blk + HOOK_BLK_HEAD: when disabled */
-	uintptr_t  count_addr;      /* blk + HOOK_BLK_COUNT: when counted */
+	uintptr_t  count_addr;      /* when counted: blk + HOOK_BLK_COUNT, the block's own
+	                             * count, or blk + HOOK_BLK_COUNT_STUB (hook_tramp_fill) */
+	uint32_t   index;           /* in the engine's site table (never reused) */
+	bool       sc_noted;        /* its counts were noted to the timing collector */
 	uint8_t    mode;            /* enum hook_mode: the budget's (while on) */
 	bool       mode_set;        /* mode was given (else the starting mode applies) */
 	const char *name;           /* the module symtab's storage */

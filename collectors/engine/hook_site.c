@@ -144,7 +144,13 @@ static uintptr_t hook_switch_to(struct hook_site *s, bool want)
 	}
 	if (!want || s->mode == HOOK_M_OFF)
 		return s->reloc;
-	return s->mode == HOOK_M_COUNTED ? s->count_addr : s->on_addr;
+	if (s->mode != HOOK_M_COUNTED)
+		return s->on_addr;
+	if (!s->sc_noted) {           /* before the block counts: whose counts they are */
+		tm_sc_note(s->index, s->fn);
+		s->sc_noted = true;
+	}
+	return s->count_addr;
 }
 
 /* Flip each site's switch for the level (hook_lock held).  Modules

@@ -27,6 +27,15 @@ struct tm_block;
 bool tm_site_enter(uintptr_t fn, uintptr_t *slot, uintptr_t tramp);
 /* A counted site's call of fn: count it (no frame, no clock). */
 void tm_site_count(uintptr_t fn);
+/* The counted path done by a site's block itself (timing_count.c): the
+ * offset from the thread pointer of the TLS word that holds the calling
+ * thread's counts by site index (an array of uint64_t, or NULL: then the
+ * block calls the count stub), false where the block cannot reach it.
+ * Site index idx of function fn is counted there from now on: note it
+ * (any thread, the engine's lock held; once per site; idx < TM_SC_MAX). */
+#define TM_SC_MAX     (1u << 19)
+bool tm_sc_tpoff(intptr_t *off);
+void tm_sc_note(uint32_t idx, uintptr_t fn);
 uintptr_t tm_site_exit(uintptr_t *slot);
 /* Before an unwinder walks this thread's stack: put the real return address
  * back into every slot that holds its frame's tramp; the indexes of those frames go to
@@ -71,8 +80,9 @@ uint64_t timing_overhead_ps(void);
  * way without them.  Sets o_in_site/o_out_site (they default to the
  * -finstrument-functions figures). */
 void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn);
-/* The same for the counted path: call runs a call through the count stub. */
-void tm_calibrate_count(void (*call)(void), void (*plain)(void));
+/* The same for the counted path: call makes per calls of counted sites,
+ * plain as many of their plain copies. */
+void tm_calibrate_count(void (*call)(void), void (*plain)(void), unsigned per);
 
 /* The overhead budget (timing_budget.c; reporter thread, cycle lock held):
  * set it (ppm of the target's CPU, 0 = off: every function timed again), and

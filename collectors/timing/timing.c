@@ -146,13 +146,13 @@ static void tm_calibrate(void)
 }
 
 /* Median ticks per call of fn over TM_CAL_ITERS calls (one run). */
-static double tm_ticks_per_call(void (*fn)(void))
+static double tm_ticks_per_call(void (*fn)(void), unsigned iters)
 {
 	uint64_t t0 = tm_ticks();
 
-	for (int i = 0; i < TM_CAL_ITERS; i++)
+	for (unsigned i = 0; i < iters; i++)
 		fn();
-	return (double)(tm_ticks() - t0) / TM_CAL_ITERS;
+	return (double)(tm_ticks() - t0) / iters;
 }
 
 /* See timing.h.  Like tm_calibrate, on a private block: full = ticks per
@@ -175,7 +175,8 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 	for (int r = -1; r < TM_CAL_RUNS; r++) {
 		struct tm_entry *e = cb->nentries ? tm_block_entry(cb, 0) : NULL;
 		uint64_t self0 = e != NULL ? e->self : 0;
-		double base = tm_ticks_per_call(plain), with = tm_ticks_per_call(call);
+		double base = tm_ticks_per_call(plain, TM_CAL_ITERS);
+		double with = tm_ticks_per_call(call, TM_CAL_ITERS);
 
 		if (r < 0)
 			continue;       /* warm-up */
@@ -194,22 +195,24 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 	    (double)(tm_ticks() - t0) * tm_ns_per_tick / 1e6);
 }
 
-/* See timing.h.  Ticks per call through the count stub minus per plain
- * call, median of TM_CAL_RUNS runs, on a private block. */
-void tm_calibrate_count(void (*call)(void), void (*plain)(void))
+/* See timing.h.  Ticks per call through the counted path minus per plain
+ * call, median of TM_CAL_RUNS runs, on a private block; each of call's
+ * and plain's calls makes per calls. */
+void tm_calibrate_count(void (*call)(void), void (*plain)(void), unsigned per)
 {
 	double full[TM_CAL_RUNS], in[TM_CAL_RUNS] = { 0 };
 	struct tm_block *cb = tm_block_new(), *saved;
 	uint64_t o_in, o_out;
+	unsigned iters = TM_CAL_ITERS / per > 0 ? TM_CAL_ITERS / per : 1;
 
 	if (cb == NULL)
 		return;
 	saved = tm_tls_swap(cb);
 	for (int r = -1; r < TM_CAL_RUNS; r++) {
-		double base = tm_ticks_per_call(plain), with = tm_ticks_per_call(call);
+		double base = tm_ticks_per_call(plain, iters), with = tm_ticks_per_call(call, iters);
 
 		if (r >= 0)
-			full[r] = with > base ? with - base : 0;
+			full[r] = with > base ? (with - base) / per : 0;
 	}
 	tm_tls_swap(saved);
 	tm_block_free(cb);

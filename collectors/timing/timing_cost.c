@@ -39,6 +39,7 @@ void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
 				counts += LOAD(&b->counts[e - b->table]);
 			}
 		}
+		counts += tm_sc_sum(b);
 		cpu = tm_cost_cpu(b->tid);
 		/* A thread seen the first time: its past is not a window's. */
 		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {

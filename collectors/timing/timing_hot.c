@@ -55,7 +55,7 @@ static HOT void tm_thread_exit(void *p)
 {
 	struct tm_block *b = p;
 
-	tm_tls = TM_OFF;
+	tm_tls_set(TM_OFF);
 	__atomic_store_n(&b->state, TM_DEAD, __ATOMIC_RELEASE);
 }
 
@@ -78,15 +78,19 @@ int tm_hot_init(void)
 /* mmap a zeroed block (not on the list yet). */
 HOT struct tm_block *tm_block_new(void)
 {
-	void *p = mmap(NULL, sizeof(struct tm_block), PROT_READ | PROT_WRITE,
+	struct tm_block *b = mmap(NULL, sizeof(struct tm_block), PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (b == MAP_FAILED)
+		return NULL;
+	tm_sc_alloc(b);
+	return b;
 }
 
 /* Unmap a block nobody uses any more. */
 void tm_block_free(struct tm_block *b)
 {
+	tm_sc_free(b);
 	munmap(b, sizeof *b);
 }
 
@@ -116,13 +120,13 @@ static HOT struct tm_block *tm_thread_start(void)
 
 	if (!tm_key_ok)
 		return NULL;
-	tm_tls = TM_GUARD;
+	tm_tls_set(TM_GUARD);
 	b = tm_block_new();
 	if (b == NULL || pthread_setspecific(tm_key, b) != 0) {
 		if (b != NULL)
 			tm_block_free(b);
 		__atomic_add_fetch(&tm_failed, 1, __ATOMIC_RELAXED);
-		tm_tls = TM_OFF;
+		tm_tls_set(TM_OFF);
 		return NULL;
 	}
 	b->tid = (int32_t)gettid();
@@ -133,7 +137,7 @@ static HOT struct tm_block *tm_thread_start(void)
 	while (!__atomic_compare_exchange_n(&tm_head, &old, b, true,
 	    __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 	__atomic_add_fetch(&tm_threads, 1, __ATOMIC_RELAXED);
-	tm_tls = b;
+	tm_tls_set(b);
 	return b;
 }
 
@@ -570,7 +574,7 @@ HOT struct tm_block *timing_guard_enter(void)
 	struct tm_block *saved = tm_tls;
 
 	if (saved != TM_OFF)
-		tm_tls = TM_GUARD;
+		tm_tls_set(TM_GUARD);
 	return saved;
 }
 
@@ -578,7 +582,7 @@ HOT struct tm_block *timing_guard_enter(void)
 HOT void timing_guard_leave(struct tm_block *saved)
 {
 	if (tm_tls == TM_GUARD)
-		tm_tls = saved;
+		tm_tls_set(saved);
 }
 
 /* See timing.h. */
@@ -592,5 +596,5 @@ HOT bool timing_guarded(void)
 /* See timing.h. */
 HOT void timing_guard_forever(void)
 {
-	tm_tls = TM_OFF;
+	tm_tls_set(TM_OFF);
 }

@@ -102,6 +102,8 @@ struct tm_block {
 	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
 	                           * accounting (timing_cost.c) */
 	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
+	uint64_t *sc;             /* the counted path's counts by site index (timing_count.c),
+	                           * or NULL */
 	/* Self-time samples (timing_ipsample.c): the interrupted pc of each
 	 * tick of the thread's CPU timer, written by the owner's signal
 	 * handler (head: release store), read by the reporter up to head. */
@@ -278,6 +280,29 @@ extern __thread struct tm_block *tm_tls __attribute__((tls_model("initial-exec")
 #define TM_GUARD ((struct tm_block *)1)
 #define TM_OFF   ((struct tm_block *)2)
 #define TM_REAL(b) ((uintptr_t)(b) > (uintptr_t)TM_OFF)
+
+/* The calling thread's counts by site index, which counted sites' blocks
+ * increment (timing_count.c): its block's while tm_tls is a real block,
+ * else NULL. */
+extern __thread uint64_t *tm_sc __attribute__((tls_model("initial-exec")));
+
+/* Set the calling thread's block pointer, and the counts that go with it. */
+static inline __attribute__((no_instrument_function, always_inline))
+void tm_tls_set(struct tm_block *b)
+{
+	tm_sc = TM_REAL(b) ? b->sc : NULL;
+	tm_tls = b;
+}
+
+/* timing_count.c: a block's counts (allocated with it, freed with it;
+ * zeroed in a fork child), and the reporter's reads of them: fn called with
+ * each noted site's function and count when not 0; their sum. */
+void tm_sc_alloc(struct tm_block *b);
+void tm_sc_free(struct tm_block *b);
+void tm_sc_zero(struct tm_block *b);
+void tm_sc_each(const struct tm_block *b, void (*fn)(uintptr_t f, uint64_t n, void *arg), void *arg);
+uint64_t tm_sc_sum(const struct tm_block *b);
+void tm_sc_atfork_child(void);
 
 /* timing_hot.c */
 int  tm_hot_init(void);                   /* create the thread-exit key */

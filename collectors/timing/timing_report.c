@@ -138,6 +138,15 @@ static uint64_t tm_running(const struct tm_block *b, const struct tm_entry *e,
 	return now > start ? now - start : 0;
 }
 
+/* Add a thread's counts of fn from its counted sites' blocks (timing_count.c)
+ * to the retired figures (arg non-NULL) or the current ones. */
+static void tm_sc_add(uintptr_t fn, uint64_t n, void *retired)
+{
+	struct tm_agg *a = tm_agg_get(fn);
+
+	(retired != NULL ? &a->retired : &a->cur)->counts += n;
+}
+
 /* Fold a dead thread's block into the retired figures. */
 static void tm_fold(struct tm_block *b)
 {
@@ -149,6 +158,7 @@ static void tm_fold(struct tm_block *b)
 		if (e != NULL)
 			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, b, e);
 	}
+	tm_sc_each(b, tm_sc_add, b);
 	tm_dropped_retired += LOAD(&b->dropped);
 }
 
@@ -218,6 +228,7 @@ void tm_report_harvest(void)
 				a->cur.running += tm_running(b, e, now);
 			tm_fig_add(&a->cur, b, e);
 		}
+		tm_sc_each(b, tm_sc_add, NULL);
 		dropped += LOAD(&b->dropped);
 	}
 	tm_dropped_now = dropped;

@@ -138,7 +138,7 @@ struct tm_block *tm_tls_swap(struct tm_block *b)
 {
 	struct tm_block *old = tm_tls;
 
-	tm_tls = b;
+	tm_tls_set(b);
 	return old;
 }
 
@@ -162,8 +162,10 @@ void tm_hot_atfork_child(void)
 	tm_head = own;
 	tm_threads = own != NULL;
 	tm_failed = 0;
+	tm_sc_atfork_child();
 	if (own == NULL)
 		return;
+	tm_sc_zero(own);
 	own->next = NULL;
 	own->dropped = 0;
 	own->ip_on = false;       /* timers are not inherited */

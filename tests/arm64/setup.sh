@@ -28,7 +28,7 @@ export PATH="$ARM64_BIN:$PATH"
 # depend on timing at native speed (tui-ipc's 250 ms rows; pipeline, whose
 # exact counts assume the overhead budget keeps every call timed) stay native.
 ARM64_E2E="tests/e2e/engine.sh tests/arm64/engine-bti.sh tests/arm64/engine-toggle.sh
-tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/engine-far.sh
+tests/arm64/engine-toggle-bti.sh tests/arm64/engine-toggle-nop.sh tests/arm64/engine-toggle-counted.sh tests/arm64/engine-far.sh
 tests/arm64/engine-far-bti.sh tests/arm64/engine-big.sh tests/arm64/forward.sh
 tests/e2e/demo-scenarios.sh tests/e2e/tui-blocks.sh tests/e2e/tui-fps.sh
 tests/e2e/tui-threads.sh tests/e2e/tui-power.sh tests/e2e/block-lazy.sh"

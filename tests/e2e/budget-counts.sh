@@ -1,12 +1,13 @@
 # budget-counts.sh - the overhead budget keeps counts true: tests/apps/tinyfuncs
 # (millions of tiny calls a second, known exact counts) at level 4 with the
-# default budget (5%), built both ways the agent times code: plain
+# default budget (5%) and with 1%, built both ways the agent times code: plain
 # `cc -O2 -g` (the hook engine's relocated prologues) and make's
-# -finstrument-functions build.  The budget must demote some functions; every
-# function timed or counted all along has the exact count; every estimated
-# count (a function sampled, now or for a while) is within 5% of the exact
-# count of a `--budget off` run of the same deterministic workload, and the
-# JSON marks it (calls_est, time_est, the mode).
+# -finstrument-functions build.  Each budget must demote some functions, and
+# 1% must leave some only sampled (their counts estimated); every function
+# timed or counted all along has the exact count; every estimated count (a
+# function sampled, now or for a while) is within 5% of the exact count of a
+# `--budget off` run of the same deterministic workload, and the JSON marks
+# it (calls_est, time_est, the mode).
 . tests/e2e/lib.sh
 
 ITER=3000
@@ -23,22 +24,14 @@ run() {
 	stop_daemon
 }
 
-for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
-	run off "$prog" "$HS_TMP/off.json"
-	run 5 "$prog" "$HS_TMP/on.json"
-	# Budget off: every figure exact, every function timed.
-	jq -e --argjson n $ITER '[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
-		| ($f | length) == 51
-		and all($f[]; .mode == "timed" and (.calls_est | not) and (.time_est | not))
-		and all($f[]; .calls == (if (.name | startswith("tiny_")) then $n * 250 else $n end))' \
-		"$HS_TMP/off.json" >/dev/null ||
-		fail "$prog, budget off: not every count exact and timed: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/off.json")"
-	jq -e '.budget_ppm == 0' "$HS_TMP/off.json" >/dev/null || fail "budget off: budget_ppm is not 0"
-	jq -e '.budget_ppm == 50000' "$HS_TMP/on.json" >/dev/null ||
-		fail "default budget: budget_ppm $(jq .budget_ppm "$HS_TMP/on.json"), not 50000"
+# check PROG BUDGET_PCT JSON: demotions, exact counts, estimates within 5%.
+check() {
+	local prog=$1 pct=$2 on=$3 demoted
+	jq -e --argjson ppm $(( pct * 10000 )) '.budget_ppm == $ppm' "$on" >/dev/null ||
+		fail "budget $pct%: budget_ppm $(jq .budget_ppm "$on"), not $(( pct * 10000 ))"
 	# The budget demoted functions, and says so per row.
-	demoted=$(jq '[.funcs[] | select(.mode != "timed")] | length' "$HS_TMP/on.json")
-	[ "$demoted" -gt 0 ] || fail "$prog: the default budget demoted nothing: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/on.json")"
+	demoted=$(jq '[.funcs[] | select(.mode != "timed")] | length' "$on")
+	[ "$demoted" -gt 0 ] || fail "$prog: the budget of $pct% demoted nothing: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$on")"
 	# Timed and counted: exact.  Sampled: marked, within 5% of budget off's.
 	jq -e --slurpfile off "$HS_TMP/off.json" '
 		([$off[0].funcs[] | {(.name): .calls}] | add) as $exact
@@ -47,11 +40,29 @@ for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
 		and all($f[] | select(.mode == "counted"); .time_est)
 		and all($f[] | select(.mode == "sampled"); .calls_est and .time_est)
 		and all($f[] | select(.calls_est); ((.calls - $exact[.name]) | fabs) <= 0.05 * $exact[.name])
-		and all($f[]; .mode != "off")' "$HS_TMP/on.json" >/dev/null ||
-		fail "$prog, default budget: counts not exact or estimates off by more than 5%:
+		and all($f[]; .mode != "off")' "$on" >/dev/null ||
+		fail "$prog, budget $pct%: counts not exact or estimates off by more than 5%:
 $(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
-	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$HS_TMP/on.json")"
-	echo "ok: $prog: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$HS_TMP/on.json")), cost $(jq .cost_ppm "$HS_TMP/on.json") ppm; exact where timed or counted, estimates within 5%"
+	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$on")"
+	echo "ok: $prog, budget $pct%: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$on")), cost $(jq .cost_ppm "$on") ppm; exact where timed or counted, estimates within 5%"
 	echo "  worst estimate: $(jq -r --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
-		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$HS_TMP/on.json")%"
+		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
+}
+
+for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
+	run off "$prog" "$HS_TMP/off.json"
+	# Budget off: every figure exact, every function timed.
+	jq -e --argjson n $ITER '[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+		| ($f | length) == 51
+		and all($f[]; .mode == "timed" and (.calls_est | not) and (.time_est | not))
+		and all($f[]; .calls == (if (.name | startswith("tiny_")) then $n * 250 else $n end))' \
+		"$HS_TMP/off.json" >/dev/null ||
+		fail "$prog, budget off: not every count exact and timed: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/off.json")"
+	jq -e '.budget_ppm == 0' "$HS_TMP/off.json" >/dev/null || fail "budget off: budget_ppm is not 0"
+	run 5 "$prog" "$HS_TMP/on.json"
+	check "$prog" 5 "$HS_TMP/on.json"
+	run 1 "$prog" "$HS_TMP/low.json"
+	check "$prog" 1 "$HS_TMP/low.json"
+	jq -e '[.funcs[] | select(.calls_est)] | length > 0' "$HS_TMP/low.json" >/dev/null ||
+		fail "$prog, budget 1%: no count estimated (nothing sampled): $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/low.json")"
 done

@@ -221,7 +221,8 @@ spawn_attachable() {
 # $HS_TMP/run): the level toggled 0 <-> 4 1000 times over one websocket
 # connection while its 4 threads call, every command answered ok and applied
 # (the agent applies them in order on its reporter thread); then the threads
-# parked, a reset, one final round counted exactly.  Each wait is bounded by
+# parked, a reset, one final round counted exactly, its functions in the mode
+# HOOKSCOPE_MODE asked for (timed if unset).  Each wait is bounded by
 # LIMIT seconds.  Sets TOGGLE_SECS (the toggling's duration).
 nop_toggles() {
 	local limit=$1 log=$HS_TMP/daemon.log i ok t0
@@ -249,11 +250,15 @@ nop_toggles() {
 	wait_for "$limit" test -e "$HS_TMP/run/done"
 	nop_exact() {
 		once_json --top 100 >"$HS_TMP/f.json" || return 1
-		jq -e '[.funcs[] | {(.name): .calls}] | add | .st_a == 4000 and .st_b == 1200 and .ex_c == 308' \
-			"$HS_TMP/f.json" >/dev/null
+		jq -e '[.funcs[] | {(.name): .calls}] | add |
+			.st_a == 4000 and .st_b == 1200 and .ex_c == 308' "$HS_TMP/f.json" >/dev/null &&
+		# and watched the way asked (HOOKSCOPE_MODE: every site's mode)
+		jq -e --arg mode "${HOOKSCOPE_MODE:-timed}" '[.funcs[] |
+			select(.name == "st_a" or .name == "st_b" or .name == "ex_c") | .mode == $mode] |
+			length == 3 and all' "$HS_TMP/f.json" >/dev/null
 	}
 	for i in $(seq 50); do nop_exact && break; sleep 0.2; done
 	nop_exact ||
-		fail "final round: counts are not exact: $(jq -c '[.funcs[] | {(.name): .calls}] | add' "$HS_TMP/f.json")"
+		fail "final round: counts are not exact or not ${HOOKSCOPE_MODE:-timed}: $(jq -c '[.funcs[] | {(.name): [.calls, .mode]}] | add' "$HS_TMP/f.json")"
 	kill -0 "$DAEMON_PID" || fail "hookscoped died"
 }

@@ -9,7 +9,7 @@
  * site the far entry even where a B reaches its block: the far path's
  * test (tests/arm64/engine-far.sh), and a way round a suspected problem
  * with the near one.  The trampoline blocks
- * and the stubs are hook_tramp.c's, the calibration stub hook_cal.c's.
+ * and the stubs are hook_tramp.c's; the calibration block hook_cal.c's.
  *
  * A compiler-reserved entry (-fpatchable-function-entry's first NOP) is
  * swapped live with one aligned 4-byte store (code_swap): the architecture
@@ -128,6 +128,8 @@ const struct hook_backend hook_backend = {
 	.uc_set_pc     = a64_uc_set_pc,
 	.code_copy     = a64_code_copy,
 	.code_store1   = a64_code_store1,
+	.cal_fn        = { 0x1f, 0x20, 0x03, 0xd5, 0xc0, 0x03, 0x5f, 0xd6 },   /* nop; ret */
+	.cal_fn_len    = 8,
 	.rel_jump_slot = R_AARCH64_JUMP_SLOT,
 	.rel_glob_dat  = R_AARCH64_GLOB_DAT,
 };

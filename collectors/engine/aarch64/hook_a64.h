@@ -15,6 +15,7 @@
 
 #define A64_NOP     0xd503201fu
 #define A64_ADR_X16_SELF 0x10000010u       /* adr x16, . */
+#define A64_MRS_X16_TP   0xd53bd050u       /* mrs x16, tpidr_el0 */
 #define A64_X16     16
 #define A64_X17     17
 
@@ -63,6 +64,29 @@ static inline uint32_t a64_ldr_lo12(unsigned rt, unsigned rn, uint64_t to)
 static inline uint32_t a64_add_lo12(unsigned rd, unsigned rn, uint64_t to)
 {
 	return 0x91000000u | (uint32_t)((to & 0xfff) << 10) | (rn << 5) | rd;
+}
+
+/* add xd, xn, #imm12, lsl #12 (imm12 < 4096) */
+static inline uint32_t a64_add_hi12(unsigned rd, unsigned rn, uint32_t imm12)
+{
+	return 0x91400000u | ((imm12 & 0xfff) << 10) | (rn << 5) | rd;
+}
+
+/* ldr xt, [xn, #off] and str xt, [xn, #off] (off a multiple of 8 below 32 KB) */
+static inline uint32_t a64_ldr_off(unsigned rt, unsigned rn, uint32_t off)
+{
+	return 0xf9400000u | ((off >> 3) << 10) | (rn << 5) | rt;
+}
+
+static inline uint32_t a64_str_off(unsigned rt, unsigned rn, uint32_t off)
+{
+	return 0xf9000000u | ((off >> 3) << 10) | (rn << 5) | rt;
+}
+
+/* cbz xt from pc to to (within +/-1 MB) */
+static inline uint32_t a64_cbz(unsigned rt, uint64_t pc, uint64_t to)
+{
+	return 0xb4000000u | (((uint32_t)((int64_t)(to - pc) >> 2) & 0x7ffff) << 5) | rt;
 }
 
 /* br xn */

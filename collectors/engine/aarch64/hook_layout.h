@@ -17,8 +17,19 @@
  *   blk+56  .word index
  *   blk+64  relocated prologue (up to 96 bytes, hook_a64.c)
  *           b fn+n, or ldr x17, #8; br x17; .quad fn+n out of B reach
+ *   blk+160 mrs x16, tpidr_el0                   counted by the block itself:
+ *           add x16, x16, #tpoff_hi, lsl #12     the thread's counts
+ *           ldr x16, [x16, #tpoff_lo]            (timing_count.c), NULL when
+ *           cbz x16, blk+40                      it has none: the general way
+ *           add x16, x16, #index*8_hi, lsl #12
+ *           ldr x17, [x16, #index*8_lo]
+ *           add x17, x17, #1
+ *           str x17, [x16, #index*8_lo]
+ *           b blk+64
  *
- * The switch holds blk+12 (timed), blk+40 (counted) or blk+64 (disabled), so
+ * The switch holds blk+12 (timed), blk+160 (counted; blk+40, the general
+ * way through hook_count_common, where the block cannot count itself: the
+ * TLS offset or the index out of the two adds' 16 MB) or blk+64 (disabled), so
  * a level or mode change is one relaxed 8-byte store per site.  x16 and x17
  * (IP0, IP1) are free at a function's entry: the AAPCS64 lets a linker's
  * veneer clobber them on any call, and compilers never keep values in them
@@ -52,12 +63,13 @@
 
 #define HOOK_PATCH_LEN  4           /* b imm26: the near entry */
 #define HOOK_PATCH_MAX  16          /* ldr x16, #8; br x16; .quad: the far entry */
-#define HOOK_BLK_SIZE   160         /* out-of-line block per site */
+#define HOOK_BLK_SIZE   208         /* out-of-line block per site */
 #define HOOK_BLK_ON     12          /* the enabled path (see above) */
 #define HOOK_BLK_ENTERED 12         /* what hook_enter_common is given (x16) */
 #define HOOK_BLK_RET    28          /* the function's return address */
-#define HOOK_BLK_COUNT  40          /* the counted path */
+#define HOOK_BLK_COUNT_STUB 40      /* the counted path through hook_count_common */
 #define HOOK_BLK_COUNTED 40         /* what hook_count_common is given (x16) */
+#define HOOK_BLK_COUNT  160         /* the counted path in the block */
 #define HOOK_BLK_INDEX  56          /* the site's index, 4 bytes */
 #define HOOK_BLK_HEAD   64          /* the relocated prologue */
 #define HOOK_BLK_HEAD_MAX 96        /* its room: four instructions' worst forms + the way back */

@@ -10,6 +10,7 @@
 
 #include "hook.h"
 #include "hook_a64.h"
+#include "timing.h"
 
 /* The stubs' frame: x0-x17 and x30 (160 bytes), q0-q31 (512), then the
  * slot at the function's entry sp - 16 (hook_layout.h): 688 bytes. */
@@ -84,7 +85,7 @@ __asm__(
 	"	add sp, sp, #" HOOK_FRAME "\n"
 	"	ret\n"
 	".size hook_exit_common, .-hook_exit_common\n"
-	/* hook_count_common: x16 = blk + HOOK_BLK_COUNT, x30 = the caller's
+	/* hook_count_common: x16 = blk + HOOK_BLK_COUNTED, x30 = the caller's
 	 * return address (untouched). */
 	".globl hook_count_common\n"
 	".hidden hook_count_common\n"
@@ -96,7 +97,7 @@ __asm__(
 	"	bl hook_site_count\n"
 	"	ldr x30, [sp, #144]\n"
 	"	ldr x16, [sp, #128]\n"
-	"	add x16, x16, #" HOOK_STR(HOOK_BLK_HEAD - HOOK_BLK_COUNT) "\n"
+	"	add x16, x16, #" HOOK_STR(HOOK_BLK_HEAD - HOOK_BLK_COUNTED) "\n"
 	HOOK_RESTORE
 	"	add sp, sp, #" HOOK_FRAME "\n"
 	"	br x16\n"
@@ -109,6 +110,30 @@ static void hook_tramp_ind(uint8_t *p, unsigned rd, const void *word)
 	a64_put(p, a64_adrp(rd, (uintptr_t)p, (uintptr_t)word));
 	a64_put(p + 4, a64_ldr_lo12(rd, rd, (uintptr_t)word));
 	a64_put(p + 8, a64_br(rd));
+}
+
+/* The block's own count at b + HOOK_BLK_COUNT for the site with this index
+ * (hook_layout.h); false, writing nothing, where it cannot have one. */
+static bool hook_tramp_count(uint8_t *b, uint32_t index)
+{
+	uint8_t *c = b + HOOK_BLK_COUNT;
+	uint64_t at = (uint64_t)index * 8;
+	intptr_t off;
+
+	_Static_assert(HOOK_BLK_COUNT + 9 * 4 <= HOOK_BLK_SIZE, "the count fits the block");
+	if (!tm_sc_tpoff(&off) || off < 0 || off >= (1 << 24) || off % 8 != 0 ||
+	    index >= TM_SC_MAX || at >= (1 << 24))
+		return false;
+	a64_put(c, A64_MRS_X16_TP);
+	a64_put(c + 4, a64_add_hi12(A64_X16, A64_X16, (uint32_t)(off >> 12)));
+	a64_put(c + 8, a64_ldr_off(A64_X16, A64_X16, (uint32_t)(off & 0xfff)));
+	a64_put(c + 12, a64_cbz(A64_X16, (uintptr_t)c + 12, (uintptr_t)b + HOOK_BLK_COUNT_STUB));
+	a64_put(c + 16, a64_add_hi12(A64_X16, A64_X16, (uint32_t)(at >> 12)));
+	a64_put(c + 20, a64_ldr_off(A64_X17, A64_X16, (uint32_t)(at & 0xfff)));
+	a64_put(c + 24, a64_add_lo12(A64_X17, A64_X17, 1));
+	a64_put(c + 28, a64_str_off(A64_X17, A64_X16, (uint32_t)(at & 0xfff)));
+	a64_put(c + 32, a64_b((uintptr_t)c + 32, (uintptr_t)b + HOOK_BLK_HEAD, false));
+	return true;
 }
 
 /* See hook.h (the block layout). */
@@ -126,15 +151,17 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	hook_tramp_ind(b + HOOK_BLK_ON + 4, A64_X17, &common[0]);
 	hook_tramp_ind(b + HOOK_BLK_RET, A64_X17, &common[1]);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
-	a64_put(b + HOOK_BLK_COUNT, A64_ADR_X16_SELF);
-	hook_tramp_ind(b + HOOK_BLK_COUNT + 4, A64_X17, &common[2]);
+	a64_put(b + HOOK_BLK_COUNT_STUB, A64_ADR_X16_SELF);
+	hook_tramp_ind(b + HOOK_BLK_COUNT_STUB + 4, A64_X17, &common[2]);
 	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	s->blk = b;
+	s->index = index;
 	s->sw = hook_tramp_switch(r, i);
 	s->sw[HOOK_SW_FN] = s->fn;
 	s->on_addr = (uintptr_t)(b + HOOK_BLK_ON);
 	s->reloc = (uintptr_t)(b + HOOK_BLK_HEAD);
-	s->count_addr = (uintptr_t)(b + HOOK_BLK_COUNT);
+	s->count_addr = (uintptr_t)(b + (hook_tramp_count(b, index) ? HOOK_BLK_COUNT :
+	    HOOK_BLK_COUNT_STUB));
 	__atomic_store_n(s->sw, s->reloc, __ATOMIC_RELAXED);
 }
 

@@ -3,7 +3,7 @@
  * the relocator (hook_x86.c), jmp rel32 patches, the absolute jump of
  * import sites, the NOPs compilers reserve at function entry, int3, rip in
  * a ucontext, and code copies past the sanitizers.  The trampoline blocks
- * and the stubs are hook_tramp.c's, the calibration stub hook_cal.c's.
+ * and the stubs are hook_tramp.c's; the calibration block hook_cal.c's.
  */
 #include <assert.h>
 #include <elf.h>
@@ -86,6 +86,8 @@ const struct hook_backend hook_backend = {
 	.uc_set_pc     = x86_uc_set_pc,
 	.code_copy     = x86_code_copy,
 	.code_store1   = x86_code_store1,
+	.cal_fn        = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 },   /* nopl 0(%rax,%rax,1); ret */
+	.cal_fn_len    = 6,
 	.rel_jump_slot = R_X86_64_JUMP_SLOT,
 	.rel_glob_dat  = R_X86_64_GLOB_DAT,
 };

@@ -16,15 +16,28 @@
  *                                        finds the site through the switch)
  *   blk+32  relocated prologue           (hook_x86.c)
  *           jmp fn+n
- *   blk+64  call *count(%rip)            counted: to hook_count_common
- *   blk+70  jmp blk+32                   counted, then the function
+ *   blk+64  call *count(%rip)            counted, the general way: to
+ *   blk+70  jmp blk+32                   hook_count_common, then the function
+ *   blk+75  int3
+ *   blk+76  push %rax                    counted by the block itself: the
+ *   blk+77  mov %fs:tpoff, %rax          thread's counts (timing_count.c),
+ *   blk+86  test %rax, %rax              NULL when the thread has none:
+ *   blk+89  je blk+101                   then the general way
+ *   blk+91  incq index*8(%rax)
+ *   blk+98  pop %rax
+ *   blk+99  jmp blk+32
+ *   blk+101 pop %rax
+ *   blk+102 jmp blk+64
  *
- * The switch holds blk+6 (timed), blk+64 (counted) or blk+32 (disabled), so
- * a level or mode change is one relaxed 8-byte store per site and a
- * disabled site costs one predicted indirect jump; no register is touched
- * on either path.  A counted call costs the count stub (hook_tramp.c): a
- * thread-local increment, no clock read and no shadow-stack frame; its
- * return to blk+70 is predicted.  The
+ * The switch holds blk+6 (timed), blk+76 (counted; blk+64 where the block
+ * cannot count itself: an index past TM_SC_MAX, a TLS offset out of disp32
+ * reach) or blk+32 (disabled), so a level or mode change is one relaxed
+ * 8-byte store per site and a disabled site costs one predicted indirect
+ * jump; no register is touched on either path.  A counted call costs a
+ * push, a TLS load, a test and an increment, no clock read, no
+ * shadow-stack frame; rax is given back and the flags are dead at a
+ * function's entry.  The general way costs the count stub (hook_tramp.c):
+ * a hash lookup in the thread's table; its return to blk+70 is predicted.  The
  * word after the switch holds the site's function (HOOK_SW_FN), so the
  * enabled path finds it from the block alone: the jmp's rel32, then that
  * word (two dependent loads, no table).
@@ -59,8 +72,11 @@
 #define HOOK_BLK_INDEX  28          /* the site's index, 4 bytes */
 #define HOOK_BLK_HEAD   32          /* the relocated prologue */
 #define HOOK_BLK_HEAD_MAX 32        /* its room */
-#define HOOK_BLK_COUNT  64          /* the counted path */
+#define HOOK_BLK_COUNT_STUB 64      /* the counted path through hook_count_common */
 #define HOOK_BLK_COUNTED 70         /* hook_count_common's return address */
+#define HOOK_BLK_COUNT  76          /* the counted path in the block */
+#define HOOK_BLK_COUNT_TLS (HOOK_BLK_COUNT + 6)  /* its mov's disp32: the TLS offset */
+#define HOOK_BLK_COUNT_IDX (HOOK_BLK_COUNT + 18) /* its incq's disp32: index * 8 */
 #define HOOK_BLK_SWREL  2           /* the jmp's rel32 to the switch, from blk+6 */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */
 #define HOOK_REACH      ((uintptr_t)0x7ff00000)   /* rel32: a little under 2 GB */

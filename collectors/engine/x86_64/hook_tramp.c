@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "hook.h"
+#include "timing.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define HOOK_SAN 1
@@ -135,6 +136,34 @@ static void hook_tramp_ind(uint8_t *p, uint8_t op, const void *target)
 	memcpy(p + 2, &rel, 4);
 }
 
+/* The block's own count at b + HOOK_BLK_COUNT for the site with this index
+ * (hook_layout.h); false, writing nothing, where it cannot have one. */
+static bool hook_tramp_count(uint8_t *b, uint32_t index)
+{
+	static const uint8_t code[] = {
+		0x50,                                     /* push %rax */
+		0x64, 0x48, 0x8b, 0x04, 0x25, 0, 0, 0, 0, /* mov %fs:tpoff, %rax */
+		0x48, 0x85, 0xc0,                         /* test %rax, %rax */
+		0x74, 0x0a,                               /* je 1f */
+		0x48, 0xff, 0x80, 0, 0, 0, 0,             /* incq index*8(%rax) */
+		0x58,                                     /* pop %rax */
+		0xeb, HOOK_BLK_HEAD - (HOOK_BLK_COUNT + 25),         /* jmp blk+32 */
+		0x58,                                     /* 1: pop %rax */
+		0xeb, HOOK_BLK_COUNT_STUB - (HOOK_BLK_COUNT + 28),   /* jmp blk+64 */
+	};
+	_Static_assert(HOOK_BLK_COUNT + sizeof code <= HOOK_BLK_SIZE, "the count fits the block");
+	intptr_t off;
+	int32_t tls, at = (int32_t)index * 8;
+
+	if (!tm_sc_tpoff(&off) || off != (int32_t)off || index >= TM_SC_MAX)
+		return false;
+	tls = (int32_t)off;
+	memcpy(b + HOOK_BLK_COUNT, code, sizeof code);
+	memcpy(b + HOOK_BLK_COUNT_TLS, &tls, 4);
+	memcpy(b + HOOK_BLK_COUNT_IDX, &at, 4);
+	return true;
+}
+
 /* See hook.h (the block layout). */
 void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, struct hook_site *s,
     const struct hook_plan *p)
@@ -156,15 +185,17 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	hook_tramp_ind(b + HOOK_BLK_RET, 0x25, &common[1]);           /* jmp *exit */
 	memcpy(b + HOOK_BLK_INDEX, &index, 4);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
-	hook_tramp_ind(b + HOOK_BLK_COUNT, 0x15, &common[2]);         /* call *count */
+	hook_tramp_ind(b + HOOK_BLK_COUNT_STUB, 0x15, &common[2]);    /* call *count */
 	b[HOOK_BLK_COUNTED] = 0xe9;                                    /* jmp blk+32 */
 	memcpy(b + HOOK_BLK_COUNTED + 1, &back, 4);
 	s->blk = b;
+	s->index = index;
 	s->sw = hook_tramp_switch(r, i);
 	s->sw[HOOK_SW_FN] = s->fn;
 	s->on_addr = (uintptr_t)(b + HOOK_BLK_ON);
 	s->reloc = (uintptr_t)(b + HOOK_BLK_HEAD);
-	s->count_addr = (uintptr_t)(b + HOOK_BLK_COUNT);
+	s->count_addr = (uintptr_t)(b + (hook_tramp_count(b, index) ? HOOK_BLK_COUNT :
+	    HOOK_BLK_COUNT_STUB));
 	__atomic_store_n(s->sw, s->reloc, __ATOMIC_RELAXED);
 }
 
