@@ -94,17 +94,17 @@ void hook_engine_forget(struct hook_engine *g);
 void hook_got_prepare(struct hook_engine *g, int mi);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
-/* hook_pages.c: the pages of live code a batch of writes made writable. */
+/* hook_pages.c: the pages of live code a batch of writes makes writable. */
 struct hook_pages {
-	struct { uintptr_t page; int prot; const struct hook_mod *mod; } *p;
+	struct { uintptr_t page; size_t len; int prot; const struct hook_mod *mod; } *p;
 	size_t n, cap;
+	const struct hook_mod *failed;   /* the module whose pages could not be opened */
 };
-/* Make the pages holding [a, a + len) of module m writable, each once per
- * batch: 0, or -1 with errno. */
-int  hook_pages_open(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
-/* Room for the pages of n entries, so that opening them allocates nothing
- * (while the world is stopped). */
-void hook_pages_reserve(struct hook_pages *ps, size_t n);
+/* Add the pages holding [a, a + len) of module m to the batch. */
+void hook_pages_add(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
+/* Make every page of the batch writable, adjacent ones of a segment in one
+ * call: 0, or -1 with errno and failed set (none is left open). */
+int  hook_pages_open(struct hook_pages *ps);
 /* Give every page of the batch its protection back, and empty it. */
 void hook_pages_close(struct hook_pages *ps);
 /* Is [a, a + len) inside one executable segment of m? */

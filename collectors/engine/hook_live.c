@@ -265,13 +265,14 @@ void hook_live_sync(struct hook_engine *g)
 
 		if (!hook_live_stale(s))
 			continue;
-		if (hook_pages_open(&pages, &g->mods->m[s->mod], s->fn, HOOK_PATCH_LEN) < 0) {
-			agent_warn("hook: cannot write the code of %s: %s (the switches"
-			    " still apply)", g->mods->m[s->mod].path, strerror(errno));
-			continue;
-		}
+		hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, HOOK_PATCH_LEN);
 		stale[i] = true;
 		n++;
+	}
+	if (n > 0 && hook_pages_open(&pages) < 0) {
+		agent_warn("hook: cannot write the code of %s: %s (the switches still apply)",
+		    pages.failed->path, strerror(errno));
+		n = 0;
 	}
 	if (n > 0 && hook_backend.code_swap != NULL) {
 		/* one store per entry (NOP <-> branch), then one barrier */

@@ -307,46 +307,37 @@ static enum hook_need hook_write_need(const struct hook_site *s)
 }
 
 /* With the world stopped: write the branch of every site that needs one,
- * once no thread is inside its bytes, the pages opened in pages (reserved
- * by the caller: nothing is allocated while the other threads are stopped,
- * one of them may hold the allocator's lock).  Returns how many stayed
- * busy. */
-static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st, struct hook_pages *pages)
+ * once no thread is inside its bytes, their pages already open (nothing is
+ * allocated or opened while the other threads are stopped: one of them may
+ * hold the allocator's or the kernel's mapping lock).  Returns how many
+ * stayed busy. */
+static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 {
 	size_t busy = 0;
 
-	for (int mi = 0; mi < g->mods->n; mi++) {
-		const struct hook_mod *m = &g->mods->m[mi];
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+		uint8_t branch[HOOK_PATCH_MAX];
+		enum hook_need need = hook_write_need(s);
 
-		for (size_t i = 0; i < g->nsites; i++) {
-			struct hook_site *s = g->sites[i];
-			uint8_t branch[HOOK_PATCH_MAX];
-			enum hook_need need = s->mod == mi ? hook_write_need(s) : HOOK_NEED_NONE;
-
-			if (need == HOOK_NEED_NONE)
-				continue;
-			if (!s->patched)        /* for detach, and the entry put back */
-				hook_code_copy(s->orig, (void *)s->fn, s->entry);
-			if (need == HOOK_NEED_ADOPT) {
-				s->patched = true;
-				continue;
-			}
-			if (!hook_site_vacate(s, st)) {
-				busy++;
-				continue;
-			}
-			if (hook_pages_open(pages, m, s->fn, s->entry) < 0) {
-				agent_warn("hook: cannot write the code of %s: %s", m->path,
-				    strerror(errno));
-				break;
-			}
-			s->code_to = hook_live_branch_to(s);
-			/* a far entry is several instructions: written whole only
-			 * with the world stopped and no thread inside, as here */
-			hook_backend.branch(branch, s->fn, s->code_to, s->entry);
-			hook_code_copy((void *)s->fn, branch, s->entry);
-			s->patched = s->code_on = true;
+		if (need == HOOK_NEED_NONE)
+			continue;
+		if (!s->patched)        /* for detach, and the entry put back */
+			hook_code_copy(s->orig, (void *)s->fn, s->entry);
+		if (need == HOOK_NEED_ADOPT) {
+			s->patched = true;
+			continue;
 		}
+		if (!hook_site_vacate(s, st)) {
+			busy++;
+			continue;
+		}
+		s->code_to = hook_live_branch_to(s);
+		/* a far entry is several instructions: written whole only
+		 * with the world stopped and no thread inside, as here */
+		hook_backend.branch(branch, s->fn, s->code_to, s->entry);
+		hook_code_copy((void *)s->fn, branch, s->entry);
+		s->patched = s->code_on = true;
 	}
 	return busy;
 }
@@ -459,17 +450,25 @@ void hook_engine_write(struct hook_engine *g)
 	size_t busy = 0, adopt = 0;
 
 	for (size_t i = 0; i < g->nsites; i++) {
-		enum hook_need need = hook_write_need(g->sites[i]);
+		struct hook_site *s = g->sites[i];
+		enum hook_need need = hook_write_need(s);
 
+		if (need == HOOK_NEED_BRANCH)
+			hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, s->entry);
 		busy += need == HOOK_NEED_BRANCH;
 		adopt += need == HOOK_NEED_ADOPT;
 	}
 	if (busy == 0) {
 		if (adopt > 0)          /* nothing to write: no stop */
-			hook_write_all(g, &(struct hook_stopped){ 0 }, &pages);
+			hook_write_all(g, &(struct hook_stopped){ 0 });
 		return;
 	}
-	hook_pages_reserve(&pages, busy);
+	/* Open before the stop: nothing is opened with the world stopped. */
+	if (hook_pages_open(&pages) < 0) {
+		agent_warn("hook: cannot write the code of %s: %s", pages.failed->path, strerror(errno));
+		hook_engine_bury(g, HOOK_R_BUSY);
+		return;
+	}
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
@@ -479,7 +478,7 @@ void hook_engine_write(struct hook_engine *g)
 			hook_pages_close(&pages);
 			return;
 		}
-		busy = hook_write_all(g, &st, &pages);
+		busy = hook_write_all(g, &st);
 		hook_stop_resume(&st);
 		if (busy == 0)
 			break;
