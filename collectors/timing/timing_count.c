@@ -24,7 +24,6 @@
  * noted sites only.  Site indexes are never reused.
  */
 #include <pthread.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "agent.h"
@@ -122,17 +121,18 @@ void tm_sc_each(const struct tm_block *b, void (*fn)(uintptr_t f, uint64_t n, vo
 	pthread_mutex_unlock(&tm_sc_lock);
 }
 
+static void tm_sc_add_up(uintptr_t f, uint64_t n, void *sum)
+{
+	(void)f;
+	*(uint64_t *)sum += n;
+}
+
 /* See timing_int.h. */
 uint64_t tm_sc_sum(const struct tm_block *b)
 {
 	uint64_t sum = 0;
 
-	if (b->sc == NULL)
-		return 0;
-	pthread_mutex_lock(&tm_sc_lock);
-	for (size_t k = 0; k < tm_sc_n; k++)
-		sum += LOAD(&b->sc[tm_sc_idx[k]]);
-	pthread_mutex_unlock(&tm_sc_lock);
+	tm_sc_each(b, tm_sc_add_up, &sum);
 	return sum;
 }
 

@@ -130,11 +130,18 @@ NOINLINE static void grow_realloc(void)
 	keep_grow = p;
 }
 
+/* Written over too, as leak_via_freed_one's blocks are: fresh aligned
+ * blocks can hold stale pointers (glibc's own, or a freed block's) into the
+ * blocks leak_direct lost, which would make those look reachable. */
 NOINLINE static void aligned_kept(void)
 {
 	if (posix_memalign(&keep_aligned[0], 64, 256) != 0)
 		keep_aligned[0] = NULL;
+	else
+		memset(keep_aligned[0], 0, 256);
 	keep_aligned[1] = aligned_alloc(128, 512);
+	if (keep_aligned[1] != NULL)
+		memset(keep_aligned[1], 0, 512);
 }
 
 NOINLINE static void map_kept(void)
