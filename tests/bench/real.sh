@@ -222,7 +222,7 @@ program() {
 
 echo
 echo "real programs: median of $RUNS runs; wall and CPU (user+sys of the target) in s, ratios to the"
-echo "uninstrumented run; calls: timed calls the agent counted (report functions.calls_total); sites: patched"
+echo "uninstrumented run; calls: the calls the report shows, timed, counted or estimated (report functions.calls_total); sites: patched"
 echo "and active; cal.: the agent's calibrated cost of one hooked call (overhead_ps), ns; +ns/call:"
 echo "(CPU - uninstrumented CPU) / calls. $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 if [ -z "$budget_at" ]; then
