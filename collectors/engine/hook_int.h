@@ -96,7 +96,7 @@ void hook_got_prepare(struct hook_engine *g, int mi);
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
 /* hook_pages.c: the pages of live code a batch of writes makes writable. */
 struct hook_pages {
-	struct { uintptr_t page; size_t len; int prot; const struct hook_mod *mod; } *p;
+	struct { uintptr_t page; size_t len; int prot, seg; const struct hook_mod *mod; } *p;
 	size_t n, cap;
 	const struct hook_mod *failed;   /* the module whose pages could not be opened */
 };

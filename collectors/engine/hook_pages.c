@@ -26,15 +26,14 @@
 
 #define HOOK_PAGES_GAP 16       /* pages not written between two of a run, at most */
 
-/* The protection of the executable segment of m holding address a (else
- * read+exec). */
-static int hook_pages_prot(const struct hook_mod *m, uintptr_t a)
+/* The segment of m holding address a, or -1. */
+static int hook_pages_seg(const struct hook_mod *m, uintptr_t a)
 {
 	for (int i = 0; i < m->nsegs; i++)
 		if (a >= (m->segs[i].start & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) &&
 		    a < m->segs[i].end)
-			return m->segs[i].prot;
-	return PROT_READ | PROT_EXEC;
+			return i;
+	return -1;
 }
 
 /* See hook_int.h. */
@@ -51,7 +50,9 @@ void hook_pages_add(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a
 		}
 		ps->p[ps->n].page = p;
 		ps->p[ps->n].len = pg;
-		ps->p[ps->n].prot = hook_pages_prot(m, p);
+		ps->p[ps->n].seg = hook_pages_seg(m, p);
+		ps->p[ps->n].prot = ps->p[ps->n].seg >= 0 ? m->segs[ps->p[ps->n].seg].prot :
+		    PROT_READ | PROT_EXEC;
 		ps->p[ps->n++].mod = m;
 	}
 }
@@ -71,9 +72,11 @@ int hook_pages_open(struct hook_pages *ps)
 
 	qsort(ps->p, ps->n, sizeof *ps->p, hook_pages_cmp);
 	for (size_t k = 0; k < ps->n; k++) {
-		if (runs > 0 && ps->p[runs - 1].page + ps->p[runs - 1].len + HOOK_PAGES_GAP * pg >=
-		    ps->p[k].page && ps->p[runs - 1].prot == ps->p[k].prot &&
-		    ps->p[runs - 1].mod == ps->p[k].mod) {
+		/* Pages between two of a run take the run's protection for the
+		 * batch and get it back after: only within one segment. */
+		if (runs > 0 && ps->p[runs - 1].mod == ps->p[k].mod && ps->p[runs - 1].seg == ps->p[k].seg &&
+		    ps->p[runs - 1].page + ps->p[runs - 1].len + (ps->p[k].seg >= 0 ? HOOK_PAGES_GAP * pg : 0) >=
+		    ps->p[k].page) {
 			uintptr_t end = ps->p[k].page + ps->p[k].len;
 
 			if (end > ps->p[runs - 1].page + ps->p[runs - 1].len)
