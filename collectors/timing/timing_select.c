@@ -84,6 +84,15 @@ static int tm_sel_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* dl_iterate_phdr callback: only the loader's adds counter (its first
+ * module carries it), without building a module set. */
+static int tm_sel_adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
 /* qsort comparator of addresses. */
 static int tm_sel_cmp(const void *a, const void *b)
 {
@@ -174,9 +183,15 @@ void tm_select_level(int level)
 void tm_select_sync(void)
 {
 	struct tm_sel_mods *ms;
+	unsigned long long adds = tm_sel_adds;
 
 	if (tm_sel_level < 1 || tm_sel_level > 3)
 		return;                 /* no selection depends on the modules */
+	/* Every harvest: the module set (a quarter MB of paths) is only
+	 * gathered when the loader's counter moved. */
+	dl_iterate_phdr(tm_sel_adds_cb, &adds);
+	if (adds == tm_sel_adds)
+		return;
 	ms = xcalloc(1, sizeof *ms);
 	dl_iterate_phdr(tm_sel_mods_cb, ms);
 	if (ms->adds != tm_sel_adds) {
