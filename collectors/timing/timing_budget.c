@@ -7,9 +7,12 @@
  * Cost: at every harvest, per live thread, the timed and counted calls it
  * made since the last one times their calibrated costs, against the CPU
  * time the thread used meanwhile (its CPU clock); summed over the threads.
- * Every TB_TICK_NS (timing_budget_tick) the figures are harvested again and,
- * once the threads used TB_DECIDE_CPU_NS of CPU since the last decision, the
- * rule (timing_rule.c) may change modes.
+ * Every tick (timing_budget_tick) the figures are harvested again and, once
+ * the threads used TB_DECIDE_CPU_NS of CPU since the last decision, the
+ * rule (timing_rule.c) may change modes.  Ticks are TB_TICK_NS apart while
+ * a window is open or modes change, and back off to TB_TICK_MAX_NS while
+ * decisions change nothing: the reporter's harvests are most of what the
+ * budget itself costs the target.
  *
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
@@ -41,6 +44,7 @@
 
 #define TB_DEFAULT_PPM   50000                 /* 5% */
 #define TB_TICK_NS       10000000ull           /* 10 ms between budget ticks */
+#define TB_TICK_MAX_NS   80000000ull           /* and at most this, modes steady */
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
@@ -77,6 +81,7 @@ static bool tb_anchor_moved;             /* a window is due: the anchor's set ch
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
 static uint32_t tb_cost_ppm;
+static uint64_t tb_tick_ns = TB_TICK_NS;
 static struct tm_modes *tb_tabs[2];      /* finstrument states outside / in windows */
 static struct tm_modes *tb_retired;
 static uintptr_t *tb_forgot;             /* fork child: functions to give tb_start back */
@@ -391,8 +396,9 @@ static bool tb_exact(unsigned m)
 	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
 }
 
-/* Run the rule on the figures since the last decision; apply its changes. */
-static void tb_decide(uint64_t now)
+/* Run the rule on the figures since the last decision; apply its changes.
+ * True when a mode or the call paths changed. */
+static bool tb_decide(uint64_t now)
 {
 	struct tr_params p = {
 		.budget_ppm = tb_ppm, .cpu_ps = tb_dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
@@ -402,7 +408,7 @@ static void tb_decide(uint64_t now)
 	bool paths = tm_paths_on();
 	struct tr_fn *v = xcalloc(tb_n + 1, sizeof *v);
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
-	bool moved = false;
+	bool moved = false, paths_moved = false;
 	size_t changed = 0;
 
 	tb_cost_ppm = tb_cost_now();
@@ -421,6 +427,7 @@ static void tb_decide(uint64_t now)
 	}
 	tr_decide_paths(v, tb_n, &p, &paths);
 	if (paths != tm_paths_on()) {
+		paths_moved = true;
 		tm_paths_set(paths);
 		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %.2f%%)",
 		    paths ? "back on" : "off", tb_cost_ppm / 1e4, tb_ppm / 1e4);
@@ -450,6 +457,7 @@ static void tb_decide(uint64_t now)
 	tb_dec_cpu_ns = tb_dec_cost_ps = 0;       /* dec_calls were taken above */
 	free(v);
 	free(pick);
+	return changed > 0 || paths_moved;
 }
 
 /* Every function back to the starting mode (the budget turned off). */
@@ -489,6 +497,7 @@ void timing_budget_set(uint32_t ppm)
 	if (ppm > 1000000)
 		ppm = 1000000;
 	tb_ppm = ppm;
+	tb_tick_ns = TB_TICK_NS;
 	if (ppm == 0) {
 		tm_report_harvest();
 		tm_budget_account();
@@ -524,8 +533,12 @@ uint64_t timing_budget_tick(uint64_t now)
 	}
 	tm_report_harvest();
 	tm_budget_account();
-	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS)
-		tb_decide(now);
+	if (!tb_win && tb_dec_cpu_ns >= TB_DECIDE_CPU_NS) {
+		if (tb_decide(now))
+			tb_tick_ns = TB_TICK_NS;
+		else if (tb_tick_ns < TB_TICK_MAX_NS)
+			tb_tick_ns *= 2;
+	}
 	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor))
 		tb_window(false, now);
 	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
@@ -533,7 +546,12 @@ uint64_t timing_budget_tick(uint64_t now)
 		tb_window(true, now);
 	}
 	tb_ip_sync();
-	return now + TB_TICK_NS;
+	if (tb_win)
+		return now + TB_TICK_NS;      /* a window lasts a few ticks */
+	/* The next window opens on time. */
+	if (tb_demoted > 0 && tb_win_next > now && tb_win_next < now + tb_tick_ns)
+		return tb_win_next;
+	return now + tb_tick_ns;
 }
 
 /* See timing_int.h. */
