@@ -30,6 +30,8 @@ struct hook_engine {
 	int               nretired;
 	struct symtab   **tabs;           /* kept: the sites name their strings */
 	size_t            ntabs, captabs;
+	struct hook_region *regions;      /* the sealed ones: blocks by address */
+	size_t            nregions;
 	struct hook_bind *binds;          /* attach mode: hook_got_bind */
 	size_t            nbinds;
 	size_t            refused[HOOK_R_COUNT];

@@ -75,8 +75,11 @@ void hook_engine_grow(struct hook_engine *g, size_t n)
 void hook_engine_seal(struct hook_engine *g, const struct hook_region *r, size_t first,
     const char *what)
 {
-	if (hook_tramp_seal(r) == 0)
+	if (hook_tramp_seal(r) == 0) {
+		g->regions = xrealloc(g->regions, (g->nregions + 1) * sizeof *g->regions);
+		g->regions[g->nregions++] = *r;
 		return;
+	}
 	agent_warn("hook: cannot make the blocks of %s executable: %s; not patched", what,
 	    strerror(errno));
 	for (size_t i = first; i < g->nsites; i++)
@@ -412,18 +415,26 @@ bool hook_engine_has(uintptr_t fn)
 	return has;
 }
 
-/* See engine.h: the table grows under the lock (hook_engine_grow swaps it),
- * so a walk without it may read a freed table. */
+/* See engine.h: a block is found by its region (a few per module) and
+ * the site index it holds; the table grows under the lock (hook_engine_grow
+ * swaps it), so it is read with it. */
 uintptr_t hook_engine_block_fn(uintptr_t addr)
 {
 	uintptr_t fn = 0;
 
 	pthread_mutex_lock(&hook_lock);
-	for (size_t i = 0; i < hook_g.nsites && fn == 0; i++) {
-		const struct hook_site *s = hook_g.sites[i];
+	for (size_t i = 0; i < hook_g.nregions && fn == 0; i++) {
+		const struct hook_region *r = &hook_g.regions[i];
+		const struct hook_site *s;
+		uint8_t *blk;
+		uint32_t index;
 
-		if (s != NULL && s->blk != NULL && addr >= (uintptr_t)s->blk &&
-		    addr < (uintptr_t)s->blk + HOOK_BLK_SIZE)
+		if (addr < (uintptr_t)r->base || addr >= (uintptr_t)r->base + r->nblk * HOOK_BLK_SIZE)
+			continue;
+		blk = hook_tramp_blk(r, (addr - (uintptr_t)r->base) / HOOK_BLK_SIZE);
+		memcpy(&index, blk + HOOK_BLK_INDEX, sizeof index);   /* a trap fill where unused */
+		s = index < hook_g.nsites ? hook_g.sites[index] : NULL;
+		if (s != NULL && s->blk == blk)
 			fn = s->fn;
 	}
 	pthread_mutex_unlock(&hook_lock);
