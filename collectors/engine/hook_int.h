@@ -96,19 +96,26 @@ void hook_engine_forget(struct hook_engine *g);
 void hook_got_prepare(struct hook_engine *g, int mi);
 /* Make a module's executable segments writable (or back): 0 or -1. */
 int  hook_mod_protect(const struct hook_mod *m, bool writable);
-/* hook_pages.c: the pages of live code a batch of writes makes writable. */
+/* hook_pages.c: the pages of live code a batch of writes opens, written
+ * through /proc/self/mem or made writable. */
 struct hook_pages {
 	struct { uintptr_t page; size_t len; int prot, seg; const struct hook_mod *mod; } *p;
 	size_t n, cap;
 	const struct hook_mod *failed;   /* the module whose pages could not be opened */
+	int mem;                         /* /proc/self/mem's fd + 1 while written through it */
 };
 /* Add the pages holding [a, a + len) of module m to the batch. */
 void hook_pages_add(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);
-/* Make every page of the batch writable, adjacent ones of a segment in one
- * call: 0, or -1 with errno and failed set (none is left open). */
+/* Open the batch for hook_code_write: through /proc/self/mem where the
+ * back-end and the kernel allow it, else every page made writable, adjacent
+ * ones of a segment in one call: 0, or -1 with errno and failed set (none is
+ * left open).  One batch is open at a time (the engine's lock). */
 int  hook_pages_open(struct hook_pages *ps);
 /* Give every page of the batch its protection back, and empty it. */
 void hook_pages_close(struct hook_pages *ps);
+/* Write n bytes of live code, or one, in the open batch. */
+void hook_code_write(void *dst, const void *src, size_t n);
+void hook_code_put1(void *dst, uint8_t v);
 /* Is [a, a + len) inside one executable segment of m? */
 bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 

@@ -240,10 +240,10 @@ static void hook_live_write(struct hook_engine *g, const bool *stale, bool head)
 			continue;
 		hook_live_code(s, code);
 		if (!head) {
-			hook_code_copy((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
+			hook_code_write((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
 			continue;
 		}
-		hook_code_store1((void *)s->fn, code[0]);
+		hook_code_put1((void *)s->fn, code[0]);
 		s->code_to = hook_live_branch_to(s);
 		s->code_on = s->code_to != 0;
 	}
@@ -292,7 +292,7 @@ void hook_live_sync(struct hook_engine *g)
 		hook_live_trap_install(g);
 		for (size_t i = 0; i < g->nsites; i++)
 			if (stale[i])
-				hook_code_store1((void *)g->sites[i]->fn, hook_backend.trap);
+				hook_code_put1((void *)g->sites[i]->fn, hook_backend.trap);
 		hook_live_barrier();
 		hook_live_write(g, stale, false);
 		hook_live_barrier();

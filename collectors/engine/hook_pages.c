@@ -13,8 +13,21 @@
  * merges it back), so the first patching of a module, which touches most of
  * its text, takes a few calls instead of two per page (python3: about 700
  * pages, 1,400 calls).
+ *
+ * Where the kernel allows it, a batch is written through /proc/self/mem
+ * instead, and no page's protection changes: the kernel breaks the pages'
+ * copy-on-write sharing itself, without a fault per page and without the
+ * mprotect calls' page-table walks and TLB shootdowns (measured on 600
+ * pages of python3's text: 4.1 ms against 8.2-12 ms).  Kernels built to
+ * refuse forced writes to read-only mappings fail the first write, a probe:
+ * the batch then takes the mprotect way.  The file is opened per batch, so
+ * a fork child never writes through its parent's.  A back-end whose live
+ * writes must be single aligned stores (code_swap: arm64) takes the
+ * mprotect way always.
  */
+#include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,6 +38,8 @@
 #include "hook_int.h"
 
 #define HOOK_PAGES_GAP 16       /* pages not written between two of a run, at most */
+
+static struct hook_pages *hook_pages_cur;       /* the open batch */
 
 /* The segment of m holding address a, or -1. */
 static int hook_pages_seg(const struct hook_mod *m, uintptr_t a)
@@ -64,8 +79,44 @@ static int hook_pages_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* See hook_int.h. */
-int hook_pages_open(struct hook_pages *ps)
+/* Write through /proc/self/mem: true when every byte went. */
+static bool hook_pages_pwrite(int fd, void *dst, const void *src, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = pwrite(fd, src, n, (off_t)(uintptr_t)dst);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			return false;
+		}
+		dst = (uint8_t *)dst + k;
+		src = (const uint8_t *)src + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* Open ps through /proc/self/mem: the first page's first byte written back
+ * as it is tells whether the kernel lets the process write its own code. */
+static bool hook_pages_open_mem(struct hook_pages *ps)
+{
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	uint8_t b;
+
+	if (fd < 0)
+		return false;
+	hook_backend.code_copy(&b, (const void *)ps->p[0].page, 1);
+	if (!hook_pages_pwrite(fd, (void *)ps->p[0].page, &b, 1)) {
+		close(fd);
+		return false;
+	}
+	ps->mem = fd + 1;
+	return true;
+}
+
+/* Open ps by making its pages writable, in runs. */
+static int hook_pages_open_prot(struct hook_pages *ps)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	size_t runs = 0;
@@ -100,8 +151,62 @@ int hook_pages_open(struct hook_pages *ps)
 }
 
 /* See hook_int.h. */
+int hook_pages_open(struct hook_pages *ps)
+{
+	assert(hook_pages_cur == NULL);
+	hook_pages_cur = ps;
+	if (ps->n == 0 || (hook_backend.code_swap == NULL && hook_pages_open_mem(ps)))
+		return 0;
+	return hook_pages_open_prot(ps);
+}
+
+/* See hook_int.h. */
+void hook_code_write(void *dst, const void *src, size_t n)
+{
+	struct hook_pages *ps = hook_pages_cur;
+
+	assert(ps != NULL);
+	if (ps->mem == 0) {
+		hook_backend.code_copy(dst, src, n);
+		return;
+	}
+	if (hook_pages_pwrite(ps->mem - 1, dst, src, n)) {
+		__builtin___clear_cache((char *)dst, (char *)dst + n);
+		return;
+	}
+	/* The probe passed, so this should not happen; the rest of the batch
+	 * takes the mprotect way. */
+	agent_warn("hook: cannot write the code at %p through /proc/self/mem (%s); making its "
+	    "pages writable instead", dst, strerror(errno));
+	close(ps->mem - 1);
+	ps->mem = 0;
+	if (hook_pages_open_prot(ps) < 0) {
+		agent_warn("hook: cannot write the code of %s: %s; the write at %p is lost",
+		    ps->failed->path, strerror(errno), dst);
+		hook_pages_cur = ps;    /* closed (empty) by its caller */
+		return;
+	}
+	hook_backend.code_copy(dst, src, n);
+}
+
+/* See hook_int.h. */
+void hook_code_put1(void *dst, uint8_t v)
+{
+	if (hook_pages_cur != NULL && hook_pages_cur->mem != 0)
+		hook_code_write(dst, &v, 1);
+	else
+		hook_backend.code_store1(dst, v);
+}
+
+/* See hook_int.h. */
 void hook_pages_close(struct hook_pages *ps)
 {
+	hook_pages_cur = NULL;
+	if (ps->mem != 0) {
+		close(ps->mem - 1);
+		ps->mem = 0;
+		ps->n = 0;      /* no page's protection changed */
+	}
 	for (size_t k = 0; k < ps->n; k++)
 		if (mprotect((void *)ps->p[k].page, ps->p[k].len, ps->p[k].prot) != 0)
 			agent_warn("hook: cannot restore the protection of %s: %s",
