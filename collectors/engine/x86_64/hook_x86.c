@@ -114,17 +114,14 @@ static size_t hook_x86_candidates(const uint8_t *code, size_t size, size_t n)
 /* Sweep the function's first size bytes for direct branches into
  * [addr, addr + n); decoding stops at limit (an instruction that starts
  * before limit is decoded whole: size reaches X86_INSN_MAX past it). */
-static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, size_t limit,
-    uint64_t addr, size_t n)
+static enum hook_why hook_x86_sweep(csh h, cs_insn *in, const uint8_t *code, size_t size,
+    size_t limit, uint64_t addr, size_t n)
 {
 	const uint8_t *p = code;
 	size_t left = size;
 	uint64_t a = addr, t;
-	cs_insn *in = cs_malloc(h);
 	enum hook_why why = HOOK_OK;
 
-	if (in == NULL)
-		return HOOK_R_DECODE;
 	while (left > 0 && a - addr < limit) {
 		if (!cs_disasm_iter(h, &p, &left, &a, in)) {
 			why = HOOK_R_DECODE;
@@ -138,7 +135,6 @@ static enum hook_why hook_x86_sweep(csh h, const uint8_t *code, size_t size, siz
 			break;
 		}
 	}
-	cs_free(in, 1);
 	return why;
 }
 
@@ -222,22 +218,29 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 	return HOOK_OK;
 }
 
-/* The capstone handle, opened once and kept: a new handle builds its
- * instruction-id cache on its first instruction (tens of microseconds,
- * more than the rest of a plan).  Plans are made one at a time, under the
- * engine's lock. */
-static bool hook_x86_handle(csh *h)
+/* The capstone handle and instructions, made once and kept: a new handle
+ * builds its instruction-id cache on its first instruction (tens of
+ * microseconds, more than the rest of a plan).  ins[k] holds the k-th
+ * instruction the patch covers (each is at least a byte), decoded once for
+ * both the length and the emitting; ins[HOOK_PATCH_LEN] is the sweep's.
+ * Plans are made one at a time, under the engine's lock. */
+static bool hook_x86_handle(csh *h, cs_insn ***ins)
 {
 	static csh cs;
+	static cs_insn *kept[HOOK_PATCH_LEN + 1];
 	static bool open;
 
 	if (!open) {
 		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 			return false;
 		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		for (size_t k = 0; k <= HOOK_PATCH_LEN; k++)
+			if ((kept[k] = cs_malloc(cs)) == NULL)
+				return false;   /* capstone aborts on no memory: not reached */
 		open = true;
 	}
 	*h = cs;
+	*ins = kept;
 	return true;
 }
 
@@ -246,11 +249,10 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
     struct hook_plan *p)
 {
 	csh h;
-	cs_insn *in;
+	cs_insn **ins;
 	const uint8_t *c = code;
 	size_t left = size, ninsn = 0, limit;
 	uint64_t a = addr;
-	size_t lens[HOOK_PATCH_LEN];
 	enum hook_why why = HOOK_OK;
 	int32_t rel;
 
@@ -258,37 +260,28 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	p->entry = HOOK_PATCH_LEN;
 	if (size < HOOK_PATCH_LEN)
 		return HOOK_R_SHORT;
-	if (!hook_x86_handle(&h))
+	if (!hook_x86_handle(&h, &ins))
 		return HOOK_R_DECODE;
-	in = cs_malloc(h);
-	if (in == NULL)
-		return HOOK_R_DECODE;
-	/* First pass: how many bytes the patch covers. */
+	/* The instructions the patch covers. */
 	while (p->n < HOOK_PATCH_LEN) {
-		if (!cs_disasm_iter(h, &c, &left, &a, in)) {
+		if (!cs_disasm_iter(h, &c, &left, &a, ins[ninsn])) {
 			why = HOOK_R_DECODE;
 			goto out;
 		}
-		lens[ninsn++] = in->size;
-		p->n += in->size;
+		p->n += ins[ninsn++]->size;
 	}
 	limit = hook_x86_candidates(code, size, p->n);
 	if (limit > 0) {
 		size_t upto = limit + X86_INSN_MAX < size ? limit + X86_INSN_MAX : size;
 
-		why = hook_x86_sweep(h, code, upto, limit, addr, p->n);
+		why = hook_x86_sweep(h, ins[HOOK_PATCH_LEN], code, upto, limit, addr, p->n);
 	}
 	if (why != HOOK_OK)
 		goto out;
-	/* Second pass: emit. */
-	c = code;
-	left = p->n;
-	a = addr;
+	/* Emit them. */
 	for (size_t k = 0; k < ninsn; k++) {
-		if (!cs_disasm_iter(h, &c, &left, &a, in) || in->size != lens[k]) {
-			why = HOOK_R_DECODE;
-			goto out;
-		}
+		const cs_insn *in = ins[k];
+
 		p->bounds.orig[k] = (uint8_t)(in->address - addr);
 		p->bounds.reloc[k] = (uint8_t)p->len;
 		p->bounds.n = (uint8_t)(k + 1);
@@ -308,7 +301,6 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	memcpy(p->out + p->len, &rel, 4);
 	p->len += 4;
 out:
-	cs_free(in, 1);
 	if (why != HOOK_OK)
 		p->len = 0;
 	return why;
