@@ -8,7 +8,11 @@
 #     version, found by its .symtab; HS_BENCH_PYTHON_FULL=PATH picks one,
 #     "none" skips it) on the same script;
 #   Debian's /usr/bin/sqlite3 on the statements tests/bench/real/workload-sql.sh
-#     writes (inserts and queries in a :memory: database).
+#     writes (inserts and queries in a :memory: database);
+#   Debian's python3 on calls.py four times as long (levels 2 and 4, default
+#     budget): the cost once the start-up no longer weighs;
+#   Debian's python3 -c pass (levels 1, 2, 4): the agent's start-up alone,
+#     printed as CPU ms added.
 # Each uninstrumented, then under `hookscoped run --level 2` and `--level 4`
 # (one daemon per run, started here and stopped after it), and with the
 # default budget and `--budget off` when hookscoped's help lists --budget
@@ -201,23 +205,26 @@ row() {
 	eval "rc_$rkey=$cpu rn_$rkey=${calls:-0}"
 }
 
-# program KEY NAME PROG ARGS...: the rows of one program.
+# program KEY NAME ROWS PROG ARGS...: the rows of one program; ROWS picks
+# the instrumented ones among 1 2 4 2off 4off (levels, "off": --budget off).
 program() {
-	pkey=$1 name=$2; shift 2
+	pkey=$1 name=$2 rows=$3; shift 3
 	echo "$name:"
 	row "$pkey" "  uninstrumented" plain - "$@"
 	if [ -z "$budget_at" ]; then
 		row "${pkey}_2" "  level 2" 2 default "$@"
 		row "${pkey}_4" "  level 4" 4 default "$@"
-	else
+		return
+	fi
+	for r in $rows; do
+		case $r in
 		# Level 1 times little (main, the named functions) but patches
 		# every site: the agent's fixed costs, which no budget removes.
-		row "${pkey}_1" "  level 1 (fixed costs)" 1 default "$@"
-		row "${pkey}_2" "  level 2, default budget" 2 default "$@"
-		row "${pkey}_4" "  level 4, default budget" 4 default "$@"
-		row "${pkey}_2off" "  level 2, --budget off" 2 off "$@"
-		row "${pkey}_4off" "  level 4, --budget off" 4 off "$@"
-	fi
+		1) row "${pkey}_1" "  level 1 (fixed costs)" 1 default "$@" ;;
+		2 | 4) row "${pkey}_$r" "  level $r, default budget" "$r" default "$@" ;;
+		*off) row "${pkey}_$r" "  level ${r%off}, --budget off" "${r%off}" off "$@" ;;
+		esac
+	done
 }
 
 echo
@@ -230,20 +237,29 @@ if [ -z "$budget_at" ]; then
 	echo "  behaviour, which is what --budget off will keep."
 fi
 printf '%-34s %7s %7s %6s %6s %11s %6s %7s %7s\n' program wall cpu wall-x cpu-x calls sites cal. +ns/call
-program py "python3 (Debian, $(/usr/bin/python3 -c 'import platform; print(platform.python_version())'))" \
-	/usr/bin/python3 "$PYSCRIPT" "$PYN"
+pyver=$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')
+all="1 2 4 2off 4off"
+program py "python3 (Debian, $pyver)" "$all" /usr/bin/python3 "$PYSCRIPT" "$PYN"
 progs="py"
 if [ -n "$pyfull" ]; then
 	program pyfull "python3 (full symtab, $("$pyfull" -c 'import platform; print(platform.python_version())'))" \
-		"$pyfull" "$PYSCRIPT" "$PYN"
+		"$all" "$pyfull" "$PYSCRIPT" "$PYN"
 	progs="$progs pyfull"
 else
 	echo "python3 with its full symbol table: $pyfull_why"
 fi
 sh tests/bench/real/workload-sql.sh >"$tmp/w.sql" || die "cannot write $tmp/w.sql"
 program sqlite "sqlite3 (Debian, $(/usr/bin/sqlite3 --version | cut -d' ' -f1)), after sh tests/bench/real/workload-sql.sh >/tmp/w.sql" \
-	/usr/bin/sqlite3 :memory: ".read $tmp/w.sql"
+	"$all" /usr/bin/sqlite3 :memory: ".read $tmp/w.sql"
 progs="$progs sqlite"
+# The same python script run four times as long: what watching costs a
+# program that runs for seconds, where the patching at its start (the
+# next program) no longer weighs.
+program pylong "python3 (Debian, $pyver), $((PYN * 4)) iterations" "2 4" \
+	/usr/bin/python3 "$PYSCRIPT" "$((PYN * 4))"
+# A python that starts and exits: the agent's start-up (loading, calibration,
+# planning and writing every site) with nearly nothing run.
+program pystart "python3 (Debian, $pyver), start and exit (-c pass)" "1 2 4" /usr/bin/python3 -c pass
 
 echo
 off=""; [ -n "$budget_at" ] && off="off"
@@ -262,7 +278,7 @@ for p in $progs; do
 done
 if [ -n "$budget_at" ]; then
 	echo "default budget against uninstrumented CPU, goal <= 1.10x:"
-	for p in $progs; do
+	for p in $progs pylong; do
 		for l in 2 4; do
 			eval "c=\$rc_${p}_$l b=\$c_$p"
 			awk -v p="$p" -v l="$l" -v c="$c" -v b="$b" 'BEGIN {
@@ -271,4 +287,11 @@ if [ -n "$budget_at" ]; then
 	done
 else
 	echo "default budget against uninstrumented CPU (goal <= 1.10x): not measured, no --budget in this build"
+fi
+if [ -n "$budget_at" ]; then
+	echo "start-up: CPU ms a python3 that starts and exits gains under the agent:"
+	for l in 1 2 4; do
+		eval "c=\$rc_pystart_$l b=\$c_pystart"
+		awk -v l="$l" -v c="$c" -v b="$b" 'BEGIN { printf "  level %d: +%.1f ms (%.1f ms alone)\n", l, (c - b) / 1e6, b / 1e6 }'
+	done
 fi
