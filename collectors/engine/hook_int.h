@@ -103,6 +103,7 @@ struct hook_pages {
 	size_t n, cap;
 	const struct hook_mod *failed;   /* the module whose pages could not be opened */
 	int mem;                         /* /proc/self/mem's fd + 1 while written through it */
+	bool lost;                       /* neither way writes: the batch's writes are dropped */
 };
 /* Add the pages holding [a, a + len) of module m to the batch. */
 void hook_pages_add(struct hook_pages *ps, const struct hook_mod *m, uintptr_t a, size_t len);

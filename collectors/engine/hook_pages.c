@@ -166,6 +166,8 @@ void hook_code_write(void *dst, const void *src, size_t n)
 	struct hook_pages *ps = hook_pages_cur;
 
 	assert(ps != NULL);
+	if (ps->lost)
+		return;
 	if (ps->mem == 0) {
 		hook_backend.code_copy(dst, src, n);
 		return;
@@ -181,9 +183,12 @@ void hook_code_write(void *dst, const void *src, size_t n)
 	close(ps->mem - 1);
 	ps->mem = 0;
 	if (hook_pages_open_prot(ps) < 0) {
-		agent_warn("hook: cannot write the code of %s: %s; the write at %p is lost",
-		    ps->failed->path, strerror(errno), dst);
-		hook_pages_cur = ps;    /* closed (empty) by its caller */
+		/* Never a store to a page that cannot take it: the target would
+		 * crash.  What the batch was to write stays as it was. */
+		agent_warn("hook: cannot write the code of %s: %s; the rest of this batch is dropped",
+		    ps->failed->path, strerror(errno));
+		hook_pages_cur = ps;    /* closed (empty); its caller closes it again */
+		ps->lost = true;
 		return;
 	}
 	hook_backend.code_copy(dst, src, n);
@@ -192,7 +197,7 @@ void hook_code_write(void *dst, const void *src, size_t n)
 /* See hook_int.h. */
 void hook_code_put1(void *dst, uint8_t v)
 {
-	if (hook_pages_cur != NULL && hook_pages_cur->mem != 0)
+	if (hook_pages_cur != NULL && (hook_pages_cur->mem != 0 || hook_pages_cur->lost))
 		hook_code_write(dst, &v, 1);
 	else
 		hook_backend.code_store1(dst, v);
@@ -202,6 +207,7 @@ void hook_code_put1(void *dst, uint8_t v)
 void hook_pages_close(struct hook_pages *ps)
 {
 	hook_pages_cur = NULL;
+	ps->lost = false;
 	if (ps->mem != 0) {
 		close(ps->mem - 1);
 		ps->mem = 0;
