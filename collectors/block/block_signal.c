@@ -4,20 +4,11 @@
  * rt_tgsigqueueinfo and a value only the agent knows.
  *
  * The handler is async-signal-safe as far as glibc allows: the unwinder
- * (libgcc_s's _Unwind_Backtrace, what backtrace() uses) ran once at start,
- * so libgcc_s is loaded then, not in the handler; the copy goes to a static
- * slot, and completion is one release store.  The frames above the
- * interrupted pc (the handler, the signal trampoline) are dropped using the
- * pc of the ucontext.
- *
- * A thread interrupted while the dynamic loader binds a symbol lazily has
- * the loader's resolver on its stack (the PLT header's target, every lazy
- * module's GOT[2]).  On arm64 glibc describes that frame's CFA as the sp
- * at its entry, 16 bytes short of its caller's (the PLT header pushed x16
- * and x30 first): the caller's pc comes out right, but everything above it
- * is read from the wrong slots, and libgcc, handed a garbage return
- * address, reads the instruction there to look for a signal frame, which
- * faults.  So the walk ends at the resolver's caller.
+ * (agent_backtrace, libgcc_s's) ran once at the agent's start, so libgcc_s
+ * is loaded then, not in the handler; the copy goes to a static slot, and
+ * completion is one release store.  The frames above the interrupted pc
+ * (the handler, the signal trampoline) are dropped using the pc of the
+ * ucontext.
  *
  * Chaining: a BLOCK_SIG not sent by us goes to the handler the target
  * installed, before or after us: the agent exports sigaction and signal,
@@ -26,17 +17,13 @@
  * our back is found before the next request and treated the same way.  SIG_DFL is honoured by
  * putting it back and raising the signal again; SIG_IGN ignores it.
  */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <sys/auxv.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include <unwind.h>
 
 #include "agent.h"
 #include "block_int.h"
@@ -91,119 +78,11 @@ static uintptr_t block_uc_pc(const void *uc)
 #endif
 }
 
-#define BLOCK_RESOLVERS 4
-/* The loader's lazy-binding entry points (see the top), 0 = none; written
- * before the handler is installed. */
-static uintptr_t block_resolver[BLOCK_RESOLVERS];
-
-#if defined(__aarch64__)
-/* dl_iterate_phdr: GOT[2] of a module bound lazily, when it is in the loader. */
-static int block_resolver_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t base = getauxval(AT_BASE), lo = UINTPTR_MAX, hi = 0, got = 0;
-	const ElfW(Dyn) *dyn = NULL;
-
-	(void)size;
-	(void)arg;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
-		if (ph->p_type == PT_LOAD && info->dlpi_addr + ph->p_vaddr < lo)
-			lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
-			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-	}
-	for (; dyn != NULL && dyn->d_tag != DT_NULL; dyn++)
-		if (dyn->d_tag == DT_PLTGOT)   /* glibc relocates it in place, not every loader */
-			got = dyn->d_un.d_ptr >= lo && dyn->d_un.d_ptr < hi ? dyn->d_un.d_ptr :
-			    info->dlpi_addr + dyn->d_un.d_ptr;
-	if (got == 0 || got + 3 * sizeof(uintptr_t) > hi || base == 0)
-		return 0;
-	uintptr_t r = ((const uintptr_t *)got)[2];
-	Dl_info di;
-
-	if (r == 0 || dladdr((void *)r, &di) == 0 || (uintptr_t)di.dli_fbase != base)
-		return 0;
-	for (int k = 0; k < BLOCK_RESOLVERS; k++)
-		if (block_resolver[k] == r || block_resolver[k] == 0) {
-			block_resolver[k] = r;
-			break;
-		}
-	return 0;
-}
-#endif
-
-/* libgcc_s's unwinder, looked up in it by name: the agent's own libunwind
- * dependency defines the same _Unwind_* names (its implementation calls
- * dl_iterate_phdr, which a handler must not: the loader may be in the
- * middle of a dlclose).  libgcc_s finds unwind tables with the loader's
- * lock-free _dl_find_object. */
-static struct {
-	_Unwind_Reason_Code (*backtrace)(_Unwind_Trace_Fn, void *);
-	_Unwind_Ptr         (*ip)(struct _Unwind_Context *);
-	_Unwind_Ptr         (*region)(struct _Unwind_Context *);
-} block_uw;
-
-struct block_walk {
-	void **bt;
-	int    n, max;
-	bool   last;                      /* the previous frame was the resolver */
-};
-
-/* _Unwind_Backtrace's callback: one frame. */
-static _Unwind_Reason_Code block_walk_cb(struct _Unwind_Context *c, void *p)
-{
-	struct block_walk *w = p;
-	uintptr_t ip = block_uw.ip(c), fn;
-
-	if (ip == 0 || w->n >= w->max)
-		return _URC_END_OF_STACK;
-	w->bt[w->n++] = (void *)ip;
-	if (w->last)
-		return _URC_END_OF_STACK;
-	fn = block_uw.region(c);
-	for (int k = 0; k < BLOCK_RESOLVERS && block_resolver[k] != 0 && !w->last; k++)
-		w->last = fn == block_resolver[k];
-	return _URC_NO_REASON;
-}
-
-/* The return addresses of this thread's stack into bt, innermost first
- * (this function's own frame included, as backtrace() would). */
-static int block_backtrace(void **bt, int max)
-{
-	struct block_walk w = { .bt = bt, .max = max };
-
-	if (block_uw.backtrace == NULL)
-		return 0;
-	block_uw.backtrace(block_walk_cb, &w);
-	return w.n;
-}
-
-/* Look libgcc_s's unwinder up (loading it); -1 when it is not there. */
-static int block_uw_load(void)
-{
-	void *h = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_NODELETE);
-
-	if (h == NULL)
-		return -1;
-	block_uw.ip = (_Unwind_Ptr (*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetIP");
-	block_uw.region = (_Unwind_Ptr (*)(struct _Unwind_Context *))dlsym(h, "_Unwind_GetRegionStart");
-	block_uw.backtrace = (_Unwind_Reason_Code (*)(_Unwind_Trace_Fn, void *))dlsym(h,
-	    "_Unwind_Backtrace");
-	if (block_uw.ip == NULL || block_uw.region == NULL || block_uw.backtrace == NULL) {
-		block_uw.backtrace = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Our request: take the stack into the slot. */
 static void block_take(void *uc)
 {
 	void *bt[BLOCK_BT_MAX];
-	int n = block_backtrace(bt, BLOCK_BT_MAX), first = 0;
+	int n = agent_backtrace(bt, BLOCK_BT_MAX), first = 0;
 	uintptr_t pc = block_uc_pc(uc);
 	uint64_t req = __atomic_load_n(&block_req, __ATOMIC_ACQUIRE);
 	struct block_sample *s = &block_slot.smp;
@@ -276,20 +155,14 @@ static void block_handler(int sig, siginfo_t *si, void *uc)
 int block_signal_init(void)
 {
 	struct sigaction sa;
-	void *warm[4];
 	block_sigaction_fn real = block_real_sigaction();
 
 	if (__atomic_load_n(&block_installed, __ATOMIC_RELAXED))
 		return 0;
 	if (real == NULL)
 		return -1;
-	if (block_uw_load() < 0)
-		agent_warn("block: cannot load libgcc_s.so.1's unwinder (%s): blocks get no stacks",
-		    dlerror());
-	block_backtrace(warm, 4);         /* its first walk, not in the handler */
-#if defined(__aarch64__)
-	dl_iterate_phdr(block_resolver_cb, NULL);
-#endif
+	if (agent_stack_init() < 0)
+		agent_warn("block: blocks get no stacks");
 	block_sig_no = BLOCK_SIG;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = block_handler;

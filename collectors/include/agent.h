@@ -50,6 +50,15 @@ ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len);
 /* The agent's own code: the executable segment of libhookscope.so, [*lo, *hi). */
 void agent_text(uintptr_t *lo, uintptr_t *hi);
 
+/* ---- agent_stack.c: the calling thread's stack ---- */
+/* Look libgcc_s's unwinder up (loading it) and walk once; 0, or -1 (then
+ * every walk is empty).  Before a signal handler may walk. */
+int  agent_stack_init(void);
+/* glibc's backtrace(), done the same way wherever the agent is and
+ * whatever the program links: return addresses into bt, innermost first
+ * from the caller's frame; the count. */
+int  agent_backtrace(void **bt, int max);
+
 /* ---- agent_link.c: one connection to the daemon ---- */
 struct agent_link {
 	int      fd;                    /* -1 when not connected */

@@ -37,8 +37,7 @@ static __thread int ipc_busy;         /* inside our bookkeeping */
 
 /* Is a call from ra none of ours to count: made inside our bookkeeping,
  * from the agent's code, under the agent's guard (a library the agent
- * calls on a program thread: libunwind validates addresses through a pipe
- * of its own), or on an agent thread (whose descriptors are numbered in a
+ * calls on a program thread), or on an agent thread (whose descriptors are numbered in a
  * table of their own: collector.h)? */
 static bool ipc_skip(const void *ra)
 {

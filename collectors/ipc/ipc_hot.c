@@ -3,10 +3,9 @@
  * into its own block (mmap'd on its first IPC call, pushed once on a
  * lock-free list, handed to a later thread after it exits), one row per
  * endpoint.  A call longer than the threshold takes the calling stack
- * right there with backtrace() (the call already took 100 ms; the capture
+ * right there with agent_backtrace() (the call already took 100 ms; the capture
  * is about 10 us) into the thread's ring of slow calls.
  */
-#include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "block.h"
 #include "ipc_int.h"
 
@@ -83,15 +83,12 @@ static bool ipc_is_ours(const void *pc)
 	    (a >= ipc_san[1].lo && a < ipc_san[1].hi);
 }
 
-/* See ipc_int.h: the key, the agent's range, backtrace() warmed up. */
+/* See ipc_int.h: the key, the agent's range. */
 void ipc_hot_init(void)
 {
-	void *warm[4];
-
 	if (!ipc_key_ok && pthread_key_create(&ipc_key, ipc_thread_exit) == 0)
 		ipc_key_ok = true;
 	dl_iterate_phdr(ipc_self_cb, (void *)(uintptr_t)ipc_hot_init);
-	backtrace(warm, 4);
 }
 
 /* See ipc_int.h. */
@@ -154,7 +151,7 @@ static void ipc_slow(struct ipc_thread *t, uint16_t ep, enum ipc_op op, bool ui,
 	void *buf[IPC_FRAMES + 8];
 	uint64_t seq = t->slow_seq + 1;
 	struct ipc_slow_rec *r = &t->slow[seq % IPC_SLOW_RING];
-	int n = backtrace(buf, IPC_FRAMES + 8), k = 0;
+	int n = agent_backtrace(buf, IPC_FRAMES + 8), k = 0;
 
 	STORE(&r->seq, 0);                  /* being rewritten (x86-64 and arm64 keep */
 	while (k < n && ipc_is_ours(buf[k]))    /* stores in order for the reader's check) */

@@ -4,7 +4,7 @@
  * calls the next definition (dlsym(RTLD_NEXT)) and then, unless agent code
  * is running on this thread (timing's guard: the agent's own allocations
  * never count) or tracking is off, records the block with its stack under
- * the guard, so whatever the recording calls (libunwind, dlsym) reaches
+ * the guard, so whatever the recording calls (the unwinder, dlsym) reaches
  * the real allocator directly.
  *
  * dlsym itself may call calloc or malloc before the real ones are known:

@@ -1,6 +1,6 @@
 /*
  * net_event.c - slow and failed network operations: the thread that saw
- * one takes its stack with backtrace() right there (after a failure or a
+ * one takes its stack with agent_backtrace() right there (after a failure or a
  * call over the threshold, about 10 us) and writes it into a shared ring
  * of NET_RING slots (a slot claimed with one atomic add, published with a
  * release store of its sequence number); the reporter drains the ring.
@@ -8,12 +8,12 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <execinfo.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "net_int.h"
 
 #define NET_RING 64
@@ -43,15 +43,13 @@ uint64_t net_large_bytes(void) { return NET_LOAD(&net_large); }
 void net_set_threshold_ns(uint64_t ns) { NET_STORE(&net_thr_ns, ns); }
 void net_set_large_bytes(uint64_t b) { NET_STORE(&net_large, b); }
 
-/* See net_int.h: the agent's base, backtrace() warmed up (it loads libgcc_s). */
+/* See net_int.h: the agent's base. */
 void net_event_init(void)
 {
 	Dl_info di;
-	void *warm[4];
 
 	if (dladdr((void *)net_event_init, &di) != 0)
 		net_self_base = di.dli_fbase;
-	backtrace(warm, 4);
 }
 
 /* A frame of the agent or of a sanitizer runtime's interceptors. */
@@ -72,7 +70,7 @@ void net_event(const struct net_event_in *in)
 	void *buf[NET_FRAMES + 10];
 	uint64_t seq = NET_ADD(&net_ring_next, 1) + 1;
 	struct net_event_rec *r = &net_ring[seq % NET_RING];
-	int n = backtrace(buf, NET_FRAMES + 10), k = 0;
+	int n = agent_backtrace(buf, NET_FRAMES + 10), k = 0;
 
 	NET_STORE(&r->seq, 0);
 	while (k < n && net_is_ours(buf[k]))

@@ -22,7 +22,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <execinfo.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <link.h>
@@ -125,7 +124,7 @@ static inline uintptr_t power_callee(int i)
 static bool power_stack(struct power_stack *st)
 {
 	void *pc[POWER_STACK + 12];
-	int n = backtrace(pc, POWER_STACK + 12), i = 0;
+	int n = agent_backtrace(pc, POWER_STACK + 12), i = 0;
 	long pg = sysconf(_SC_PAGESIZE);
 	Dl_info self, di;
 
@@ -133,8 +132,7 @@ static bool power_stack(struct power_stack *st)
 	for (int k = 0; power_thunks != NULL && k < n; k++)
 		if ((uint8_t *)pc[k] >= power_thunks && (uint8_t *)pc[k] < power_thunks + pg)
 			return false;
-	/* leading frames of the agent, and of a sanitizer runtime whose
-	 * backtrace interceptor comes first */
+	/* leading frames of the agent, and of a sanitizer runtime's interceptor */
 	if (dladdr((void *)power_stack, &self) != 0)
 		while (i < n && dladdr(pc[i], &di) != 0 && (di.dli_fbase == self.dli_fbase ||
 		    (di.dli_fname != NULL && strstr(di.dli_fname, "san.so") != NULL)))

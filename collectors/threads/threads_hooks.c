@@ -4,8 +4,8 @@
  * through a trampoline that records the thread's tid, start and end;
  * join, detach and naming mark the thread's record.
  *
- * Creation captures the creating stack with glibc's backtrace() (warmed up
- * at init, so libgcc_s is loaded then; about 5-10 us, next to a clone() of
+ * Creation captures the creating stack with agent_backtrace() (libgcc_s
+ * is loaded at the agent's start; about 5-10 us, next to a clone() of
  * about 50 us here) and tells the agent's own threads from the target's by
  * the creating code's module.  Sanitizer runtimes interpose pthread_create
  * before us: their frames are skipped to find the real creator.  glibc's
@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <execinfo.h>
 #include <link.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -181,7 +180,7 @@ static struct thr_rec *thr_claim(void)
 static void thr_fill(struct thr_rec *r, uintptr_t ra, bool *agent)
 {
 	void *buf[THR_STACK + 8];
-	int n = backtrace(buf, THR_STACK + 8), k = 0;
+	int n = agent_backtrace(buf, THR_STACK + 8), k = 0;
 
 	while (k < n && (uintptr_t)buf[k] != ra)
 		k++;
@@ -505,16 +504,13 @@ static void thr_main_record(void)
 	__atomic_store_n(&r->flags, THR_F_PUBLISHED | THR_F_STARTED, __ATOMIC_RELEASE);
 }
 
-/* See threads.h: ranges, the real functions, backtrace warmed up, record 0. */
+/* See threads.h: ranges, the real functions, record 0. */
 int threads_hooks_init(void)
 {
-	void *warm[4];
-
 	dl_iterate_phdr(thr_ranges_cb, NULL);
 	(void)REAL(real_create, "pthread_create");
 	(void)REAL(real_prctl, "prctl");
 	(void)REAL(real_exit, "pthread_exit");
-	backtrace(warm, 4);
 	if (LOAD(&thr_next) == 0)
 		thr_main_record();
 	return 0;
