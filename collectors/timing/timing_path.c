@@ -34,7 +34,7 @@ static uint32_t *tm_pa_index;     /* open addressing: id + 1, 0 = free */
 static size_t tm_pa_slots;
 static uint64_t tm_pdrop_retired, tm_pdrop_now, tm_pdrop_base;
 static uint64_t tm_pdrop_merge;   /* thread paths the merged tree had no room for */
-static uint32_t tm_pmap[TM_PSLOTS];   /* one block's node -> id + 1, during a walk */
+static uint32_t tm_pgen = 1;      /* the merged tree's generation (tm_block.pgen) */
 static struct proto_ag_path *tm_path_buf;
 
 static size_t tm_pa_hash(uint32_t parent, uintptr_t fn)
@@ -85,31 +85,46 @@ static uint32_t tm_pa_get(uint32_t parent, uintptr_t fn)
 	return tm_pa_index[i];
 }
 
+/* b's nodes' merged ids by slot, kept from walk to walk: a published node
+ * never changes its parent or function, so it is looked up in the merged
+ * tree once (the lookups' probes were most of a report's cost on a thread
+ * with thousands of paths).  A new tree (tm_path_forget) starts them over. */
+static uint32_t *tm_path_ids(struct tm_block *b)
+{
+	if (b->pids == NULL)
+		b->pids = xcalloc(TM_PSLOTS, sizeof *b->pids);
+	else if (b->pgen != tm_pgen)
+		memset(b->pids, 0, TM_PSLOTS * sizeof *b->pids);
+	b->pgen = tm_pgen;
+	return b->pids;
+}
+
 /* Add b's nodes to the figure set at offset fig of each path.  A node
  * whose parent is not published yet waits for the next walk (so do its
  * children: their parent is then unknown too). */
 static void tm_path_walk(struct tm_block *b, size_t fig)
 {
-	uint32_t n = tm_block_npaths(b);
+	uint32_t n = tm_block_npaths(b), *ids = tm_path_ids(b);
 
-	memset(tm_pmap, 0, sizeof tm_pmap);
 	for (uint32_t k = 0; k < n; k++) {
 		struct tm_node *x = tm_block_node(b, k);
-		uint32_t parent, id;
+		uint32_t *id, parent;
 		struct tm_pfig *f;
 
 		if (x == NULL)
 			continue;
-		parent = LOAD(&x->parent);
-		if (parent > TM_PSLOTS || (parent != 0 && tm_pmap[parent - 1] == 0))
-			continue;
-		id = tm_pa_get(parent == 0 ? 0 : tm_pmap[parent - 1], ACQUIRE(&x->fn));
-		if (id == 0) {
-			tm_pdrop_merge += LOAD(&x->calls);
-			continue;
+		id = &ids[x - b->nodes];
+		if (*id == 0) {
+			parent = LOAD(&x->parent);
+			if (parent > TM_PSLOTS || (parent != 0 && ids[parent - 1] == 0))
+				continue;
+			*id = tm_pa_get(parent == 0 ? 0 : ids[parent - 1], ACQUIRE(&x->fn));
+			if (*id == 0) {
+				tm_pdrop_merge += LOAD(&x->calls);
+				continue;
+			}
 		}
-		tm_pmap[x - b->nodes] = id;
-		f = (struct tm_pfig *)((char *)&tm_pa[id - 1] + fig);
+		f = (struct tm_pfig *)((char *)&tm_pa[*id - 1] + fig);
 		f->calls += LOAD(&x->calls);
 		f->incl += LOAD(&x->incl);
 		f->self += LOAD(&x->self);
@@ -212,5 +227,6 @@ void tm_path_forget(void)
 	tm_pa = NULL;
 	tm_pa_index = NULL;
 	tm_npa = tm_pa_cap = tm_pa_slots = 0;
+	tm_pgen++;
 	tm_pdrop_retired = tm_pdrop_now = tm_pdrop_base = tm_pdrop_merge = 0;
 }

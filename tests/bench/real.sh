@@ -24,9 +24,11 @@
 # wall time and CPU time (user+sys, wait4) to a file; then the daemon's JSON
 # report of the target gives its timed calls (functions.calls_total), patched
 # sites and the agent's calibrated per-call cost (overhead_ps).
-# HS_BENCH_PY_ITERATIONS (default 1500000) sets the python loop's length.
-# Every row: median of $HS_BENCH_REAL_RUNS runs (default 3) of wall and CPU,
-# the ratios to the uninstrumented run, the calls, and
+# HS_BENCH_PY_ITERATIONS (default 1500000) sets the python loop's length;
+# HS_BENCH_RAW=FILE appends every run's figures to FILE, one line each.
+# Every row: the fastest wall and CPU of $HS_BENCH_REAL_RUNS runs (default 5),
+# interleaved with the other rows of its program (one round runs each once),
+# the ratios to the fastest uninstrumented run, the calls (median), and
 #   ns added per timed call = (CPU instrumented - CPU uninstrumented) / calls,
 # printed against the floor (HS_BENCH_FLOOR_NS from tests/bench/run.sh's
 # floor row; measured here when this script runs alone), then the command that
@@ -35,7 +37,7 @@
 # Alone: O=build sh tests/bench/real.sh (after `make all build/bench/timed-run`),
 # or HS_BENCH_ONLY=real make bench.
 O=${O:-build}
-RUNS=${HS_BENCH_REAL_RUNS:-3}
+RUNS=${HS_BENCH_REAL_RUNS:-5}
 PYN=${HS_BENCH_PY_ITERATIONS:-1500000}
 B=$O/bench
 case $RUNS in '' | *[!0-9]* | 0) echo "bench: HS_BENCH_REAL_RUNS must be a positive integer" >&2; exit 1 ;; esac
@@ -160,25 +162,31 @@ hs_args() {   # LEVEL BUDGET: the run options
 hs_pre() { [ "$budget_at" = daemon ] && [ "$1" != default ] && printf '%s %s' --budget "$1"; return 0; }
 hs_env() { [ "$1" = off ] && printf '%s' HOOKSCOPE_MEMORY=sampled; return 0; }   # BUDGET: the target's
 
-# row KEY LABEL LEVEL|plain BUDGET PROG ARGS...: RUNS runs, medians, one line.
+# run_once KEY LEVEL|plain BUDGET PROG ARGS...: one run of row KEY, its
+# figures appended to $tmp/all.KEY as one line.
+run_once() {
+	rkey=$1 lvl=$2 bud=$3; shift 3
+	if [ "$lvl" = plain ]; then
+		plain_once "$tmp/o" "$@"
+		echo "calls=0 sites=0 ovh=0" >>"$tmp/o"
+	else
+		hs_once "$tmp/o" "$lvl" "$bud" "$@"
+	fi
+	tr '\n' ' ' <"$tmp/o" >>"$tmp/all.$rkey"; echo >>"$tmp/all.$rkey"
+	[ -z "${HS_BENCH_RAW:-}" ] || { printf '%s ' "$rkey"; tail -1 "$tmp/all.$rkey"; } >>"$HS_BENCH_RAW"
+}
+
+# row KEY LABEL LEVEL|plain BUDGET PROG ARGS...: row KEY's line from its
+# runs: the fastest wall and CPU, the median of the rest.
 row() {
 	rkey=$1 label=$2 lvl=$3 bud=$4; shift 4
-	: >"$tmp/all"
-	for r in $(seq "$RUNS"); do
-		if [ "$lvl" = plain ]; then
-			plain_once "$tmp/o" "$@"
-			echo "calls=0 sites=0 ovh=0" >>"$tmp/o"
-		else
-			hs_once "$tmp/o" "$lvl" "$bud" "$@"
-		fi
-		tr '\n' ' ' <"$tmp/o" >>"$tmp/all"; echo >>"$tmp/all"
-	done
-	wall=$(field wall_ns "$tmp/all" | median)
-	cpu=$(sed -n 's/.*user_ns=\([0-9]*\) sys_ns=\([0-9]*\).*/\1 \2/p' "$tmp/all" |
-		awk '{ print $1 + $2 }' | median)
-	calls=$(field calls "$tmp/all" | median)
-	sites=$(field sites "$tmp/all" | median)
-	ovh=$(field ovh "$tmp/all" | median)
+	runs=$tmp/all.$rkey
+	wall=$(field wall_ns "$runs" | sort -n | head -1)
+	cpu=$(sed -n 's/.*user_ns=\([0-9]*\) sys_ns=\([0-9]*\).*/\1 \2/p' "$runs" |
+		awk '{ printf "%.0f\n", $1 + $2 }' | sort -n | head -1)
+	calls=$(field calls "$runs" | median)
+	sites=$(field sites "$runs" | median)
+	ovh=$(field ovh "$runs" | median)
 	[ "$lvl" = plain ] && eval "w_$rkey=$wall c_$rkey=$cpu"
 	base=${rkey%%_*}
 	eval "bw=\$w_$base bc=\$c_$base"
@@ -207,29 +215,37 @@ row() {
 
 # program KEY NAME ROWS PROG ARGS...: the rows of one program; ROWS picks
 # the instrumented ones among 1 2 4 2off 4off (levels, "off": --budget off).
+# The runs are interleaved, one of each row per round, RUNS rounds: this
+# machine kind's speed changes by half over tens of seconds (other guests),
+# and rows run one after the other would measure that, not the agent.
 program() {
 	pkey=$1 name=$2 rows=$3; shift 3
+	[ -n "$budget_at" ] || rows="2 4"
+	for round in $(seq "$RUNS"); do
+		run_once "$pkey" plain - "$@"
+		for r in $rows; do
+			case $r in
+			*off) run_once "${pkey}_$r" "${r%off}" off "$@" ;;
+			*) run_once "${pkey}_$r" "$r" default "$@" ;;
+			esac
+		done
+	done
 	echo "$name:"
 	row "$pkey" "  uninstrumented" plain - "$@"
-	if [ -z "$budget_at" ]; then
-		row "${pkey}_2" "  level 2" 2 default "$@"
-		row "${pkey}_4" "  level 4" 4 default "$@"
-		return
-	fi
 	for r in $rows; do
 		case $r in
 		# Level 1 times little (main, the named functions) but patches
 		# every site: the agent's fixed costs, which no budget removes.
 		1) row "${pkey}_1" "  level 1 (fixed costs)" 1 default "$@" ;;
-		2 | 4) row "${pkey}_$r" "  level $r, default budget" "$r" default "$@" ;;
 		*off) row "${pkey}_$r" "  level ${r%off}, --budget off" "${r%off}" off "$@" ;;
+		*) row "${pkey}_$r" "  level $r$([ -n "$budget_at" ] && echo ', default budget')" "$r" default "$@" ;;
 		esac
 	done
 }
 
 echo
-echo "real programs: median of $RUNS runs; wall and CPU (user+sys of the target) in s, ratios to the"
-echo "uninstrumented run; calls: the calls the report shows, timed, counted or estimated (report functions.calls_total); sites: patched"
+echo "real programs: $RUNS interleaved rounds; wall and CPU (user+sys of the target) in s, the fastest run's, ratios to"
+echo "the fastest uninstrumented run; calls: the calls the report shows, timed, counted or estimated (report functions.calls_total); sites: patched"
 echo "and active; cal.: the agent's calibrated cost of one hooked call (overhead_ps), ns; +ns/call:"
 echo "(CPU - uninstrumented CPU) / calls. $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)."
 if [ -z "$budget_at" ]; then
