@@ -219,6 +219,7 @@ struct daemon_session {
 	uint32_t threads;
 	uint32_t cost_ppm;        /* the agent's hook cost over its last window */
 	uint32_t budget_ppm;      /* the overhead budget in force, 0 = off */
+	uint32_t ip_samples, ip_agent;  /* the agent's recent pc samples, those in its code */
 	uint32_t nmode[PROTO_FMODE_N];  /* functions per mode but timed (daemon_session_nmode) */
 	bool     bye;             /* the agent said the target is exiting */
 	int      exit_status;     /* wait status if we reaped it, else -1 */
@@ -296,6 +297,11 @@ uint64_t daemon_session_nmode(const struct daemon_session *s, unsigned mode);
 /* Functions not timed: counted, sampled or off. */
 #define daemon_session_demoted(s) \
 	((s)->funcs.n - daemon_session_nmode((s), PROTO_FMODE_TIMED))
+/* The agent's cost as its pc samples measure it (the share of the program
+ * threads' samples in the agent's own code, ppm): false while fewer than
+ * DAEMON_IP_MIN samples back it. */
+#define DAEMON_IP_MIN 50
+bool daemon_session_cost_sampled(const struct daemon_session *s, uint32_t *ppm);
 /* Compute every function's rate (calls/s over about the last second). */
 void daemon_session_rates(struct daemon_session *s);
 /* sites.c: keep a "sites" record (absolute figures: it replaces the last). */

@@ -105,6 +105,8 @@ daemon_frame_encode(struct daemon_state *d, struct daemon_client *c,
 		f.overhead_ps = s->overhead_ps;
 		f.threads = s->threads;
 		f.cost_ppm = s->cost_ppm;
+		if (daemon_session_cost_sampled(s, &f.cost_sampled_ppm))
+			f.cost_samples = s->ip_samples;
 		f.budget_ppm = s->budget_ppm;
 		f.demoted = daemon_session_demoted(s);
 		f.paths = daemon_paths_frame(s, DAEMON_FRAME_PATHS, &f.npaths, &phex);

@@ -29,12 +29,16 @@ funcs_est(char *buf, size_t len, bool est, const char *figure)
 static void
 funcs_text_budget(struct report_buf *b, const struct daemon_session *s)
 {
-	char c1[32], c2[32];
+	char c1[32], c2[32], c3[32];
+	uint32_t ppm;
 
 	report_add(b, "budget:    %s%s; the hooks cost %s of its CPU over the agent's last window\n",
 	    proto_budget_str(s->budget_ppm, c1, sizeof c1),
 	    s->budget_ppm ? " of the target's CPU" : " (every selected function timed)",
 	    proto_ppm_str(s->cost_ppm, c2, sizeof c2));
+	if (daemon_session_cost_sampled(s, &ppm))
+		report_add(b, "sampled:   %s of the program threads' recent pc samples (%" PRIu32
+		    ") were in the agent's code\n", proto_ppm_str(ppm, c3, sizeof c3), s->ip_samples);
 	report_add(b, "modes:     ");
 	for (unsigned m = 0; m < PROTO_FMODE_N; m++)
 		report_add(b, "%s%" PRIu64 " %s", m ? ", " : "", daemon_session_nmode(s, m),
@@ -139,12 +143,18 @@ funcs_json(struct report_json *j, const struct report_ctx *c)
 	size_t n;
 	struct daemon_func **rows = funcs_ranked(c, PROTO_RANK_TOTAL, &n, &tot);
 	char addr[32];
+	uint32_t ppm;
 
 	rj_obj(j, NULL);
 	rj_u64(j, "calls_total", tot.calls);
 	rj_u64(j, "self_total_ns", tot.self_ns);
 	rj_u64(j, "known", c->s->funcs.n);
 	rj_u64(j, "cost_ppm", c->s->cost_ppm);
+	if (daemon_session_cost_sampled(c->s, &ppm))
+		rj_u64(j, "cost_sampled_ppm", ppm);
+	else
+		rj_null(j, "cost_sampled_ppm");
+	rj_u64(j, "cost_samples", c->s->ip_samples);
 	rj_u64(j, "budget_ppm", c->s->budget_ppm);
 	rj_u64(j, "demoted", daemon_session_demoted(c->s));
 	rj_obj(j, "modes");
@@ -225,6 +235,15 @@ static void
 funcs_metric_cost(struct report_metrics *m, const struct report_ctx *c)
 {
 	report_metric(m, c->s->cost_ppm / 1e6, NULL);
+}
+
+static void
+funcs_metric_cost_sampled(struct report_metrics *m, const struct report_ctx *c)
+{
+	uint32_t ppm;
+
+	if (daemon_session_cost_sampled(c->s, &ppm))
+		report_metric(m, ppm / 1e6, NULL);
 }
 
 static void
@@ -325,6 +344,10 @@ static const struct report_metric_family funcs_metrics[] = {
 	{ "hookscope_agent_cost_ratio", "gauge",
 	  "What the agent's hooks cost the target over its last window, a share of its CPU time.",
 	  funcs_metric_cost },
+	{ "hookscope_agent_sampled_cost_ratio", "gauge",
+	  "The share of the program threads' recent pc samples in the agent's own code (its hooks and "
+	  "wrappers as the program pays them); absent with fewer than 50 samples.",
+	  funcs_metric_cost_sampled },
 	{ "hookscope_budget_ratio", "gauge",
 	  "The overhead budget in force, a share of the target's CPU time; 0 = off.",
 	  funcs_metric_budget },

@@ -198,6 +198,16 @@ daemon_session_nmode(const struct daemon_session *s, unsigned mode)
 	return s->funcs.n - demoted;
 }
 
+/* See daemon.h (ip_agent <= ip_samples: session_funcs holds it so). */
+bool
+daemon_session_cost_sampled(const struct daemon_session *s, uint32_t *ppm)
+{
+	if (s->ip_samples < DAEMON_IP_MIN)
+		return false;
+	*ppm = (uint32_t)((uint64_t)s->ip_agent * 1000000 / s->ip_samples);
+	return true;
+}
+
 /* See daemon.h. */
 uint64_t
 daemon_func_mode_age_ms(const struct daemon_func *f, uint64_t now_ns)
@@ -231,6 +241,8 @@ session_funcs(struct daemon_session *s, const struct proto_agent_rec *r,
 	s->dropped = r->dropped;
 	s->cost_ppm = r->cost_ppm;
 	s->budget_ppm = r->budget_ppm;
+	s->ip_samples = r->ip_samples;
+	s->ip_agent = r->ip_agent < r->ip_samples ? r->ip_agent : r->ip_samples;
 	/* A function new on this connection had no calls at older samples
 	 * (its samp_calls start at zero), so its rate counts from zero. */
 	if (s->baseline) {

@@ -146,6 +146,8 @@ static const struct proto_field agent_funcs_fields[] = {
 	PF_ROW("dropped", PF_U64, R, dropped, 0),
 	PF_ROW("cost_ppm", PF_U32, R, cost_ppm, PF_IFSET),
 	PF_ROW("budget_ppm", PF_U32, R, budget_ppm, PF_IFSET),
+	PF_ROW("ip_samples", PF_U32, R, ip_samples, PF_IFSET),
+	PF_ROW("ip_agent", PF_U32, R, ip_agent, PF_IFSET),
 	PF_ARR_ROW("funcs", PF_OBJS, R, funcs, nfuncs, UINT32_MAX, &proto_ag_func_desc),
 	PF_ARR_ROW("paths", PF_OBJS, R, paths, npaths, UINT32_MAX, &proto_ag_path_desc),
 	PF_ROW("paths_dropped", PF_U64, R, paths_dropped, PF_IFSET),

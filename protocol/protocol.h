@@ -257,6 +257,8 @@ struct proto_frame {
 	uint64_t overhead_ps;             /* agent's calibrated cost per call */
 	uint32_t threads;                 /* threads the agent has seen */
 	uint32_t cost_ppm;                /* the agent's hook cost, per million of the target's CPU */
+	uint32_t cost_sampled_ppm;        /* the same as pc samples measure it (0: too few) */
+	uint32_t cost_samples;            /* the samples behind it */
 	uint32_t budget_ppm;              /* the overhead budget in force; 0 = off */
 	uint64_t demoted;                 /* functions not timed (counted, sampled or off) */
 	size_t   ntargets;
@@ -426,6 +428,8 @@ struct proto_agent_rec {
 	uint32_t cost_ppm;                /* FUNCS: the hooks' cost over the agent's last budget
 	                                     window, per million of the target's CPU time */
 	uint32_t budget_ppm;              /* FUNCS, BUDGET: the budget, per million; 0 = off */
+	uint32_t ip_samples;              /* FUNCS: the program threads' recent pc samples */
+	uint32_t ip_agent;                /* FUNCS: those whose pc was the agent's own code */
 	size_t nfuncs;                    /* FUNCS */
 	struct proto_ag_func *funcs;
 	size_t npaths;                    /* FUNCS: the call paths that changed */

@@ -245,6 +245,8 @@ static const struct proto_field frame_fields[] = {
 	PF_ROW("overhead_ps", PF_U64, M, overhead_ps, 0),
 	PF_ROW("threads", PF_U32, M, threads, 0),
 	PF_ROW("cost_ppm", PF_U32, M, cost_ppm, 0),
+	PF_ROW("cost_sampled_ppm", PF_U32, M, cost_sampled_ppm, PF_IFSET),
+	PF_ROW("cost_samples", PF_U32, M, cost_samples, PF_IFSET),
 	PF_ROW("budget_ppm", PF_U32, M, budget_ppm, 0),
 	PF_ROW("demoted", PF_U64, M, demoted, 0),
 	PF_ARR_ROW("targets", PF_OBJS, M, targets, ntargets, UINT32_MAX, &proto_target_desc),

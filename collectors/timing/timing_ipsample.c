@@ -110,8 +110,21 @@ static uintptr_t tm_ip_fn(uintptr_t pc)
 	return hook_engine_block_fn(pc);
 }
 
+/* Is pc the agent's own code: its text (the hot paths, the wrappers) or a
+ * site's block?  The share of such samples is the hooks' cost as the
+ * program pays it, caches and branch predictors included, where the budget
+ * charges calibrated costs (both sent, timing_budget.c). */
+static bool tm_ip_agent(uintptr_t pc)
+{
+	static uintptr_t lo, hi;          /* reporter only */
+
+	if (hi == 0)
+		agent_text(&lo, &hi);
+	return (pc >= lo && pc < hi) || hook_engine_block_fn(pc) != 0;
+}
+
 /* See timing_int.h. */
-void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg)
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg, uint64_t *n, uint64_t *agent)
 {
 	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
 		uint32_t h;
@@ -122,8 +135,11 @@ void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg)
 		if (h - b->ip_tail > TM_IPS)
 			b->ip_tail = h - TM_IPS;          /* overrun: the newest only */
 		for (; b->ip_tail != h; b->ip_tail++) {
-			uintptr_t fn = tm_ip_fn(__atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED));
+			uintptr_t pc = __atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED);
+			uintptr_t fn = tm_ip_fn(pc);
 
+			++*n;
+			*agent += tm_ip_agent(pc);
 			if (fn != 0)
 				add(fn, arg);
 		}

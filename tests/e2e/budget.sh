@@ -3,8 +3,9 @@
 # the CPU): --budget reaches agents on connect and `run` targets through
 # HOOKSCOPE_BUDGET; frames, --once --json, the reports and /metrics carry
 # each function's mode, which figures are estimates, since when and why, and
-# the agent's cost and budget; the budget command sets it live, replies with
-# what it set and refuses bad values and targets that are not live.
+# the agent's cost (calibrated, and as its pc samples measure it) and budget;
+# the budget command sets it live, replies with what it set and refuses bad
+# values and targets that are not live.
 . tests/e2e/lib.sh
 
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
@@ -30,7 +31,7 @@ grep -q "no target" "$HS_TMP/out" || fail "budget with no target: $(cat "$HS_TMP
 
 # The agent starts at its default (5%); the daemon's --budget 2 comes on connect.
 env -u HOOKSCOPE_BUDGET "$O/tools/hs-fakeagent" --socket "$HS_SOCK" --pid $FAKE --funcs 4 \
-	--modes timed,counted,sampled,off --cost-pct 3 >"$HS_TMP/fake.out" &
+	--modes timed,counted,sampled,off --cost-pct 3 --ip-samples 400,18 >"$HS_TMP/fake.out" &
 FAKE_JOB=$!
 HS_PIDS="$HS_PIDS $FAKE_JOB"
 wait_for 10 grep -q '"t":"budget","budget_ppm":20000' "$HS_TMP/fake.out"
@@ -48,12 +49,15 @@ row() { jq -ec --arg n "$1" '.funcs[] | select(.name == $n) | [.mode, .calls_est
 cmd dump -f json -n budget >/dev/null || fail "dump -f json failed"
 R=$(ls "$HS_TMP"/reports/budget-*.json)
 jq -e '.sessions[0].functions | .budget_ppm == 20000 and .cost_ppm == 20000 and .demoted == 3 and
+	.cost_sampled_ppm == 45000 and .cost_samples == 400 and
 	.modes == {"timed": 1, "counted": 1, "sampled": 1, "off": 1} and
 	([.list[] | select(.name == "fake_fn_2")][0] | .mode == "sampled" and .calls_est and .time_est and
 	 .hook_ppm == 3000 and .mode_age_ms > 0)' "$R" >/dev/null || fail "JSON report: $(jq -c .sessions[0].functions "$R")"
 cmd dump -f text -n budget >/dev/null || fail "dump -f text failed"
 T=$(ls "$HS_TMP"/reports/budget-*.txt)
 grep -q "^budget:    2% of the target's CPU; the hooks cost 2% of its CPU" "$T" || fail "text report: no budget line"
+grep -q "^sampled:   4.5% of the program threads' recent pc samples (400) were in the agent's code" "$T" ||
+	fail "text report: no sampled cost line"
 grep -Eq "^ +[0-9]+ +~[0-9]+ +~[0-9.]+ .s .* sampled  fake_fn_2 " "$T" || fail "text report: the sampled row is not marked"
 grep -Eq "^  counted .* ago +0.2% of the CPU .*fake_fn_1$" "$T" || fail "text report: no demotion line of fake_fn_1"
 cmd dump -f trace -n budget >/dev/null || fail "dump -f trace failed"
@@ -62,6 +66,7 @@ jq -e '[.traceEvents[] | select(.cat == "budget" and .ph == "i")] | length == 3'
 curl -sS "http://127.0.0.1:$HS_PORT/metrics" >"$HS_TMP/metrics" || fail "GET /metrics failed"
 for want in "hookscope_agent_cost_ratio{pid=\"$FAKE\",target=\"fake-target\"} 0.02" \
 	"hookscope_budget_ratio{pid=\"$FAKE\",target=\"fake-target\"} 0.02" \
+	"hookscope_agent_sampled_cost_ratio{pid=\"$FAKE\",target=\"fake-target\"} 0.045" \
 	"hookscope_functions{pid=\"$FAKE\",target=\"fake-target\",mode=\"off\"} 1" \
 	'function="fake_fn_1",module="fake-target",mode="counted",calls="exact",time="estimated"} 1'; do
 	grep -qF "$want" "$HS_TMP/metrics" || fail "/metrics has no '$want'"

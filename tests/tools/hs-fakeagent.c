@@ -5,7 +5,7 @@
  *   hs-fakeagent [--socket PATH] [--pid N] [--exe PATH] [--funcs N]
  *                [--report-hz HZ] [--duration S] [--bye] [--garbage]
  *                [--oversize] [--raw HEX] [--changing N] [--names A,B,...]
- *                [--modes M,M,...] [--cost-pct PCT]
+ *                [--modes M,M,...] [--cost-pct PCT] [--ip-samples N,K]
  *
  * After hello and syms, function i (name fake_fn_<i>, i from 0, or the i-th
  * of --names, which also sets --funcs to their count) is called
@@ -26,6 +26,8 @@
  * for (i + 1) * 1000 ppm of hook cost.  --cost-pct PCT: what the hooks would
  * cost with every function timed; each funcs record reports that, held to the
  * budget when one is on (as a real agent's controller would).
+ * --ip-samples N,K: each funcs record says N recent pc samples, K of them in
+ * the agent's code.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,6 +54,7 @@ static struct {
 	uint32_t cost_ppm;      /* --cost-pct, in ppm: the cost with nothing demoted */
 	uint32_t budget_ppm;    /* in force: HOOKSCOPE_BUDGET, then budget records */
 	uint64_t mode_since_ns; /* when the demoted ones were demoted */
+	uint32_t ip_samples, ip_agent;  /* --ip-samples */
 } fa = { .nfuncs = 5, .report_hz = 4, .duration_s = 0, .exe = "/usr/bin/fake-target" };
 
 /* Send all bytes or exit. */
@@ -132,7 +135,7 @@ fa_funcs(int fd, double t)
 	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS, .time_ns = proto_now_ns(),
 		.threads = 1, .nfuncs = fa.nfuncs - lo, .budget_ppm = fa.budget_ppm,
 		.cost_ppm = fa.budget_ppm && fa.budget_ppm < fa.cost_ppm ? fa.budget_ppm :
-		    fa.cost_ppm };
+		    fa.cost_ppm, .ip_samples = fa.ip_samples, .ip_agent = fa.ip_agent };
 
 	sent_all = true;
 	r.funcs = xcalloc(fa.nfuncs ? fa.nfuncs : 1, sizeof *r.funcs);
@@ -253,6 +256,7 @@ main(int argc, char **argv)
 		{ "names", required_argument, NULL, 'n' },
 		{ "modes", required_argument, NULL, 'm' },
 		{ "cost-pct", required_argument, NULL, 'C' },
+		{ "ip-samples", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -304,6 +308,13 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'i':
+			if (sscanf(optarg, "%u,%u", &fa.ip_samples, &fa.ip_agent) != 2 ||
+			    fa.ip_agent > fa.ip_samples) {
+				fprintf(stderr, "hs-fakeagent: --ip-samples: expected N,K with K <= N\n");
+				return 2;
+			}
+			break;
 		case 'n':
 			fa.names = optarg;
 			fa.nfuncs = 1;
@@ -314,7 +325,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "usage: hs-fakeagent [--socket PATH] [--pid N] "
 			    "[--exe PATH] [--funcs N] [--report-hz HZ] [--duration S] "
 			    "[--bye] [--garbage] [--oversize] [--raw HEX] [--changing N] "
-			    "[--names A,B,...] [--modes M,M,...] [--cost-pct PCT]\n");
+			    "[--names A,B,...] [--modes M,M,...] [--cost-pct PCT] "
+			    "[--ip-samples N,K]\n");
 			return 2;
 		}
 	}

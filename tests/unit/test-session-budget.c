@@ -33,7 +33,8 @@ budget_session(void)
 		  .mode_since_ns = 2 * S, .hook_ppm = 800 },
 	};
 	struct proto_agent_rec r = { .type = PROTO_AG_FUNCS, .time_ns = 3 * S, .threads = 1,
-		.cost_ppm = 31000, .budget_ppm = 20000, .nfuncs = 3, .funcs = f };
+		.cost_ppm = 31000, .budget_ppm = 20000, .ip_samples = 400, .ip_agent = 18,
+		.nfuncs = 3, .funcs = f };
 
 	h.budget_ppm = 50000;
 	daemon_session_hello(s, &h, 0);
@@ -148,6 +149,8 @@ test_reports(void **state)
 	(void)state;
 	text = report_build(&s, 1, REPORT_TEXT, 3 * S, proto_wall_ms(), &len);
 	assert_non_null(strstr(text, "budget:    2% of the target's CPU; the hooks cost 3.1% of its CPU"));
+	assert_non_null(strstr(text, "sampled:   4.5% of the program threads' recent pc samples (400) were "
+	    "in the agent's code"));
 	assert_non_null(strstr(text, "modes:     2 timed, 1 counted, 1 sampled, 0 off"));
 	/* counted: exact calls, estimated times; sampled: both estimated */
 	assert_non_null(strstr(text, "      2000000     ~9.00 ms"));
@@ -159,7 +162,8 @@ test_reports(void **state)
 	assert_non_null(strstr(text, "  counted     2.000 s ago      1.5% of the CPU"));
 	free(text);
 	text = report_build(&s, 1, REPORT_JSON, 3 * S, proto_wall_ms(), &len);
-	assert_non_null(strstr(text, "\"cost_ppm\":31000,\"budget_ppm\":20000,\"demoted\":2,"
+	assert_non_null(strstr(text, "\"cost_ppm\":31000,\"cost_sampled_ppm\":45000,\"cost_samples\":400,"
+	    "\"budget_ppm\":20000,\"demoted\":2,"
 	    "\"modes\":{\"timed\":2,\"counted\":1,\"sampled\":1,\"off\":0}"));
 	assert_non_null(strstr(text, "\"mode\":\"counted\",\"calls_est\":false,\"time_est\":true,"
 	    "\"mode_age_ms\":2000,\"hook_ppm\":15000}"));
@@ -173,6 +177,7 @@ test_reports(void **state)
 	free(text);
 	text = report_metrics_build(&ss, 3 * S, proto_wall_ms(), &len);
 	assert_non_null(strstr(text, "hookscope_agent_cost_ratio{pid=\"2000000001\",target=\"target\"} 0.031\n"));
+	assert_non_null(strstr(text, "hookscope_agent_sampled_cost_ratio{pid=\"2000000001\",target=\"target\"} 0.045\n"));
 	assert_non_null(strstr(text, "hookscope_budget_ratio{pid=\"2000000001\",target=\"target\"} 0.02\n"));
 	assert_non_null(strstr(text, "hookscope_functions{pid=\"2000000001\",target=\"target\",mode=\"counted\"} 1\n"));
 	assert_non_null(strstr(text, "function=\"hot_counted\",module=\"target\",mode=\"counted\","

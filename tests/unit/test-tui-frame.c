@@ -219,8 +219,8 @@ static const struct proto_frame json_frame = {
 	.seq = 7, .time_ms = 123456, .pid = 42, .sort = "total", .agent_age_ms = 150,
 	.nfuncs_seen = 5, .calls_total = 210200, .self_total_ns = 204000000,
 	.dropped = 1, .overhead_ps = 21000, .threads = 2,
-	.cost_ppm = 31000, .budget_ppm = 50000, .demoted = 1,
-	.ntargets = 2, .targets = json_targets, .nfuncs = 2, .funcs = json_funcs,
+	.cost_ppm = 31000, .cost_sampled_ppm = 12500, .cost_samples = 800, .budget_ppm = 50000,
+	.demoted = 1, .ntargets = 2, .targets = json_targets, .nfuncs = 2, .funcs = json_funcs,
 	.nsites = 2, .sites = json_sites,
 };
 
@@ -231,7 +231,8 @@ static void test_json_frame(void **state)
 	    "{\"v\":1,\"t\":\"frame\",\"seq\":7,\"time_ms\":123456,\"pid\":42,\"sort\":\"total\","
 	    "\"agent_age_ms\":150,\"nfuncs_seen\":5,\"calls_total\":210200,"
 	    "\"self_total_ns\":204000000,\"dropped\":1,\"overhead_ps\":21000,\"threads\":2,"
-	    "\"cost_ppm\":31000,\"budget_ppm\":50000,\"demoted\":1,"
+	    "\"cost_ppm\":31000,\"cost_sampled_ppm\":12500,\"cost_samples\":800,"
+	    "\"budget_ppm\":50000,\"demoted\":1,"
 	    "\"targets\":["
 	    "{\"pid\":42,\"name\":\"demo\",\"exe\":\"/bin/demo\",\"state\":\"live\",\"level\":2,"
 	    "\"started_ms\":1000,\"ended_ms\":0},"
@@ -268,7 +269,7 @@ static void test_json_frame(void **state)
 	    "\"startup\":{\"time_ns\":0,\"attached\":false,\"exec_from\":\"\",\"exec_ns\":0,\"loaded_ns\":0,\"agent_ns\":0,\"ctors_ns\":0,\"main_ns\":0,\"wait_ns\":0,\"wait_call\":\"\",\"frame_ns\":0,\"libs\":[],\"libs_lost\":0,\"dlopens\":[],\"dlopens_total\":0,\"baseline\":\"\",\"noise_ns\":0,\"noise_pct\":0,\"slower\":[],\"version\":1}}";
 	static const char keys[] =
 	    "v,t,seq,time_ms,pid,sort,agent_age_ms,nfuncs_seen,calls_total,self_total_ns,"
-	    "dropped,overhead_ps,threads,cost_ppm,budget_ppm,demoted,targets,"
+	    "dropped,overhead_ps,threads,cost_ppm,cost_sampled_ppm,cost_samples,budget_ppm,demoted,targets,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,"
 	    "pid,name,exe,state,level,started_ms,ended_ms,funcs,"
 	    "name,module,addr,calls,calls_per_s,total_ns,self_ns,avg_ns,max_ns,slow,share,running_ns,"
@@ -324,7 +325,7 @@ static void test_json_empty_and_extremes(void **state)
 	assert_string_equal(s, "{\"v\":1,\"t\":\"frame\",\"seq\":0,\"time_ms\":0,\"pid\":0,"
 	    "\"sort\":\"\",\"agent_age_ms\":0,\"nfuncs_seen\":0,\"calls_total\":0,"
 	    "\"self_total_ns\":0,\"dropped\":0,\"overhead_ps\":0,\"threads\":0,"
-	    "\"cost_ppm\":0,\"budget_ppm\":0,\"demoted\":0,"
+	    "\"cost_ppm\":0,\"cost_sampled_ppm\":0,\"cost_samples\":0,\"budget_ppm\":0,\"demoted\":0,"
 	    "\"targets\":[],\"funcs\":[],\"sites\":{},\"paths\":[],\"paths_dropped\":0,"
 	    "\"fps\":{\"budget_ns\":0,\"high_ns\":0,\"frozen_ns\":0,\"streams\":[]},"
 	    "\"threading\":{\"time_ns\":0,\"created\":0,\"exited\":0,\"live\":0,\"other_live\":0,"
