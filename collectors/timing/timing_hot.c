@@ -91,7 +91,6 @@ HOT struct tm_block *tm_block_new(void)
 void tm_block_free(struct tm_block *b)
 {
 	tm_sc_free(b);
-	free(b->pids);
 	munmap(b, sizeof *b);
 }
 

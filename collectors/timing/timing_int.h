@@ -104,9 +104,7 @@ struct tm_block {
 	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
 	uint64_t *sc;             /* the counted path's counts by site index (timing_count.c),
 	                           * or NULL */
-	uint32_t *pids;           /* reporter only: each node's merged path id + 1, by
-	                           * slot (timing_path.c), or NULL */
-	uint32_t  pgen;           /* reporter only: the merged tree pids point into */
+	uint32_t  pgen;           /* reporter only: the merged tree pids[] point into */
 	/* Self-time samples (timing_ipsample.c): the interrupted pc of each
 	 * tick of the thread's CPU timer, written by the owner's signal
 	 * handler (head: release store), read by the reporter up to head. */
@@ -128,6 +126,9 @@ struct tm_block {
 	uint64_t  paths_dropped;
 	uint16_t  porder[TM_PSLOTS];
 	struct tm_node nodes[TM_PSLOTS];
+	/* Reporter only: each node's merged path id + 1, by slot
+	 * (timing_path.c); its pages are touched once the reporter merges. */
+	uint32_t  pids[TM_PSLOTS];
 };
 
 /* A function's state in its entry's sel (the -finstrument path), and what

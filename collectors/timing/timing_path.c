@@ -91,10 +91,8 @@ static uint32_t tm_pa_get(uint32_t parent, uintptr_t fn)
  * with thousands of paths).  A new tree (tm_path_forget) starts them over. */
 static uint32_t *tm_path_ids(struct tm_block *b)
 {
-	if (b->pids == NULL)
-		b->pids = xcalloc(TM_PSLOTS, sizeof *b->pids);
-	else if (b->pgen != tm_pgen)
-		memset(b->pids, 0, TM_PSLOTS * sizeof *b->pids);
+	if (b->pgen != tm_pgen)
+		memset(b->pids, 0, sizeof b->pids);
 	b->pgen = tm_pgen;
 	return b->pids;
 }
