@@ -48,7 +48,6 @@
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
-#define TB_IPS_WINDOW    2000                  /* pc samples: about 20 s of a thread's CPU */
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
@@ -81,11 +80,6 @@ static double tb_win_anchor;             /* anchor calls in the open window */
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
-/* The program threads' pc samples and those in the agent's code, halved
- * whenever they pass TB_IPS_WINDOW: the recent share, sent with the
- * figures (the hooks' cost as the program pays it, beside the calibrated
- * one the rule uses). */
-static uint64_t tb_ips, tb_ips_agent;
 static uint32_t tb_cost_ppm;
 static uint64_t tb_tick_ns = TB_TICK_NS;
 static struct tm_modes *tb_tabs[2];      /* finstrument states outside / in windows */
@@ -316,11 +310,7 @@ void tm_budget_account(void)
 
 	tb_grow();
 	if (tb_ip)
-		tm_ip_drain(tb_sample, NULL, &tb_ips, &tb_ips_agent);
-	if (tb_ips > TB_IPS_WINDOW) {
-		tb_ips /= 2;
-		tb_ips_agent /= 2;
-	}
+		tm_ip_drain(tb_sample, NULL);
 	tm_cost_threads(tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
 	tb_dec_cpu_ns += cpu;
 	tb_dec_cost_ps += cost;
@@ -457,9 +447,8 @@ static bool tb_decide(uint64_t now)
 		changed++;
 	}
 	if (changed > 0) {
-		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %.2f%%; "
-		    "%llu of %llu recent pc samples in the agent's code)", changed, tb_cost_ppm / 1e4,
-		    tb_ppm / 1e4, (unsigned long long)tb_ips_agent, (unsigned long long)tb_ips);
+		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %.2f%%)",
+		    changed, tb_cost_ppm / 1e4, tb_ppm / 1e4);
 		if (moved)
 			tb_anchor_reset();
 		tb_apply(pick);
@@ -499,8 +488,6 @@ static void tb_ip_sync(void)
 
 	if (want || tb_ip)
 		tm_ip_set(want);
-	if (!want)
-		tb_ips = tb_ips_agent = 0;   /* no samples: no recent share */
 	tb_ip = want;
 }
 
@@ -593,8 +580,8 @@ void tm_budget_rec(struct proto_agent_rec *rec)
 {
 	rec->cost_ppm = tb_cost_ppm;
 	rec->budget_ppm = tb_ppm;
-	rec->ip_samples = (uint32_t)tb_ips;
-	rec->ip_agent = (uint32_t)tb_ips_agent;
+	/* The hooks' cost as the program pays it, beside the calibrated one. */
+	tm_ip_share(&rec->ip_samples, &rec->ip_agent);
 }
 
 /* See timing_int.h: what is shown starts again from 0; modes stay.  The
@@ -623,7 +610,7 @@ void tm_budget_forget(void)
 	free(tb_fns);
 	tb_fns = NULL;
 	tb_n = tb_cap = tb_demoted = 0;
-	tb_ips = tb_ips_agent = 0;
 	tb_win = tb_ip = false;
+	tm_ip_set(false);         /* the parent's timers are gone; its samples with them */
 	tm_select_modes(NULL);
 }

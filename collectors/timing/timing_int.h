@@ -385,9 +385,12 @@ void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns);
  * clock, while the budget demotes functions (reporter only). */
 #define TM_IP_PERIOD_NS 10000000ull           /* CPU time per sample */
 void tm_ip_set(bool on);                  /* start or stop every live thread's timer */
-/* Each new sample's function to add; *n counts the samples drained, *agent
- * those whose pc is the agent's own code (its text, a site's block). */
-void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg, uint64_t *n, uint64_t *agent);
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg);  /* each new sample's function */
+/* The recent samples and those whose pc was the agent's own code (its
+ * text, a site's block): halved whenever they pass TM_IP_RECENT, none
+ * while sampling is off. */
+#define TM_IP_RECENT 2000                     /* about 20 s of a thread's CPU */
+void tm_ip_share(uint32_t *n, uint32_t *agent);
 void tm_ip_block_gone(struct tm_block *b);   /* before a block is freed */
 /* timing.c: the counted path's calibrated cost, ps per call (0: unknown). */
 extern uint64_t tm_count_ps;

@@ -25,6 +25,7 @@
 
 static bool tm_ip_installed;
 static bool tm_ip_want;
+static uint32_t tm_ip_n, tm_ip_agent_n;   /* tm_ip_share (reporter only) */
 
 /* The sample signal: the interrupted pc, on the thread it interrupted. */
 static void tm_ip_handler(int sig, siginfo_t *si, void *uc)
@@ -92,6 +93,8 @@ void tm_ip_block_gone(struct tm_block *b)
 void tm_ip_set(bool on)
 {
 	tm_ip_want = on && tm_ip_install();
+	if (!tm_ip_want)
+		tm_ip_n = tm_ip_agent_n = 0;      /* no samples: no recent share */
 	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
 		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD || !tm_ip_want)
 			tm_ip_block_gone(b);
@@ -113,7 +116,7 @@ static uintptr_t tm_ip_fn(uintptr_t pc)
 /* Is pc the agent's own code: its text (the hot paths, the wrappers) or a
  * site's block?  The share of such samples is the hooks' cost as the
  * program pays it, caches and branch predictors included, where the budget
- * charges calibrated costs (both sent, timing_budget.c). */
+ * charges calibrated costs (both sent: tm_budget_rec). */
 static bool tm_ip_agent(uintptr_t pc)
 {
 	static uintptr_t lo, hi;          /* reporter only */
@@ -124,7 +127,7 @@ static bool tm_ip_agent(uintptr_t pc)
 }
 
 /* See timing_int.h. */
-void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg, uint64_t *n, uint64_t *agent)
+void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg)
 {
 	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
 		uint32_t h;
@@ -138,10 +141,21 @@ void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg, uint64_t *n, u
 			uintptr_t pc = __atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED);
 			uintptr_t fn = tm_ip_fn(pc);
 
-			++*n;
-			*agent += tm_ip_agent(pc);
+			tm_ip_n++;
+			tm_ip_agent_n += tm_ip_agent(pc);
 			if (fn != 0)
 				add(fn, arg);
 		}
 	}
+	if (tm_ip_n > TM_IP_RECENT) {
+		tm_ip_n /= 2;
+		tm_ip_agent_n /= 2;
+	}
+}
+
+/* See timing_int.h. */
+void tm_ip_share(uint32_t *n, uint32_t *agent)
+{
+	*n = tm_ip_n;
+	*agent = tm_ip_agent_n;
 }
