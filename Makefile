@@ -180,7 +180,7 @@ $(O)/libhookscope.map: $(AGENT_EXPORTS)
 $(AGENT_SO): $(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(O)/libhookscope.map
 	$(CC) -shared $(if $(SAN),,-Wl,-z,defs) -Wl,-soname,libhookscope.so $(AGENT_WRAP) \
 		-Wl,--version-script=$(O)/libhookscope.map $(LDFLAGS_ALL) -o $@ \
-		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) -ldl
+		$(call obj,$(AGENT_SRCS)) $(PROTO_LIB) $(MSGPACK_LIBS) $(ELF_LIBS) $(UNWIND_LIBS) $(ENGINE_LIBS) -ldl
 $(DAEMON_BIN): $(O)/obj/daemon/main.o $(DAEMON_LIB) $(PROTO_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS) $(DW_LIBS) $(ELF_LIBS) $(CURL_LIBS)
 $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
@@ -188,7 +188,7 @@ $(TUI_BIN): $(O)/obj/tui/main.o $(TUI_LIB) $(PROTO_LIB)
 
 $(O)/tests/%: $(O)/obj/tests/unit/%.o $(AGENT_LIB) $(DAEMON_LIB) $(TUI_LIB) $(PROTO_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(CAPSTONE_LIBS) $(CURL_AS_NEEDED) -ldl
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) $(LWS_LIBS) $(MSGPACK_LIBS) $(ELF_LIBS) $(CURSES_LIBS) $(RL_LIBS) $(DW_LIBS) $(UNWIND_LIBS) $(ENGINE_LIBS) $(CAPSTONE_LIBS) $(CURL_AS_NEEDED) -ldl
 $(O)/tools/%: $(O)/obj/tests/tools/%.o $(PROTO_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LWS_LIBS) $(MSGPACK_LIBS)

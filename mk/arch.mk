@@ -24,8 +24,13 @@ AR        := $(CROSS)ar
 else
 $(error ARCH=$(ARCH): hookscope builds for x86_64 and aarch64)
 endif
-# The hook engine's back-end folder (collectors/engine/ARCH/).
+# The hook engine's back-end folder (collectors/engine/ARCH/), and the
+# instruction decoder it links: Zydis on x86-64; arm64's fixed-width
+# encodings are decoded by the back-end itself.
 ENGINE_ARCH := $(ARCH)
+ENGINE_LIBS_x86_64  := -lZydis
+ENGINE_LIBS_aarch64 :=
+ENGINE_LIBS := $(ENGINE_LIBS_$(ARCH))
 # The default output folder of a cross build is its own.
 O_ARCH    := $(if $(CROSS),-$(ARCH))
 export ARCH

@@ -6,8 +6,10 @@
 #   sh mk/deps.sh --list               print the package list
 # ARCH=aarch64 in the environment (make deps ARCH=aarch64): the arm64 cross
 # build and qemu-user instead (mk/cross-aarch64.sh, doc/android.md).
+# libzydis-dev: the x86-64 engine's decoder; libcapstone-dev: the relocator
+# tests' independent one.
 BUILD_PKGS="gcc make pkg-config libc6-dev libwebsockets-dev libmsgpack-dev libncurses-dev
-libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libcapstone-dev libcurl4-openssl-dev"
+libreadline-dev libelf-dev libdw-dev libunwind-dev libcmocka-dev libzydis-dev libcapstone-dev libcurl4-openssl-dev"
 TEST_PKGS="tmux socat jq iproute2 procps util-linux coreutils binutils libc6-dbg g++ clang uftrace linux-perf sqlite3
 strace xz-utils libglib2.0-dev libuv1-dev
 dbus-daemon libdbus-1-dev libsystemd-dev libgps-dev aapt unzip

@@ -35,7 +35,7 @@ struct hook_engine {
 	struct hook_bind *binds;          /* attach mode: hook_got_bind */
 	size_t            nbinds;
 	size_t            refused[HOOK_R_COUNT];
-	uint64_t          prep_ns;        /* symbols, capstone, blocks */
+	uint64_t          prep_ns;        /* symbols, decoding, blocks */
 	uint64_t          stop_ns;        /* the stopped part */
 };
 

@@ -8,7 +8,7 @@
  * not patched: the timing hooks already see its functions; it gets import
  * sites only.  Candidates: the function symbols of the module's
  * symbol table (symbols.h) that lie in an executable segment.  The slow part
- * (symbols, capstone, writing the blocks) runs while the target runs; only
+ * (symbols, decoding, writing the blocks) runs while the target runs; only
  * the 5-byte writes happen with the threads stopped.  A module whose
  * compiler left one 5-byte NOP per function and a table of them goes to
  * hook_nop.c instead: no relocation and no stop (its code is rewritten live

@@ -35,14 +35,6 @@
 #include "timing.h"
 
 #define HOOK_UNWIND_LIB "libgcc_s.so.1"
-/* Bytes of each entry point the planner decodes and sweeps for branches
- * into the patched ones, at most.  Not the whole function: Debian's
- * libgcc_s has CET shadow-stack instructions (rdssp, incssp) capstone 4
- * cannot decode further in, and nothing in these functions branches back
- * into their first instructions (their prologue).  The span is
- * shortened until it ends on an instruction boundary (hook_unwind_plan). */
-#define HOOK_UNWIND_SWEEP 64
-
 typedef _Unwind_Reason_Code (*hook_raise_fn)(struct _Unwind_Exception *);
 typedef _Unwind_Reason_Code (*hook_forced_fn)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
 typedef _Unwind_Reason_Code (*hook_bt_fn)(_Unwind_Trace_Fn, void *);
@@ -126,20 +118,6 @@ void hook_unwind_load(void)
 		    "through timed calls will not work", HOOK_UNWIND_LIB, dlerror());
 }
 
-/* Plan the relocation of fn's first instructions, decoding at most its
- * first HOOK_UNWIND_SWEEP bytes (the longest prefix that decodes). */
-static enum hook_why hook_unwind_plan(void *fn, size_t size, uintptr_t dst, struct hook_plan *p)
-{
-	enum hook_why why = HOOK_R_SHORT;
-
-	for (size_t n = size < HOOK_UNWIND_SWEEP ? size : HOOK_UNWIND_SWEEP; n >= HOOK_PATCH_LEN; n--) {
-		why = hook_backend.plan(fn, n, (uintptr_t)fn, dst, p);
-		if (why != HOOK_R_DECODE)
-			break;
-	}
-	return why;
-}
-
 /* The module of g that holds address a, or -1. */
 static int hook_unwind_mod(const struct hook_engine *g, uintptr_t a)
 {
@@ -184,7 +162,7 @@ void hook_unwind_prepare(struct hook_engine *g)
 		    sym == NULL || hook_unwind_mod(g, (uintptr_t)fn) != mi)
 			why = HOOK_R_DECODE;
 		else
-			why = hook_unwind_plan(fn, sym->st_size,
+			why = hook_backend.plan(fn, sym->st_size, (uintptr_t)fn,
 			    (uintptr_t)hook_tramp_blk(&r, (size_t)k) + HOOK_BLK_HEAD, &p);
 		if (why != HOOK_OK) {
 			agent_warn("hook: cannot wrap %s (%s): it will not see through timed calls",

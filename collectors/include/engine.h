@@ -15,7 +15,7 @@
 enum hook_why {
 	HOOK_OK = 0,
 	HOOK_R_SHORT,           /* smaller than the 5-byte jmp */
-	HOOK_R_DECODE,          /* an instruction capstone cannot decode */
+	HOOK_R_DECODE,          /* an instruction that does not decode */
 	HOOK_R_INTO,            /* a branch of the function targets the patched bytes */
 	HOOK_R_INSN,            /* an instruction we cannot relocate (loop, jrcxz, ...) */
 	HOOK_R_CALL,            /* a call inside the patched bytes that does not end them */

@@ -97,7 +97,7 @@ wait_for 10 state_is "$TPID" detached
 code "$TPID" >"$HS_TMP/code.after"
 cmp "$HS_TMP/code.before" "$HS_TMP/code.after" >/dev/null ||
 	fail "code bytes differ after detach: $(diff "$HS_TMP/code.before" "$HS_TMP/code.after")"
-for lib in libcapstone libelf libmsgpackc; do
+for lib in libZydis libelf libmsgpackc; do
 	grep -q "$lib" "/proc/$TPID/maps" && fail "$lib is still mapped after detach"
 done
 

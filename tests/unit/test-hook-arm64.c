@@ -16,7 +16,9 @@
  * overwritten with the far entry and RUN, and each relocated instruction
  * entered where a stopped thread would be moved (the plan's bounds); its
  * refusals (a branch into bytes 4..15, shorter than 16 bytes, a call that
- * does not end them, x16/x17 used).
+ * does not end them, x16/x17 used), and on arm64 libc's exported functions
+ * no far entry over an instruction capstone (an independent decoder) sees
+ * x16 or x17 in.
  * Runs on arm64 only (under qemu-aarch64 on an x86-64 machine).
  */
 #include <stdarg.h>
@@ -27,7 +29,9 @@
 
 #include <string.h>
 #include <sys/mman.h>
+#include <capstone/capstone.h>
 
+#include "elf-funcs.h"
 #include "hook_a64.h"
 
 #define MAP_LEN   (4u << 20)
@@ -371,6 +375,101 @@ static void test_blk_switch(void **state)
 	assert_true((uintptr_t)hook_blk_switch(blk) == far);
 }
 
+/* What a binary's functions met. */
+struct test_ip {
+	csh    h;
+	size_t funcs, insns, uses, over, far_refused;
+};
+
+/* Does capstone see x16 or x17 (w16, w17) in in, as an operand or used
+ * implicitly? */
+static bool test_cs_uses_ip(const cs_insn *in)
+{
+	const cs_arm64 *a = &in->detail->arm64;
+	unsigned regs[2 * 20 + 2 * 8];
+	size_t n = 0;
+
+	for (uint8_t i = 0; i < in->detail->regs_read_count; i++)
+		regs[n++] = in->detail->regs_read[i];
+	for (uint8_t i = 0; i < in->detail->regs_write_count; i++)
+		regs[n++] = in->detail->regs_write[i];
+	for (uint8_t i = 0; i < a->op_count; i++) {
+		if (a->operands[i].type == ARM64_OP_REG) {
+			regs[n++] = a->operands[i].reg;
+		} else if (a->operands[i].type == ARM64_OP_MEM) {
+			regs[n++] = a->operands[i].mem.base;
+			regs[n++] = a->operands[i].mem.index;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (regs[i] == ARM64_REG_X16 || regs[i] == ARM64_REG_X17 ||
+		    regs[i] == ARM64_REG_W16 || regs[i] == ARM64_REG_W17)
+			return true;
+	return false;
+}
+
+/* One function: every instruction capstone sees x16 or x17 in,
+ * a64_may_use_ip says may use them (those it says of that capstone does
+ * not are counted: the price of reading fields, not decoding); and its far
+ * plan is refused when one is among the instructions the far entry covers
+ * (up to a B or BL, which ends them). */
+static void test_func_ip(const uint8_t *code, size_t size, uint64_t addr, void *arg)
+{
+	struct test_ip *t = arg;
+	bool covered = true, under_entry = false;
+	struct hook_plan p;
+
+	t->funcs++;
+	for (size_t off = 0; off + 4 <= size; off += 4) {
+		bool uses = false;
+		cs_insn *in;
+		uint32_t w;
+
+		memcpy(&w, code + off, 4);
+		if (cs_disasm(t->h, code + off, 4, addr + off, 1, &in) == 1) {
+			uses = test_cs_uses_ip(in);
+			cs_free(in, 1);
+		}
+		if (uses && !a64_may_use_ip(w))
+			fail_msg("%#lx: %08x uses x16/x17, a64_may_use_ip says not",
+			    (unsigned long)(addr + off), w);
+		t->insns++;
+		t->uses += uses;
+		t->over += !uses && a64_may_use_ip(w);
+		covered = covered && off < HOOK_PATCH_MAX;
+		under_entry |= covered && uses;
+		if ((w & 0x7c000000u) == 0x14000000u)
+			covered = false;
+	}
+	if (under_entry && hook_a64_plan(code, size, addr, addr + 0x100000, true, &p) == HOOK_OK)
+		fail_msg("function at %#lx: x16/x17 under the far entry, plan made",
+		    (unsigned long)addr);
+	t->far_refused += under_entry;
+}
+
+/* arm64 libc's exported functions, held to capstone (an independent
+ * decoder): no instruction uses x16 or x17 that a64_may_use_ip says does
+ * not, and no far entry is planned over one. */
+static void test_libc_ip(void **state)
+{
+	static const char *const libc[] = { "/lib/aarch64-linux-gnu/libc.so.6",
+	    "/usr/aarch64-linux-gnu/lib/libc.so.6" };
+	struct test_ip t = { 0 };
+
+	(void)state;
+	assert_true(cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &t.h) == CS_ERR_OK);
+	cs_option(t.h, CS_OPT_DETAIL, CS_OPT_ON);
+	test_elf_funcs(libc, 2, HOOK_PATCH_MAX, test_func_ip, &t);
+	cs_close(&t.h);
+	/* libc's thousands of functions, and its own uses of x16/x17 (PLT-like
+	 * stubs, ifunc resolvers): the comparison was real */
+	assert_true(t.funcs > 1000);
+	assert_true(t.uses > 100);
+	print_message("libc: %zu functions, %zu instructions: %zu use x16/x17 (capstone), %zu more "
+	    "read as if they might; %zu far plans refused for them\n", t.funcs, t.insns, t.uses,
+	    t.over, t.far_refused);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_far_classes_run),
 		cmocka_unit_test(test_far_refusals),
 		cmocka_unit_test(test_blk_switch),
+		cmocka_unit_test(test_libc_ip),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

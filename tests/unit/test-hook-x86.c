@@ -6,8 +6,10 @@
  * the refusals (a branch back into the patched bytes, a call in their middle,
  * jrcxz, too short, out of reach), plus relocated prologues that really run;
  * every direct-branch encoding aimed into the patched bytes found however far
- * into the function, and on libc's exported functions the relocator's verdict
- * equal to a plain sweep of every instruction.
+ * into the function, and on the exported functions of libc and Debian's
+ * python3 the relocator's verdict equal to a plain sweep of every
+ * instruction, and its plans decoded as capstone (an independent decoder)
+ * decodes them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,13 +17,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/mman.h>
 #include <capstone/capstone.h>
-#include <gelf.h>
 
+#include "elf-funcs.h"
 #include "hook_x86.h"
 
 #define FN   0x400000ull          /* where the fake function "is" */
@@ -263,76 +263,118 @@ static int test_plain_sweep(csh h, const uint8_t *code, size_t size, uint64_t ad
 	return r;
 }
 
-/* libc's exported functions: where the plain sweep decodes the whole
- * function, it and the relocator agree on "branch into the patched bytes". */
-static void test_libc_agrees(void **state)
+/* Capstone's reading of the instructions a plan covers: their lengths
+ * are the plan's bounds, and a RIP-relative operand, moved with its
+ * instruction, still reaches the same address.  Returns how many
+ * RIP-relative operands it checked. */
+static size_t test_plan_decodes_as_capstone(csh h, const uint8_t *code, size_t size, uint64_t addr,
+    uint64_t dst, const struct hook_plan *p)
 {
-	static const char *const libcs[] = { "/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6" };
-	int fd = -1;
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh, text = { 0 };
-	Elf_Data *syms = NULL;
-	size_t nsyms = 0, compared = 0, into = 0, shstrndx;
-	off_t fsize;
-	uint8_t *img;
-	csh h;
+	cs_insn *in = cs_malloc(h);
+	const uint8_t *c = code;
+	uint64_t a = addr;
+	size_t rip = 0;
 
-	(void)state;
-	for (size_t i = 0; i < 2 && fd < 0; i++)
-		fd = open(libcs[i], O_RDONLY);
-	assert_true(fd >= 0);
-	assert_true(elf_version(EV_CURRENT) != EV_NONE);
-	assert_non_null(e = elf_begin(fd, ELF_C_READ, NULL));
-	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		gelf_getshdr(scn, &sh);
-		if (sh.sh_type == SHT_DYNSYM) {
-			syms = elf_getdata(scn, NULL);
-			nsyms = sh.sh_size / sh.sh_entsize;
-		} else if (strcmp(elf_strptr(e, shstrndx, sh.sh_name), ".text") == 0) {
-			text = sh;
+	for (size_t k = 0; k < p->bounds.n; k++) {
+		const cs_x86 *x = &in->detail->x86;
+		bool branch = false;
+
+		assert_true(cs_disasm_iter(h, &c, &size, &a, in));
+		if (p->bounds.orig[k] != in->address - addr)
+			fail_msg("%#lx: instruction %zu at +%u, capstone +%lu", (unsigned long)addr, k,
+			    p->bounds.orig[k], (unsigned long)(in->address - addr));
+		for (uint8_t g = 0; g < in->detail->groups_count; g++)
+			branch |= in->detail->groups[g] == CS_GRP_JUMP || in->detail->groups[g] == CS_GRP_CALL;
+		if (branch)
+			continue;       /* re-encoded: test_branch_forms */
+		for (int i = 0; i < x->op_count; i++) {
+			int32_t moved;
+
+			if (x->operands[i].type != X86_OP_MEM || x->operands[i].mem.base != X86_REG_RIP)
+				continue;
+			/* always a disp32 (capstone 4 says 2 after a 0x66 prefix) */
+			assert_true(x->encoding.disp_offset + 4u <= in->size);
+			memcpy(&moved, p->out + p->bounds.reloc[k] + x->encoding.disp_offset, 4);
+			if (dst + p->bounds.reloc[k] + in->size + (uint64_t)(int64_t)moved !=
+			    in->address + in->size + (uint64_t)x->operands[i].mem.disp)
+				fail_msg("%#lx: RIP-relative operand moved to the wrong address",
+				    (unsigned long)in->address);
+			rip++;
 		}
 	}
-	assert_non_null(syms);
-	fsize = lseek(fd, 0, SEEK_END);
-	img = mmap(NULL, (size_t)fsize, PROT_READ, MAP_PRIVATE, fd, 0);
-	assert_true(img != MAP_FAILED);
-	assert_true(text.sh_size > 0);
-	assert_true(cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK);
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	for (size_t i = 0; i < nsyms; i++) {
-		GElf_Sym s;
-		struct hook_plan p;
-		enum hook_why why;
-		const uint8_t *code;
-		int plain;
+	cs_free(in, 1);
+	return rip;
+}
 
-		gelf_getsym(syms, (int)i, &s);
-		if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF || s.st_size < 5 ||
-		    s.st_value < text.sh_addr || s.st_value + s.st_size > text.sh_addr + text.sh_size)
-			continue;
-		code = img + text.sh_offset + (s.st_value - text.sh_addr);
-		why = hook_x86_plan(code, s.st_size, s.st_value, s.st_value + 0x100000, &p);
-		if (why == HOOK_R_DECODE || why == HOOK_R_SHORT)
-			continue;
-		plain = test_plain_sweep(h, code, s.st_size, s.st_value, p.n);
-		if (plain < 0)
-			continue;
-		if ((plain == 1) != (why == HOOK_R_INTO))
-			fail_msg("libc symbol %zu at %#lx: plain sweep %d, relocator %s", i,
-			    (unsigned long)s.st_value, plain, hook_why_name(why));
-		compared++;
-		into += plain == 1;
+/* What the comparison over a binary's functions found. */
+struct test_agree {
+	csh    h;
+	size_t compared, into, planned, rip;
+};
+
+/* One function: where the plain sweep decodes it whole, it and the
+ * relocator agree on "branch into the patched bytes"; a plan made decodes
+ * as capstone decodes it. */
+static void test_func_agrees(const uint8_t *code, size_t size, uint64_t addr, void *arg)
+{
+	struct test_agree *t = arg;
+	uint64_t dst = addr + 0x100000;
+	struct hook_plan p;
+	enum hook_why why = hook_x86_plan(code, size, addr, dst, &p);
+	int plain;
+
+	if (why == HOOK_OK) {
+		t->rip += test_plan_decodes_as_capstone(t->h, code, size, addr, dst, &p);
+		t->planned++;
 	}
-	/* libc has thousands of exported functions: the comparison was real */
-	assert_true(compared > 1000);
-	print_message("libc: %zu functions compared, %zu with a branch into their first bytes\n",
-	    compared, into);
-	cs_close(&h);
-	munmap(img, (size_t)fsize);
-	elf_end(e);
-	close(fd);
+	if (why == HOOK_R_DECODE || why == HOOK_R_SHORT)
+		return;
+	plain = test_plain_sweep(t->h, code, size, addr, p.n);
+	if (plain < 0)
+		return;
+	if ((plain == 1) != (why == HOOK_R_INTO))
+		fail_msg("function at %#lx: plain sweep %d, relocator %s", (unsigned long)addr, plain,
+		    hook_why_name(why));
+	t->compared++;
+	t->into += plain == 1;
+}
+
+/* The exported functions of the first of paths that opens, each held to
+ * capstone (test_func_agrees): capstone is the independent reading, the
+ * relocator uses Zydis. */
+static void test_binary_agrees(const char *const *paths, size_t npaths, const char *label)
+{
+	struct test_agree t = { 0 };
+
+	assert_true(cs_open(CS_ARCH_X86, CS_MODE_64, &t.h) == CS_ERR_OK);
+	cs_option(t.h, CS_OPT_DETAIL, CS_OPT_ON);
+	test_elf_funcs(paths, npaths, 5, test_func_agrees, &t);
+	cs_close(&t.h);
+	/* thousands of exported functions: the comparison was real */
+	assert_true(t.compared > 1000);
+	assert_true(t.planned > 1000);
+	assert_true(t.rip > 100);
+	print_message("%s: %zu functions compared, %zu with a branch into their first bytes; "
+	    "%zu plans decode as capstone does (%zu RIP-relative operands)\n",
+	    label, t.compared, t.into, t.planned, t.rip);
+}
+
+static void test_libc_agrees(void **state)
+{
+	static const char *const libc[] = { "/lib/x86_64-linux-gnu/libc.so.6",
+	    "/usr/lib/x86_64-linux-gnu/libc.so.6" };
+
+	(void)state;
+	test_binary_agrees(libc, 2, "libc");
+}
+
+/* Debian's python3: a program nobody here wrote, 1,445 exported functions. */
+static void test_python_agrees(void **state)
+{
+	static const char *const py[] = { "/usr/bin/python3.11" };
+
+	(void)state;
+	test_binary_agrees(py, 1, "python3.11");
 }
 
 int main(void)
@@ -347,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_branch_forms),
 		cmocka_unit_test(test_branch_lookalike),
 		cmocka_unit_test(test_libc_agrees),
+		cmocka_unit_test(test_python_agrees),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

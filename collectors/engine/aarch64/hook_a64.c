@@ -4,9 +4,10 @@
  * The entry's branch overwrites the first instruction (the near entry, a
  * 4-byte B) or the first four (the far entry, 16 bytes: ldr x16, #8;
  * br x16; .quad blk).  Those are copied to the site's block, fixed for
- * their new address, and followed by the way back to fn + n.  Capstone
- * decodes them (an instruction it cannot decode is refused); the
- * PC-relative classes are re-encoded from their fields:
+ * their new address, and followed by the way back to fn + n.  A64 has
+ * fixed-width encodings and few PC-relative classes, so no disassembler is
+ * needed: every instruction runs the same at another address except those,
+ * which are re-encoded from their fields:
  *   - B keeps its form aimed at the original target, or jumps there through
  *     x17 (ldr x17, #8; br x17; .quad target) out of its +/-128 MB; BL
  *     becomes "ldr x30, =fn+n; b target" (the same through x17 out of
@@ -22,8 +23,11 @@
  * The way back is a B, or the jump through x17 out of its reach.
  * A call (BL, BLR) that does not end the patched bytes is refused: a thread
  * inside its callee while the entry is written would return into the middle
- * of the far entry.  So is a far entry over an instruction that uses x16 or
- * x17 (the entry and the relocated forms use them as scratch).  The whole
+ * of the far entry.  So is a far entry over an instruction that may use x16
+ * or x17 (the entry and the relocated forms use them as scratch): a
+ * register field holds 16 or 17 (a64_may_use_ip), or a hint uses them
+ * implicitly (PACIA1716 and its kin).  A UDF (a zero top half: padding or
+ * data, not code) is refused.  The whole
  * function (size from the symbol table) is swept for direct branches into
  * the patched bytes.  Offset 0 counts too: a loop back to the entry (tail
  * recursion turned into a jump) would run the hook once per iteration and
@@ -31,8 +35,6 @@
  * (jump tables) cannot be checked; a compiler never aims one at a
  * function's first instructions.
  */
-#include <capstone/capstone.h>
-
 #include "hook_a64.h"
 
 /* Sign-extend the bits-wide field of insn at lsb, times 4. */
@@ -96,25 +98,58 @@ static bool a64_is_call(uint32_t insn)
 	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfefff000u) == 0xd63f0000u;
 }
 
-/* Is x16 or x17 (w16, w17) an operand of in (detail on)? */
-static bool a64_uses_ip(const cs_insn *in)
+/* The register fields of A64 instructions: Rt/Rd [4:0], Rn [9:5],
+ * Rt2/Ra [14:10], Rm/Rs [20:16]. */
+#define A64_F_D  (1u << 0)
+#define A64_F_N  (1u << 5)
+#define A64_F_A  (1u << 10)
+#define A64_F_M  (1u << 16)
+#define A64_F_ALL (A64_F_D | A64_F_N | A64_F_A | A64_F_M)
+#define A64_F_IMPLIED (1u << 31)   /* x16 and x17 used whatever the fields hold */
+
+/* Which fields name a general register, for the classes a function's first
+ * instructions are mostly made of (their immediates overlap the other
+ * fields); any other instruction is read as if all four did.  First match. */
+static const struct {
+	uint32_t mask, value, fields;
+} a64_reg_fields[] = {
+	{ 0xffffff3fu, 0xd503211fu, A64_F_IMPLIED },      /* pacia1716, pacib1716, autia1716, autib1716 */
+	{ 0xfffff01fu, 0xd503201fu, 0 },                  /* hints: nop, bti, paciasp, ... */
+	{ 0xffd00000u, 0xd5100000u, A64_F_D },            /* mrs, msr (register) */
+	{ 0x7c000000u, 0x14000000u, 0 },                  /* b, bl */
+	{ 0xff000010u, 0x54000000u, 0 },                  /* b.cond */
+	{ 0x7c000000u, 0x34000000u, A64_F_D },            /* cbz, cbnz, tbz, tbnz */
+	{ 0xfe000000u, 0xd6000000u, A64_F_D | A64_F_N },  /* br, blr, ret (and their pac forms) */
+	{ 0x1f000000u, 0x10000000u, A64_F_D },            /* adr, adrp */
+	{ 0x1f000000u, 0x11000000u, A64_F_D | A64_F_N },  /* add, sub (immediate) */
+	{ 0x1f800000u, 0x12000000u, A64_F_D | A64_F_N },  /* and, orr, eor (immediate) */
+	{ 0x1f800000u, 0x12800000u, A64_F_D },            /* movn, movz, movk */
+	{ 0x1f800000u, 0x13000000u, A64_F_D | A64_F_N },  /* bitfield */
+	{ 0x3e000000u, 0x2c000000u, A64_F_N },            /* ldp, stp (SIMD) */
+	{ 0x3a000000u, 0x28000000u, A64_F_D | A64_F_N | A64_F_A },  /* ldp, stp */
+	{ 0x3b000000u, 0x39000000u, A64_F_D | A64_F_N },  /* ldr, str (unsigned offset) */
+	{ 0x3b200000u, 0x38000000u, A64_F_D | A64_F_N },  /* ldr, str (imm9: unscaled, pre, post) */
+	{ 0x3b000000u, 0x18000000u, A64_F_D },            /* ldr (literal) */
+};
+
+/* See hook_a64.h. */
+bool a64_may_use_ip(uint32_t insn)
 {
-	const cs_arm64 *a = &in->detail->arm64;
+	static const unsigned lsb[] = { 0, 5, 10, 16 };
+	uint32_t fields = A64_F_ALL;
 
-	for (int i = 0; i < a->op_count; i++) {
-		const cs_arm64_op *o = &a->operands[i];
-		unsigned r[2] = { 0, 0 };
-
-		if (o->type == ARM64_OP_REG) {
-			r[0] = o->reg;
-		} else if (o->type == ARM64_OP_MEM) {
-			r[0] = o->mem.base;
-			r[1] = o->mem.index;
+	for (size_t i = 0; i < sizeof a64_reg_fields / sizeof a64_reg_fields[0]; i++)
+		if ((insn & a64_reg_fields[i].mask) == a64_reg_fields[i].value) {
+			fields = a64_reg_fields[i].fields;
+			break;
 		}
-		for (int k = 0; k < 2; k++)
-			if (r[k] == ARM64_REG_X16 || r[k] == ARM64_REG_X17 ||
-			    r[k] == ARM64_REG_W16 || r[k] == ARM64_REG_W17)
-				return true;
+	if (fields & A64_F_IMPLIED)
+		return true;
+	for (size_t i = 0; i < sizeof lsb / sizeof lsb[0]; i++) {
+		unsigned r = (insn >> lsb[i]) & 31;
+
+		if ((fields & (1u << lsb[i])) && (r == A64_X16 || r == A64_X17))
+			return true;
 	}
 	return false;
 }
@@ -231,18 +266,13 @@ enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 {
 	enum hook_why why = HOOK_OK;
 	bool ends = false;
-	cs_insn *in = NULL;
 	size_t k;
-	csh h;
 
 	memset(p, 0, sizeof *p);
 	far = far || !a64_fits((int64_t)(dst - HOOK_BLK_HEAD - addr) >> 2, 26);
 	p->entry = far ? HOOK_PATCH_MAX : HOOK_PATCH_LEN;
 	if (size < p->entry || (addr & 3) || (dst & 3))
 		return HOOK_R_SHORT;
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h) != CS_ERR_OK)
-		return HOOK_R_DECODE;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	/* Each instruction the entry covers, while one can fall through to it
 	 * (after an unconditional branch the rest is reached only by a branch
 	 * into the patched bytes: refused below). */
@@ -253,23 +283,21 @@ enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 			why = HOOK_R_BIG;
 			break;
 		}
-		if (cs_disasm(h, code + 4 * k, 4, addr + 4 * k, 1, &in) != 1) {
-			why = HOOK_R_DECODE;
+		memcpy(&insn, code + 4 * k, 4);
+		if ((insn >> 16) == 0) {
+			why = HOOK_R_DECODE;            /* udf */
 			break;
 		}
-		if (far && a64_uses_ip(in))
+		if (far && a64_may_use_ip(insn)) {
 			why = HOOK_R_INSN;
-		cs_free(in, 1);
-		if (why != HOOK_OK)
 			break;
-		memcpy(&insn, code + 4 * k, 4);
+		}
 		p->bounds.orig[k] = (uint8_t)(4 * k);
 		p->bounds.reloc[k] = (uint8_t)p->len;
 		p->bounds.n = (uint8_t)(k + 1);
 		why = a64_reloc_one(insn, addr + 4 * k, dst, addr + p->entry, k + 1 == p->entry / 4, p,
 		    &ends);
 	}
-	cs_close(&h);
 	p->n = p->entry;
 	if (why == HOOK_OK)
 		why = a64_sweep(code, size, addr, p->n);

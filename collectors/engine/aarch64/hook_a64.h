@@ -29,6 +29,11 @@
 enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     bool far, struct hook_plan *p);
 
+/* May insn use x16 or x17 (w16, w17), which the far entry and the
+ * relocated forms take as scratch?  Read from the register fields of its
+ * class, all of them for a class not known (so never a false no). */
+bool a64_may_use_ip(uint32_t insn);
+
 /* Does a signed distance fit in bits (a multiple of 4, as imm bits - 2)? */
 static inline bool a64_fits(int64_t d, unsigned bits)
 {

@@ -3,7 +3,7 @@
  *
  * The 5-byte jmp that diverts a function overwrites whole instructions, the
  * first n >= 5 bytes; those are copied to the site's block, fixed for their
- * new address, and followed by a jmp back to fn + n.  With capstone:
+ * new address, and followed by a jmp back to fn + n.  Zydis decodes them:
  *   - RIP-relative memory operands get their displacement adjusted;
  *   - jmp/jcc rel8 and rel32 are re-emitted as rel32 forms aimed at the
  *     original target;
@@ -18,21 +18,74 @@
  *   - the whole function (size from the symbol table) is checked for direct
  *     branches into the patched bytes.  Offset 0 counts too: a loop back to
  *     the entry (tail recursion turned into a jump) would run the hook once
- *     per iteration and count iterations as calls.  Disassembling every
- *     instruction costs ~0.3 us each (capstone formats its text), which for
- *     a program's thousand exported functions was most of the agent's start
- *     up; so a byte filter runs first (hook_x86_candidates): read at every
- *     byte offset, as if an instruction started there, the direct-branch
- *     encodings give a superset of the function's branch targets.  Only when
- *     one lands in the patched bytes does capstone sweep the function, and
- *     only up to that candidate.
+ *     per iteration and count iterations as calls.  Decoding every
+ *     instruction of a program's thousand exported functions would cost more
+ *     than the rest of the patch, so a byte filter runs first
+ *     (hook_x86_candidates): read at every byte offset, as if an instruction
+ *     started there, the direct-branch encodings give a superset of the
+ *     function's branch targets.  Only when one lands in the patched bytes is
+ *     the function decoded, and only up to that candidate.
  * Indirect branches (jump tables) cannot be checked; gcc never aims one at
  * the first bytes of a function, whose entry is before any dispatch.
  */
 #include <string.h>
-#include <capstone/capstone.h>
+#include <Zydis/Zydis.h>
 
 #include "hook_x86.h"
+
+/* What the relocator needs of one decoded instruction. */
+struct x86_insn {
+	uint64_t       address;
+	const uint8_t *bytes;
+	uint8_t        size;
+	ZydisMnemonic  id;
+	bool           direct;        /* a branch or call with a relative immediate */
+	uint64_t       target;        /* its target */
+	int8_t         rip_disp;      /* offset of a RIP-relative disp32, -1: none */
+	bool           odd_ip;        /* memory relative to eip (0x67), or rip without a disp32 */
+};
+
+/* The decoder, set up once (plans are made one at a time, under the
+ * engine's lock). */
+static ZydisDecoder x86_decoder;
+static bool x86_decoder_ready;
+
+/* Decode the instruction at code (left bytes readable) that runs at addr;
+ * operands too when the emitter needs them.  False when it does not
+ * decode. */
+static bool x86_decode(const uint8_t *code, size_t left, uint64_t addr, bool operands,
+    struct x86_insn *in)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	if (!x86_decoder_ready) {
+		if (!ZYAN_SUCCESS(ZydisDecoderInit(&x86_decoder, ZYDIS_MACHINE_MODE_LONG_64,
+		    ZYDIS_STACK_WIDTH_64)))
+			return false;
+		x86_decoder_ready = true;
+	}
+	if (operands ? !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, code, left, &zi, ops)) :
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&x86_decoder, NULL, code, left, &zi)))
+		return false;
+	in->address = addr;
+	in->bytes = code;
+	in->size = zi.length;
+	in->id = zi.mnemonic;
+	in->direct = zi.raw.imm[0].is_relative;
+	in->target = addr + zi.length + (uint64_t)zi.raw.imm[0].value.s;
+	in->rip_disp = -1;
+	in->odd_ip = false;
+	for (uint8_t i = 0; operands && i < zi.operand_count; i++) {
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY)
+			continue;
+		if (ops[i].mem.base == ZYDIS_REGISTER_RIP && zi.raw.disp.size == 32)
+			in->rip_disp = (int8_t)zi.raw.disp.offset;
+		else if (ops[i].mem.base == ZYDIS_REGISTER_RIP || ops[i].mem.base == ZYDIS_REGISTER_EIP)
+			in->odd_ip = true;
+	}
+	return true;
+}
 
 /* A signed 64-bit distance as rel32; false when out of range. */
 static bool hook_x86_rel32(int64_t d, int32_t *out)
@@ -40,23 +93,6 @@ static bool hook_x86_rel32(int64_t d, int32_t *out)
 	if (d < INT32_MIN || d > INT32_MAX)
 		return false;
 	*out = (int32_t)d;
-	return true;
-}
-
-/* Is this a direct branch or call with an immediate target? */
-static bool hook_x86_direct(const cs_insn *in, uint64_t *target)
-{
-	const cs_x86 *x = &in->detail->x86;
-	bool branch = false;
-
-	for (uint8_t i = 0; i < in->detail->groups_count; i++)
-		if (in->detail->groups[i] == CS_GRP_JUMP || in->detail->groups[i] == CS_GRP_CALL)
-			branch = true;
-	if (!branch)
-		return false;
-	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-		return false;
-	*target = (uint64_t)x->operands[0].imm;
 	return true;
 }
 
@@ -114,52 +150,46 @@ static size_t hook_x86_candidates(const uint8_t *code, size_t size, size_t n)
 /* Sweep the function's first size bytes for direct branches into
  * [addr, addr + n); decoding stops at limit (an instruction that starts
  * before limit is decoded whole: size reaches X86_INSN_MAX past it). */
-static enum hook_why hook_x86_sweep(csh h, cs_insn *in, const uint8_t *code, size_t size,
-    size_t limit, uint64_t addr, size_t n)
+static enum hook_why hook_x86_sweep(const uint8_t *code, size_t size, size_t limit, uint64_t addr,
+    size_t n)
 {
-	const uint8_t *p = code;
-	size_t left = size;
-	uint64_t a = addr, t;
-	enum hook_why why = HOOK_OK;
+	struct x86_insn in;
 
-	while (left > 0 && a - addr < limit) {
-		if (!cs_disasm_iter(h, &p, &left, &a, in)) {
-			why = HOOK_R_DECODE;
-			break;
-		}
+	for (size_t off = 0; off < size && off < limit; off += in.size) {
+		if (!x86_decode(code + off, size - off, addr + off, false, &in))
+			return HOOK_R_DECODE;
 		/* a call to the function's own start is a real recursive
 		 * call through the hook, not a loop: allowed */
-		if (hook_x86_direct(in, &t) && t >= addr && t < addr + n &&
-		    !(t == addr && in->id == X86_INS_CALL)) {
-			why = HOOK_R_INTO;
-			break;
-		}
+		if (in.direct && in.target >= addr && in.target < addr + n &&
+		    !(in.target == addr && in.id == ZYDIS_MNEMONIC_CALL))
+			return HOOK_R_INTO;
 	}
-	return why;
+	return HOOK_OK;
 }
 
 /* Append one relocated instruction (originally at in->address) to p->out,
  * where it will run at dst + p->len. */
-static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end, uint64_t addr,
-    struct hook_plan *p)
+static enum hook_why hook_x86_emit(const struct x86_insn *in, uint64_t dst, size_t n_end,
+    uint64_t addr, struct hook_plan *p)
 {
-	const cs_x86 *x = &in->detail->x86;
-	uint64_t here = dst + p->len, target;
+	uint64_t here = dst + p->len;
 	uint8_t buf[32];
 	size_t len = 0;
 	int32_t rel;
 
 	switch (in->id) {
-	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
-	case X86_INS_JRCXZ: case X86_INS_JECXZ: case X86_INS_JCXZ:
-	case X86_INS_XBEGIN:
+	case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE: case ZYDIS_MNEMONIC_LOOPNE:
+	case ZYDIS_MNEMONIC_JRCXZ: case ZYDIS_MNEMONIC_JECXZ: case ZYDIS_MNEMONIC_JCXZ:
+	case ZYDIS_MNEMONIC_XBEGIN:
 		return HOOK_R_INSN;
 	default:
 		break;
 	}
-	if (in->id == X86_INS_CALL && in->address + in->size != addr + n_end)
+	if (in->odd_ip)
+		return HOOK_R_INSN;
+	if (in->id == ZYDIS_MNEMONIC_CALL && in->address + in->size != addr + n_end)
 		return HOOK_R_CALL;
-	if (in->id == X86_INS_CALL && hook_x86_direct(in, &target)) {
+	if (in->id == ZYDIS_MNEMONIC_CALL && in->direct) {
 		/* push the original return address (fn + n, code with unwind
 		 * info), then jmp: unwinders and returns never see the block */
 		uint64_t ret = in->address + in->size;
@@ -173,42 +203,45 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 		memcpy(buf + len, &hi, 4);
 		len += 4;
 		buf[len++] = 0xe9;              /* jmp target */
-		if (!hook_x86_rel32((int64_t)(target - (here + len + 4)), &rel))
+		if (!hook_x86_rel32((int64_t)(in->target - (here + len + 4)), &rel))
 			return HOOK_R_RANGE;
 		memcpy(buf + len, &rel, 4);
 		len += 4;
-	} else if (in->id == X86_INS_CALL) {
+	} else if (in->id == ZYDIS_MNEMONIC_CALL) {
 		return HOOK_R_CALL;             /* indirect: its operand may use rsp */
-	} else if (hook_x86_direct(in, &target)) {
-		if (in->id == X86_INS_JMP) {
+	} else if (in->direct) {
+		if (in->id == ZYDIS_MNEMONIC_JMP) {
 			buf[len++] = 0xe9;
 		} else {
-			/* jcc: condition code from either encoding */
-			uint8_t op = in->bytes[0] == 0x0f ? in->bytes[1] : in->bytes[0];
+			/* jcc: condition code from either encoding (a prefix,
+			 * such as a branch hint, is dropped) */
+			size_t at = 0;
+			uint8_t op;
 
+			while (at + 1 < in->size && (in->bytes[at] == 0x2e || in->bytes[at] == 0x3e ||
+			    in->bytes[at] == 0xf2))
+				at++;
+			op = in->bytes[at] == 0x0f ? in->bytes[at + 1] : in->bytes[at];
 			if (!((op >= 0x70 && op <= 0x7f) || (op >= 0x80 && op <= 0x8f)))
 				return HOOK_R_INSN;
 			buf[len++] = 0x0f;
 			buf[len++] = (uint8_t)(0x80 | (op & 0x0f));
 		}
-		if (!hook_x86_rel32((int64_t)(target - (here + len + 4)), &rel))
+		if (!hook_x86_rel32((int64_t)(in->target - (here + len + 4)), &rel))
 			return HOOK_R_RANGE;
 		memcpy(buf + len, &rel, 4);
 		len += 4;
 	} else {
 		memcpy(buf, in->bytes, in->size);
 		len = in->size;
-		for (int i = 0; i < x->op_count; i++) {
-			const cs_x86_op *op = &x->operands[i];
-			int64_t d;
+		if (in->rip_disp >= 0) {
+			int32_t disp;
 
-			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP)
-				continue;
 			/* same length, so the end moves as the start does */
-			d = (int64_t)op->mem.disp + (int64_t)(in->address - here);
-			if (x->encoding.disp_size != 4 || !hook_x86_rel32(d, &rel))
+			memcpy(&disp, in->bytes + in->rip_disp, 4);
+			if (!hook_x86_rel32((int64_t)disp + (int64_t)(in->address - here), &rel))
 				return HOOK_R_RANGE;
-			memcpy(buf + x->encoding.disp_offset, &rel, 4);
+			memcpy(buf + in->rip_disp, &rel, 4);
 		}
 	}
 	if (p->len + len > sizeof p->out)
@@ -218,41 +251,13 @@ static enum hook_why hook_x86_emit(const cs_insn *in, uint64_t dst, size_t n_end
 	return HOOK_OK;
 }
 
-/* The capstone handle and instructions, made once and kept: a new handle
- * builds its instruction-id cache on its first instruction (tens of
- * microseconds, more than the rest of a plan).  ins[k] holds the k-th
- * instruction the patch covers (each is at least a byte), decoded once for
- * both the length and the emitting; ins[HOOK_PATCH_LEN] is the sweep's.
- * Plans are made one at a time, under the engine's lock. */
-static bool hook_x86_handle(csh *h, cs_insn ***ins)
-{
-	static csh cs;
-	static cs_insn *kept[HOOK_PATCH_LEN + 1];
-	static bool open;
-
-	if (!open) {
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-			return false;
-		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-		for (size_t k = 0; k <= HOOK_PATCH_LEN; k++)
-			if ((kept[k] = cs_malloc(cs)) == NULL)
-				return false;   /* capstone aborts on no memory: not reached */
-		open = true;
-	}
-	*h = cs;
-	*ins = kept;
-	return true;
-}
-
 /* See hook.h. */
 enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p)
 {
-	csh h;
-	cs_insn **ins;
-	const uint8_t *c = code;
-	size_t left = size, ninsn = 0, limit;
-	uint64_t a = addr;
+	/* the instructions the patch covers (each is at least a byte) */
+	struct x86_insn ins[HOOK_PATCH_LEN];
+	size_t ninsn = 0, limit;
 	enum hook_why why = HOOK_OK;
 	int32_t rel;
 
@@ -260,32 +265,27 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 	p->entry = HOOK_PATCH_LEN;
 	if (size < HOOK_PATCH_LEN)
 		return HOOK_R_SHORT;
-	if (!hook_x86_handle(&h, &ins))
-		return HOOK_R_DECODE;
-	/* The instructions the patch covers. */
 	while (p->n < HOOK_PATCH_LEN) {
-		if (!cs_disasm_iter(h, &c, &left, &a, ins[ninsn])) {
+		if (!x86_decode(code + p->n, size - p->n, addr + p->n, true, &ins[ninsn])) {
 			why = HOOK_R_DECODE;
 			goto out;
 		}
-		p->n += ins[ninsn++]->size;
+		p->n += ins[ninsn++].size;
 	}
 	limit = hook_x86_candidates(code, size, p->n);
 	if (limit > 0) {
 		size_t upto = limit + X86_INSN_MAX < size ? limit + X86_INSN_MAX : size;
 
-		why = hook_x86_sweep(h, ins[HOOK_PATCH_LEN], code, upto, limit, addr, p->n);
+		why = hook_x86_sweep(code, upto, limit, addr, p->n);
 	}
 	if (why != HOOK_OK)
 		goto out;
 	/* Emit them. */
 	for (size_t k = 0; k < ninsn; k++) {
-		const cs_insn *in = ins[k];
-
-		p->bounds.orig[k] = (uint8_t)(in->address - addr);
+		p->bounds.orig[k] = (uint8_t)(ins[k].address - addr);
 		p->bounds.reloc[k] = (uint8_t)p->len;
 		p->bounds.n = (uint8_t)(k + 1);
-		why = hook_x86_emit(in, dst, p->n, addr, p);
+		why = hook_x86_emit(&ins[k], dst, p->n, addr, p);
 		if (why != HOOK_OK)
 			goto out;
 	}
