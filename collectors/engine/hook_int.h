@@ -117,6 +117,12 @@ void hook_pages_close(struct hook_pages *ps);
 /* Write n bytes of live code, or one, in the open batch. */
 void hook_code_write(void *dst, const void *src, size_t n);
 void hook_code_put1(void *dst, uint8_t v);
+/* Write like hook_code_write, perhaps not before the next hook_code_flush
+ * (or the batch's close): writes at rising addresses of one page go in one
+ * write through /proc/self/mem, with the code's bytes between them.  Only
+ * with the other threads stopped, whose code is not changing. */
+void hook_code_gather(void *dst, const void *src, size_t n);
+void hook_code_flush(void);
 /* Is [a, a + len) inside one executable segment of m? */
 bool hook_mod_exec(const struct hook_mod *m, uintptr_t a, size_t len);
 

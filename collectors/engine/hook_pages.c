@@ -41,6 +41,13 @@
 
 static struct hook_pages *hook_pages_cur;       /* the open batch */
 
+/* Writes gathered into one span of a page (hook_code_gather), with the
+ * code's own bytes between them: one pwrite instead of one per entry. */
+static struct {
+	uintptr_t lo, hi;               /* [lo, hi); hi == 0: nothing gathered */
+	uint8_t buf[4096];
+} hook_gathered;
+
 /* The segment of m holding address a, or -1. */
 static int hook_pages_seg(const struct hook_mod *m, uintptr_t a)
 {
@@ -195,6 +202,37 @@ void hook_code_write(void *dst, const void *src, size_t n)
 }
 
 /* See hook_int.h. */
+void hook_code_flush(void)
+{
+	if (hook_gathered.hi == 0)
+		return;
+	hook_code_write((void *)hook_gathered.lo, hook_gathered.buf, hook_gathered.hi - hook_gathered.lo);
+	hook_gathered.hi = 0;
+}
+
+/* See hook_int.h. */
+void hook_code_gather(void *dst, const void *src, size_t n)
+{
+	struct hook_pages *ps = hook_pages_cur;
+	uintptr_t a = (uintptr_t)dst, pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = hook_gathered.lo;
+
+	assert(ps != NULL);
+	if (ps->mem == 0 || ps->lost || pg > sizeof hook_gathered.buf) {
+		hook_code_write(dst, src, n);   /* a store each: nothing to save */
+		return;
+	}
+	if (hook_gathered.hi != 0 && a >= hook_gathered.hi && a + n <= (lo & ~(pg - 1)) + pg) {
+		hook_backend.code_copy(hook_gathered.buf + (hook_gathered.hi - lo),
+		    (const void *)hook_gathered.hi, a - hook_gathered.hi);
+	} else {
+		hook_code_flush();
+		hook_gathered.lo = lo = a;
+	}
+	memcpy(hook_gathered.buf + (a - lo), src, n);
+	hook_gathered.hi = a + n;
+}
+
+/* See hook_int.h. */
 void hook_code_put1(void *dst, uint8_t v)
 {
 	if (hook_pages_cur != NULL && (hook_pages_cur->mem != 0 || hook_pages_cur->lost))
@@ -206,6 +244,7 @@ void hook_code_put1(void *dst, uint8_t v)
 /* See hook_int.h. */
 void hook_pages_close(struct hook_pages *ps)
 {
+	hook_code_flush();
 	hook_pages_cur = NULL;
 	ps->lost = false;
 	if (ps->mem != 0) {

@@ -336,9 +336,10 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 		/* a far entry is several instructions: written whole only
 		 * with the world stopped and no thread inside, as here */
 		hook_backend.branch(branch, s->fn, s->code_to, s->entry);
-		hook_code_write((void *)s->fn, branch, s->entry);
+		hook_code_gather((void *)s->fn, branch, s->entry);
 		s->patched = s->code_on = true;
 	}
+	hook_code_flush();              /* before the threads run on */
 	return busy;
 }
 
