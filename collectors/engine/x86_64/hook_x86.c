@@ -45,28 +45,40 @@ struct x86_insn {
 	bool           odd_ip;        /* memory relative to eip (0x67), or rip without a disp32 */
 };
 
-/* The decoder, set up once (plans are made one at a time, under the
- * engine's lock). */
-static ZydisDecoder x86_decoder;
-static bool x86_decoder_ready;
+/* The decoders, set up once (plans are made one at a time, under the
+ * engine's lock): full for the instructions a patch covers, minimal (the
+ * length, mnemonic and raw fields) for the sweep. */
+static ZydisDecoder x86_full, x86_minimal;
+static bool x86_ready;
+
+static bool x86_decoders(void)
+{
+	if (!x86_ready) {
+		if (!ZYAN_SUCCESS(ZydisDecoderInit(&x86_full, ZYDIS_MACHINE_MODE_LONG_64,
+		    ZYDIS_STACK_WIDTH_64)))
+			return false;
+		x86_minimal = x86_full;
+		if (!ZYAN_SUCCESS(ZydisDecoderEnableMode(&x86_minimal, ZYDIS_DECODER_MODE_MINIMAL,
+		    ZYAN_TRUE)))
+			return false;
+		x86_ready = true;
+	}
+	return true;
+}
 
 /* Decode the instruction at code (left bytes readable) that runs at addr;
- * operands too when the emitter needs them.  False when it does not
- * decode. */
+ * with operands, its memory operand's base when the ModRM byte can make it
+ * relative to the instruction pointer (the operands are decoded only
+ * then).  False when it does not decode. */
 static bool x86_decode(const uint8_t *code, size_t left, uint64_t addr, bool operands,
     struct x86_insn *in)
 {
+	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 
-	if (!x86_decoder_ready) {
-		if (!ZYAN_SUCCESS(ZydisDecoderInit(&x86_decoder, ZYDIS_MACHINE_MODE_LONG_64,
-		    ZYDIS_STACK_WIDTH_64)))
-			return false;
-		x86_decoder_ready = true;
-	}
-	if (operands ? !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&x86_decoder, code, left, &zi, ops)) :
-	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&x86_decoder, NULL, code, left, &zi)))
+	if (!x86_decoders() || !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
+	    operands ? &x86_full : &x86_minimal, &ctx, code, left, &zi)))
 		return false;
 	in->address = addr;
 	in->bytes = code;
@@ -76,7 +88,13 @@ static bool x86_decode(const uint8_t *code, size_t left, uint64_t addr, bool ope
 	in->target = addr + zi.length + (uint64_t)zi.raw.imm[0].value.s;
 	in->rip_disp = -1;
 	in->odd_ip = false;
-	for (uint8_t i = 0; operands && i < zi.operand_count; i++) {
+	/* mod 00, r/m 101: [rip + disp32] (or [eip + disp32] after 0x67) */
+	if (!operands || !(zi.attributes & ZYDIS_ATTRIB_HAS_MODRM) || zi.raw.modrm.mod != 0 ||
+	    zi.raw.modrm.rm != 5)
+		return true;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(&x86_full, &ctx, &zi, ops, zi.operand_count)))
+		return false;
+	for (uint8_t i = 0; i < zi.operand_count; i++) {
 		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY)
 			continue;
 		if (ops[i].mem.base == ZYDIS_REGISTER_RIP && zi.raw.disp.size == 32)
