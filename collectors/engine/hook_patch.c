@@ -40,6 +40,10 @@
 uint32_t hook_wrap_inflight;
 
 /* dl_iterate_phdr callback: note each module's executable segments. */
+/* The modules loaded now, read at each scan and forget (under the engine's
+ * lock): 64 paths of 4 KB, not allocated and cleared each time. */
+static struct hook_mods hook_mods_now;
+
 static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct hook_mods *ms = arg;
@@ -371,14 +375,11 @@ static void hook_engine_gone(struct hook_engine *g, const struct hook_mods *now)
 /* See hook_int.h. */
 void hook_engine_forget(struct hook_engine *g)
 {
-	struct hook_mods *now;
-
 	if (g->mods == NULL)
 		return;
-	now = xcalloc(1, sizeof *now);
-	dl_iterate_phdr(hook_mods_cb, now);
-	hook_engine_gone(g, now);
-	free(now);
+	hook_mods_now.n = 0;
+	dl_iterate_phdr(hook_mods_cb, &hook_mods_now);
+	hook_engine_gone(g, &hook_mods_now);
 }
 
 /* Add the modules loaded since the last scan to the engine's list, decide
@@ -386,10 +387,11 @@ void hook_engine_forget(struct hook_engine *g)
  * sites need to know which targets are own).  How many were added. */
 static int hook_engine_scan(struct hook_engine *g)
 {
-	struct hook_mods *now = xcalloc(1, sizeof *now);
+	struct hook_mods *now = &hook_mods_now;
 	uintptr_t self = (uintptr_t)hook_engine_scan;
 	int added[HOOK_MAX_MODS], nadded = 0;
 
+	now->n = 0;
 	dl_iterate_phdr(hook_mods_cb, now);
 	hook_engine_gone(g, now);
 	for (int i = 0; i < now->n; i++) {
@@ -418,7 +420,6 @@ static int hook_engine_scan(struct hook_engine *g)
 			g->mods->n++;
 		added[nadded++] = slot;
 	}
-	free(now);
 	for (int k = 0; k < nadded; k++)
 		hook_got_bind(g, added[k]);
 	for (int k = 0; k < nadded; k++)

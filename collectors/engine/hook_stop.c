@@ -226,6 +226,7 @@ static int hook_stop_wait(const int *sent, int nsent, char *err, size_t errlen)
 int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 {
 	int *sent = hook_stop_sent, nsent = 0, me = (int)syscall(SYS_gettid);
+	uint32_t used;
 	int r;
 
 	memset(st, 0, sizeof *st);
@@ -242,7 +243,10 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 		}
 		hook_stop_installed = 1;
 	}
-	memset(hook_stop_slots, 0, sizeof hook_stop_slots);
+	/* Only the slots the last stop used: the table is 128 KB, and a
+	 * stop comes with every sampling window of the budget. */
+	used = __atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
+	memset(hook_stop_slots, 0, (used < HOOK_STOP_MAX ? used : HOOK_STOP_MAX) * sizeof hook_stop_slots[0]);
 	__atomic_store_n(&hook_stop_arrived, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hook_stop_left, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hook_stop_active, 1, __ATOMIC_RELEASE);

@@ -42,7 +42,8 @@ static unsigned long long tm_sel_adds;            /* dl_iterate_phdr's counter w
 static unsigned tm_sel_starts;                    /* select_generation() when built */
 static int tm_sel_level = -1;
 
-/* The instrumented modules, found once per module set. */
+/* The instrumented modules, found once per module set (a quarter MB:
+ * allocated unzeroed, only the entries used are written). */
 struct tm_sel_mod {
 	char      path[4096];
 	uintptr_t bias;
@@ -52,6 +53,15 @@ struct tm_sel_mods {
 	int               n;
 	unsigned long long adds;
 };
+
+static struct tm_sel_mods *tm_sel_mods_new(void)
+{
+	struct tm_sel_mods *ms = xmalloc(sizeof *ms);
+
+	ms->n = 0;
+	ms->adds = 0;
+	return ms;
+}
 
 /* dl_iterate_phdr callback: note every module with a path (the executable
  * as /proc/self/exe) and the loader's adds counter. */
@@ -170,7 +180,7 @@ static void tm_sel_retire(unsigned long long adds)
 /* See timing.h. */
 void tm_select_level(int level)
 {
-	struct tm_sel_mods *ms = xcalloc(1, sizeof *ms);
+	struct tm_sel_mods *ms = tm_sel_mods_new();
 
 	dl_iterate_phdr(tm_sel_mods_cb, ms);
 	if (ms->adds != tm_sel_adds || select_generation() != tm_sel_starts)
@@ -192,7 +202,7 @@ void tm_select_sync(void)
 	dl_iterate_phdr(tm_sel_adds_cb, &adds);
 	if (adds == tm_sel_adds)
 		return;
-	ms = xcalloc(1, sizeof *ms);
+	ms = tm_sel_mods_new();
 	dl_iterate_phdr(tm_sel_mods_cb, ms);
 	if (ms->adds != tm_sel_adds) {
 		tm_sel_retire(ms->adds);
