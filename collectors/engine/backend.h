@@ -49,6 +49,9 @@ struct hook_backend {
 	/* The interrupted pc of a signal's ucontext, and setting it. */
 	uintptr_t (*uc_pc)(const void *uc);
 	void (*uc_set_pc)(void *uc, uintptr_t pc);
+	/* The part of the signal frame holding the floating-point and vector
+	 * registers (not the general ones): [*lo, *hi), empty if none. */
+	void (*uc_vec)(const void *uc, uintptr_t *lo, uintptr_t *hi);
 	/* Copy bytes from or to live code, past the sanitizers'
 	 * instrumentation (TSan has no shadow for a module's text: an
 	 * instrumented store there faults). */

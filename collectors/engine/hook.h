@@ -97,6 +97,8 @@ struct hook_site {
 	struct hook_bounds bounds;  /* relocated site: its plan's */
 	uintptr_t *got_slot;        /* import site: its GOT entry */
 	uintptr_t  got_orig;        /* import site: the entry's value before (for detach) */
+	bool       got_call;        /* import site: the entry is only called through (JUMP_SLOT,
+	                             * a wrapper's pointer): it follows the switch */
 };
 
 
@@ -142,7 +144,7 @@ void      hook_site_count(const uint8_t *counted);
 struct hook_stopped {
 	int        n;               /* threads stopped */
 	uintptr_t *pcs;             /* where each one was interrupted (or is moved to) */
-	uintptr_t *sps;             /* each one's stack from there up holds its registers */
+	struct hook_stopped_thread *ts;  /* each one's stack and vector state (engine.h) */
 };
 /* Stopped thread i resumes at pc instead. */
 void hook_stop_move(struct hook_stopped *st, int i, uintptr_t pc);

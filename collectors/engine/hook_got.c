@@ -12,8 +12,13 @@
  * branch (jump_abs) to the real function, so the call is timed by the same stubs and frames as any site, under the
  * library function's own address (the report names it by the library's
  * symbol, module = the library).  The site's name, for the log, is
- * "function@libname".  A level below 3 flips the switch (the disabled path is
- * two indirect jumps); the GOT keeps the block.
+ * "function@libname".  A level below 3, or the overhead budget, flips the
+ * switch; an entry only called through (JUMP_SLOT, or a wrapper's pointer)
+ * then follows it (hook_got_sync): the block while the site is watched, the
+ * function itself while not, so an unwatched import costs its calls nothing
+ * (the block's disabled path is two indirect jumps, on every libc call an
+ * interpreter makes).  A GLOB_DAT entry keeps the block: its value may be
+ * kept as a function pointer and compared.
  *
  * Attach mode (hook_got_bind): an attached agent interposes nothing, so
  * every module's PLT calls of dlopen and dlclose are bound to the agent's
@@ -167,7 +172,8 @@ void hook_got_restore(struct hook_engine *g)
 		struct hook_site *s = g->sites[i];
 		const struct hook_mod *m = &g->mods->m[s->mod];
 
-		if (s->kind != HOOK_K_GOT || !s->patched || *s->got_slot != (uintptr_t)s->blk)
+		if (s->kind != HOOK_K_GOT || !s->patched ||
+		    (*s->got_slot != (uintptr_t)s->blk && *s->got_slot != s->fn))
 			continue;
 		if (hook_got_store(m, (uintptr_t)s->got_slot, s->got_orig) < 0)
 			agent_warn("hook: cannot restore the GOT of %s: %s", m->path,
@@ -390,6 +396,7 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		s->mod = mi;
 		s->kind = HOOK_K_GOT;
 		s->got_slot = via != NULL ? via : (uintptr_t *)imps[i].slot;
+		s->got_call = via != NULL || imps[i].call;
 		g->sites[g->nsites++] = s;
 		hook_tramp_fill(&r, (size_t)done++, (uint32_t)(g->nsites - 1), s, &p);
 	}
@@ -420,6 +427,43 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	agent_log("hook: %s: %d library imports redirected", m->path, done);
 out:
 	free(imps);
+}
+
+/* See hook_int.h.  Sites of one module are adjacent (prepared module by
+ * module), so its RELRO part is made writable once per run of them. */
+void hook_got_sync(struct hook_engine *g)
+{
+	int open = -1;                  /* the module whose RELRO part is writable */
+	uintptr_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+		uintptr_t want, cur;
+
+		if (s->kind != HOOK_K_GOT || !s->patched || s->dead || !s->got_call)
+			continue;
+		want = __atomic_load_n(s->sw, __ATOMIC_RELAXED) != s->reloc ? (uintptr_t)s->blk : s->fn;
+		cur = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
+		if (cur == want || (cur != (uintptr_t)s->blk && cur != s->fn))
+			continue;       /* in line, or the program's own value since */
+		if (s->mod != open) {
+			if (open >= 0 && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
+				agent_warn("hook: cannot make the GOT of %s read-only again: %s",
+				    g->mods->m[open].path, strerror(errno));
+			open = -1;
+			if (hook_got_relro(&g->mods->m[s->mod], &lo, &hi) &&
+			    mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0)
+				open = s->mod;
+		}
+		if (open == s->mod || (uintptr_t)s->got_slot < lo || (uintptr_t)s->got_slot >= hi)
+			__atomic_store_n(s->got_slot, want, __ATOMIC_RELEASE);
+		else if (hook_got_store(&g->mods->m[s->mod], (uintptr_t)s->got_slot, want) < 0)
+			agent_warn("hook: cannot write the GOT of %s: %s", g->mods->m[s->mod].path,
+			    strerror(errno));
+	}
+	if (open >= 0 && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
+		agent_warn("hook: cannot make the GOT of %s read-only again: %s", g->mods->m[open].path,
+		    strerror(errno));
 }
 
 /* See engine.h.  The entries of functions the loader has not bound yet

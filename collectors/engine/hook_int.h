@@ -165,6 +165,9 @@ void hook_got_bind(struct hook_engine *g, int mi);
 void hook_got_unbind(struct hook_engine *g);
 /* hook_got.c: put every redirected or bound GOT entry back. */
 void hook_got_restore(struct hook_engine *g);
+/* hook_got.c: bring every import entry only called through in line with its
+ * site's switch: the block while watched, the function while not. */
+void hook_got_sync(struct hook_engine *g);
 /* hook_detach.c: with the switches off, restore every patched byte and GOT
  * entry and give in-flight timed calls their real return addresses, with
  * the other threads stopped outside the agent and the trampolines.  0, or

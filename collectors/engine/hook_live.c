@@ -302,4 +302,5 @@ void hook_live_sync(struct hook_engine *g)
 	hook_pages_close(&pages);
 	free(stale);
 	hook_engine_write(g);
+	hook_got_sync(g);
 }

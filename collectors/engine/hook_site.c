@@ -215,7 +215,7 @@ void hook_engine_modules_held(void (*fn)(void *arg), void *arg)
 }
 
 /* See engine.h. */
-int hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void *arg,
+int hook_engine_stopped(void (*fn)(const struct hook_stopped_thread *t, int n, void *arg), void *arg,
     char *err, size_t errlen)
 {
 	struct hook_stopped st;
@@ -224,7 +224,7 @@ int hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void
 	hook_enter();
 	r = hook_stop_world(&st, err, errlen);
 	if (r == 0) {
-		fn(st.sps, st.n, arg);
+		fn(st.ts, st.n, arg);
 		hook_stop_resume(&st);
 	}
 	hook_leave();

@@ -61,12 +61,14 @@ struct hook_stop_slot {
 	int       tid;                /* 0 until the slot is complete (release) */
 	uintptr_t pc;
 	uintptr_t sp;                 /* in the handler's frame: the saved registers lie above */
+	uintptr_t vec_lo, vec_hi;     /* the frame's vector state (uc_vec) */
 	uintptr_t to;                 /* resume there instead (0: where it was) */
 };
 
 static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
 static int hook_stop_sent[HOOK_STOP_MAX];           /* tids signalled */
-static uintptr_t hook_stop_regs[2 * (HOOK_STOP_MAX + 1)];   /* st->pcs and st->sps */
+static uintptr_t hook_stop_pcs[HOOK_STOP_MAX];              /* st->pcs */
+static struct hook_stopped_thread hook_stop_ts[HOOK_STOP_MAX]; /* st->ts */
 static uint32_t hook_stop_arrived;        /* slots claimed */
 static uint32_t hook_stop_left;           /* handlers that returned */
 static uint32_t hook_stop_active;         /* futex word: 1 while stopped */
@@ -94,6 +96,7 @@ static void hook_stop_handler(int sig, siginfo_t *si, void *ctx)
 	if (i < HOOK_STOP_MAX) {
 		hook_stop_slots[i].pc = hook_backend.uc_pc(uc);
 		hook_stop_slots[i].sp = (uintptr_t)&saved & ~(uintptr_t)7;
+		hook_backend.uc_vec(uc, &hook_stop_slots[i].vec_lo, &hook_stop_slots[i].vec_hi);
 		__atomic_store_n(&hook_stop_slots[i].tid, (int)syscall(SYS_gettid),
 		    __ATOMIC_RELEASE);
 	}
@@ -262,11 +265,12 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
 	if (st->n > HOOK_STOP_MAX)
 		st->n = HOOK_STOP_MAX;
-	st->pcs = hook_stop_regs;
-	st->sps = hook_stop_regs + st->n + 1;
+	st->pcs = hook_stop_pcs;
+	st->ts = hook_stop_ts;
 	for (int i = 0; i < st->n; i++) {
 		st->pcs[i] = hook_stop_slots[i].pc;
-		st->sps[i] = hook_stop_slots[i].sp;
+		st->ts[i] = (struct hook_stopped_thread){ .sp = hook_stop_slots[i].sp,
+			.vec_lo = hook_stop_slots[i].vec_lo, .vec_hi = hook_stop_slots[i].vec_hi };
 	}
 	return 0;
 }
@@ -308,6 +312,7 @@ void hook_stop_resume(struct hook_stopped *st)
 		n = HOOK_STOP_MAX;
 	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
 		sched_yield();
-	st->pcs = st->sps = NULL;
+	st->pcs = NULL;
+	st->ts = NULL;
 	st->n = 0;
 }

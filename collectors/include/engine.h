@@ -114,12 +114,20 @@ int  hook_got_wrap(const struct hook_mod *m, bool main, const char *const *names
  * pages per module; see hook_detach.c).  0, or -1 with err. */
 int  hook_engine_detach(char *err, size_t errlen);
 
-/* Stop every other thread (not the reporter), call fn with each stopped
- * thread's stack pointer (everything from there to the end of its stack's
- * mapping is its live stack, its saved registers included), then let them
- * run on.  fn must not take a lock a target thread may hold (no malloc).
- * Serialised with patching.  0, or -1 with err (no thread stopped). */
-int  hook_engine_stopped(void (*fn)(const uintptr_t *sps, int n, void *arg), void *arg,
+/* A stopped thread: its stack pointer in the stop's signal handler
+ * (everything from there to the end of its stack's mapping is its live
+ * stack, its saved registers included), and the part of the signal frame
+ * that holds its floating-point and vector registers, [vec_lo, vec_hi)
+ * (empty when the kernel saved none). */
+struct hook_stopped_thread {
+	uintptr_t sp, vec_lo, vec_hi;
+};
+
+/* Stop every other thread (not the reporter), call fn with the n stopped
+ * threads, then let them run on.  fn must not take a lock a target thread
+ * may hold (no malloc).  Serialised with patching.  0, or -1 with err (no
+ * thread stopped). */
+int  hook_engine_stopped(void (*fn)(const struct hook_stopped_thread *t, int n, void *arg), void *arg,
     char *err, size_t errlen);
 
 /* The calling thread runs agent code only and blocks every signal (the

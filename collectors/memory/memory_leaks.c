@@ -7,7 +7,8 @@
  * stack), the live blocks are copied out of the block table and sorted by
  * address; then every aligned pointer-sized word of the roots is read:
  *   - each stopped thread's stack, from inside its signal handler (its
- *     saved registers) to the end of the stack's mapping;
+ *     saved general registers; not the frame's vector state) to the end of
+ *     the stack's mapping;
  *   - the writable segments of every loaded module but the agent;
  *   - every other private anonymous writable mapping (thread-local data,
  *     the loader's own allocations, the program's anonymous mappings) that
@@ -233,7 +234,7 @@ static void lk_collect(struct lk_scan *s)
 }
 
 /* With the world stopped: collect, mark from the roots, find the cliques. */
-static void lk_stopped(const uintptr_t *sps, int n, void *arg)
+static void lk_stopped(const struct hook_stopped_thread *t, int n, void *arg)
 {
 	struct lk_scan *s = arg;
 	uint64_t t0 = proto_now_ns();
@@ -270,7 +271,7 @@ static void lk_stopped(const uintptr_t *sps, int n, void *arg)
 		}
 		if (next[-1] == '\n')
 			next[-1] = '\0';
-		lk_mapping(s, lo, hi, perms, path, sps, n, me);
+		lk_mapping(s, lo, hi, perms, path, t, n, me);
 	}
 	for (size_t i = 0; i < s->n && s->error == NULL; i++) {
 		if (s->b[i].state != LK_UNREACHED || s->b[i].mapped)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine.h"
+
 #define LK_STOP_MAX_NS  (2ull * 1000000000)   /* the target stays stopped at most this long */
 #define LK_MAPS_MAX     (8u << 20)            /* bytes of /proc/self/maps */
 #define LK_SKIP_MAX     64                    /* ranges never read as roots */
@@ -54,7 +56,7 @@ void lk_skip(struct lk_scan *s, uintptr_t lo, uintptr_t hi);
 int  lk_mods_cb(struct dl_phdr_info *info, size_t size, void *arg);
 int  lk_read_maps(struct lk_scan *s);
 void lk_mapping(struct lk_scan *s, uintptr_t lo, uintptr_t hi, const char *perms,
-    const char *path, const uintptr_t *sps, int n, uintptr_t me);
+    const char *path, const struct hook_stopped_thread *t, int n, uintptr_t me);
 
 /* memory_leaks.c: mark what the words of [lo, hi) reach. */
 void lk_mark_from(struct lk_scan *s, uintptr_t lo, uintptr_t hi);

@@ -130,19 +130,31 @@ static void lk_skip_arenas(struct lk_scan *s, uintptr_t lo, uintptr_t hi)
 
 /* One mapping of /proc/self/maps as a root. */
 void lk_mapping(struct lk_scan *s, uintptr_t lo, uintptr_t hi, const char *perms,
-    const char *path, const uintptr_t *sps, int n, uintptr_t me)
+    const char *path, const struct hook_stopped_thread *t, int n, uintptr_t me)
 {
 	uintptr_t from = hi;
+	int k = -1;
 
 	if (perms[0] != 'r' || perms[1] != 'w' || perms[3] != 'p')
 		return;
 	if (me >= lo && me < hi)
 		return;                           /* this thread: agent code only */
 	for (int i = 0; i < n; i++)
-		if (sps[i] >= lo && sps[i] < hi && sps[i] < from)
-			from = sps[i];
-	if (from < hi) {                          /* a stopped thread's stack: its live part */
-		lk_root(s, from, hi, 0);
+		if (t[i].sp >= lo && t[i].sp < hi && t[i].sp < from) {
+			from = t[i].sp;
+			k = i;
+		}
+	if (from < hi) {
+		/* A stopped thread's stack: its live part, but the vector
+		 * registers its signal frame holds, as valgrind reads the
+		 * general registers only (a copy loop leaves stale pointers in
+		 * vector registers, which would keep lost blocks reachable). */
+		if (t[k].vec_lo < t[k].vec_hi && t[k].vec_lo >= from && t[k].vec_hi <= hi) {
+			lk_root(s, from, t[k].vec_lo, 0);
+			lk_root(s, t[k].vec_hi, hi, 0);
+		} else {
+			lk_root(s, from, hi, 0);
+		}
 		return;
 	}
 	if (path[0] == '/') {                     /* a file: only modules' data segments */

@@ -5,7 +5,10 @@
 #      workload of 222 statements at level 3: its calls into libsqlite3, timed
 #      through its patched GOT, are counted per library function exactly as a
 #      counting LD_PRELOAD shim (tests/e2e/data/libcount.c, built here) counts
-#      the calls the program makes in an identical run;
+#      the calls the program makes in an identical run; then, from level 2
+#      to 3 and back, its PLT entry of sqlite3_step holds the function while
+#      imports are not watched and the block while they are, and its GLOB_DAT
+#      entry of sqlite3_free the block throughout;
 #   2. a program (tests/e2e/data/dlmain.c) dlopens a library
 #      (tests/e2e/data/dlmod.c) once the engine has patched it, at level 4:
 #      the library's functions, the static one too, show with exact counts;
@@ -70,6 +73,68 @@ echo "level 3: sqlite3 -> libsqlite3: $got (shim: $want)"
 exec 3>&-
 # End of its input: sqlite3 exits (before the next daemon, which it would join).
 wait_for 10 sh -c "! kill -0 $SQL_PID 2>/dev/null"
+stop_daemon
+
+# 1b. Import entries follow their site's switch.  At level 2 (imports not
+# watched) sqlite3's PLT entry (JUMP_SLOT) of sqlite3_step holds the library
+# function itself, so its calls cost nothing; at level 3 it holds the site's
+# block; back at 2, the function again.  Its GLOB_DAT entry of sqlite3_free (a
+# value the program may keep as a function pointer) holds the block at every
+# level once patched.  Addresses from readelf and /proc/PID/maps, values from
+# /proc/PID/mem.
+cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT" >/dev/null; }
+# base PID PATH-PATTERN: the load address of the object (its offset-0 mapping)
+base() { awk -v p="$2" '$5 != "00:00" && $3 == "00000000" && $6 ~ p { split($1, a, "-"); print a[1]; exit }' "/proc/$1/maps"; }
+# mem8 PID ADDR: the 8-byte value at ADDR (decimal), as hex
+mem8() { dd if="/proc/$1/mem" bs=8 count=1 skip="$2" iflag=skip_bytes 2>/dev/null | od -An -tx8 | tr -d ' '; }
+LIBSQL=$(ldd /usr/bin/sqlite3 | awk '/libsqlite3/ { print $3 }')
+[ -n "$LIBSQL" ] || fail "sqlite3 does not link libsqlite3: $(ldd /usr/bin/sqlite3)"
+LIBSQL=$(readlink -f "$LIBSQL")
+reloc() { readelf -rW /usr/bin/sqlite3 | awk -v s="$1" -v t="$2" '$3 == t && ($5 == s || $5 ~ "^" s "@") { print $1; exit }'; }
+symval() { readelf -sW --dyn-syms "$LIBSQL" | awk -v s="$1" '$8 == s || $8 ~ "^" s "@" { print $2; exit }'; }
+step_slot=$(reloc sqlite3_step R_X86_64_JUMP_SLOT)
+free_slot=$(reloc sqlite3_free R_X86_64_GLOB_DAT)
+step_val=$(symval sqlite3_step)
+free_val=$(symval sqlite3_free)
+[ -n "$step_slot" ] && [ -n "$free_slot" ] && [ -n "$step_val" ] && [ -n "$free_val" ] ||
+	fail "readelf: slots '$step_slot' '$free_slot', symbols '$step_val' '$free_val'"
+start_daemon
+mkfifo "$HS_TMP/in2"
+exec 3<>"$HS_TMP/in2"
+spawn sh -c 'exec env HOOKSCOPE_SOCKET="$1" HOOKSCOPE_LEVEL=2 LD_PRELOAD="$2" \
+	sqlite3 :memory: <"$3" >/dev/null 2>&1 3<&-' sh "$HS_SOCK" "$HS_PRELOAD" "$HS_TMP/in2"
+SQL2=$SPAWNED
+echo "SELECT 1;" >&3
+# the agent's first patch is done once its import sites report
+wait_for 20 jq_once '.sites.import.disabled > 0' >/dev/null
+exe=$(base "$SQL2" '/sqlite3$')
+lib=$(base "$SQL2" "$(basename "$LIBSQL")\$")
+[ -n "$exe" ] && [ -n "$lib" ] || fail "no mappings of sqlite3 ($exe) or $LIBSQL ($lib) in pid $SQL2"
+step_at=$((0x$exe + 0x$step_slot)); free_at=$((0x$exe + 0x$free_slot))
+step_fn=$(printf '%016x' $((0x$lib + 0x$step_val))); free_fn=$(printf '%016x' $((0x$lib + 0x$free_val)))
+step_is() { [ "$(mem8 "$SQL2" "$step_at")" = "$1" ]; }
+step_not() { v=$(mem8 "$SQL2" "$step_at") && [ -n "$v" ] && [ "$v" != "$1" ]; }
+wait_for 10 step_is "$step_fn" ||
+	fail "level 2: sqlite3_step's PLT entry holds $(mem8 "$SQL2" "$step_at"), not the function ($step_fn)"
+[ "$(mem8 "$SQL2" "$free_at")" != "$free_fn" ] ||
+	fail "level 2: sqlite3_free's GLOB_DAT entry was given the function back"
+echo "level 2: sqlite3_step's PLT entry holds the function ($step_fn); sqlite3_free's GLOB_DAT a block ($(mem8 "$SQL2" "$free_at"))"
+cmd level 3 || fail "level 3 was refused"
+wait_for 10 step_not "$step_fn" || fail "level 3: sqlite3_step's PLT entry still holds the function"
+blk=$(mem8 "$SQL2" "$step_at")
+i=0
+while [ "$(calls sqlite3_step)" = "sqlite3_step=0" ]; do
+	echo "SELECT 2;" >&3
+	i=$((i + 1)); [ $i -lt 50 ] || fail "level 3: sqlite3_step is not timed through its block $blk"
+	sleep 0.2
+done
+echo "level 3: the PLT entry holds the block ($blk), and the calls are timed"
+cmd level 2 || fail "level 2 was refused"
+wait_for 10 step_is "$step_fn" || fail "back at level 2: sqlite3_step's PLT entry holds $(mem8 "$SQL2" "$step_at")"
+[ "$(mem8 "$SQL2" "$free_at")" != "$free_fn" ] || fail "back at level 2: the GLOB_DAT entry changed"
+echo "back at level 2: the PLT entry holds the function again"
+exec 3>&-
+wait_for 10 sh -c "! kill -0 $SQL2 2>/dev/null"
 stop_daemon
 
 # 2. a library dlopened after start, at level 4.

@@ -95,6 +95,16 @@ static void a64_uc_set_pc(void *uc, uintptr_t pc)
 	((ucontext_t *)uc)->uc_mcontext.pc = pc;
 }
 
+/* The records after the general registers (FP/SIMD, SVE: all vector
+ * state, and the extension records' headers). */
+static void a64_uc_vec(const void *uc, uintptr_t *lo, uintptr_t *hi)
+{
+	const mcontext_t *m = &((const ucontext_t *)uc)->uc_mcontext;
+
+	*lo = (uintptr_t)m->__reserved;
+	*hi = *lo + sizeof m->__reserved;
+}
+
 /* A byte loop (no call the compiler could turn into memcpy), then the
  * caches: written code must be cleaned to the point of unification and the
  * stale instructions invalidated before any thread runs it (a copy out of
@@ -126,6 +136,7 @@ const struct hook_backend hook_backend = {
 	.code_swap     = a64_code_swap,
 	.uc_pc         = a64_uc_pc,
 	.uc_set_pc     = a64_uc_set_pc,
+	.uc_vec        = a64_uc_vec,
 	.code_copy     = a64_code_copy,
 	.code_store1   = a64_code_store1,
 	.cal_fn        = { 0x1f, 0x20, 0x03, 0xd5, 0xc0, 0x03, 0x5f, 0xd6 },   /* nop; ret */

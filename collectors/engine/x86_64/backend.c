@@ -60,6 +60,22 @@ static void x86_uc_set_pc(void *uc, uintptr_t pc)
 	((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
 }
 
+/* The XSAVE area the kernel put in the frame: 512 bytes of FXSAVE, or
+ * the extended size its software-reserved bytes give (magic1 first). */
+static void x86_uc_vec(const void *uc, uintptr_t *lo, uintptr_t *hi)
+{
+	const uint8_t *fp = (const uint8_t *)((const ucontext_t *)uc)->uc_mcontext.fpregs;
+	uint32_t magic, size = 512;
+
+	*lo = *hi = (uintptr_t)fp;
+	if (fp == NULL)
+		return;
+	memcpy(&magic, fp + 464, 4);            /* struct _fpx_sw_bytes */
+	if (magic == 0x46505853u)               /* FP_XSTATE_MAGIC1 */
+		memcpy(&size, fp + 468, 4);     /* extended_size */
+	*hi = *lo + size;
+}
+
 /* rep movsb: no call the compiler could turn into memcpy. */
 static void x86_code_copy(void *dst, const void *src, size_t n)
 {
@@ -84,6 +100,7 @@ const struct hook_backend hook_backend = {
 	.code_swap     = NULL,             /* 5 bytes: the trap protocol */
 	.uc_pc         = x86_uc_pc,
 	.uc_set_pc     = x86_uc_set_pc,
+	.uc_vec        = x86_uc_vec,
 	.code_copy     = x86_code_copy,
 	.code_store1   = x86_code_store1,
 	.cal_fn        = { 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3 },   /* nopl 0(%rax,%rax,1); ret */
