@@ -82,8 +82,6 @@ static bool tb_ip;                       /* self time from samples (timing_ipsam
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
 static uint32_t tb_cost_ppm;
 static uint64_t tb_tick_ns = TB_TICK_NS;
-static struct tm_modes *tb_tabs[2];      /* finstrument states outside / in windows */
-static struct tm_modes *tb_retired;
 static uintptr_t *tb_forgot;             /* fork child: functions to give tb_start back */
 static size_t tb_nforgot;
 
@@ -142,7 +140,7 @@ void tm_budget_init(void)
 	}
 	tm_st_default = tb_st(tb_start, false);
 	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb_start));
-	tm_select_modes(NULL);
+	tm_select_states_off();
 }
 
 /* See timing.h. */
@@ -151,45 +149,21 @@ uint32_t timing_budget_ppm(void)
 	return tb_ppm;
 }
 
-/* qsort comparator: the functions' addresses of a tm_modes being built. */
-static int tb_cmp_fn(const void *a, const void *b)
-{
-	uintptr_t x = tm_report_fn(*(const size_t *)a), y = tm_report_fn(*(const size_t *)b);
-
-	return x < y ? -1 : x > y;
-}
-
-/* Publish the -finstrument path's states (two tables: outside and in a
- * window), built afresh after mode changes; the old ones are retired, not
- * freed (a hot path may be reading them). */
+/* Publish the -finstrument path's states of every function, outside and in
+ * a window, after mode changes (timing_select.c keeps the tables). */
 static void tb_tabs_build(void)
 {
-	size_t *order = xcalloc(tb_n + 1, sizeof *order);
+	uintptr_t *fns = xcalloc(tb_n + 1, sizeof *fns);
+	uint8_t *st = xcalloc(2 * (tb_n + 1), 1);
 
-	for (size_t i = 0; i < tb_n; i++)
-		order[i] = i;
-	qsort(order, tb_n, sizeof *order, tb_cmp_fn);
-	for (int w = 0; w < 2; w++) {
-		struct tm_modes *t = xcalloc(1, sizeof *t);
-
-		t->fns = xcalloc(tb_n + 1, sizeof *t->fns);
-		t->st = xcalloc(tb_n + 1, 1);
-		for (size_t j = 0; j < tb_n; j++) {
-			uint8_t st = tb_st(tb_fns[order[j]].mode, w);
-
-			if (st == tm_st_default)
-				continue;
-			t->fns[t->n] = tm_report_fn(order[j]);
-			t->st[t->n++] = st;
-		}
-		if (tb_tabs[w] != NULL) {
-			tb_tabs[w]->next = tb_retired;
-			tb_retired = tb_tabs[w];
-		}
-		tb_tabs[w] = t;
+	for (size_t i = 0; i < tb_n; i++) {
+		fns[i] = tm_report_fn(i);
+		st[i] = tb_st(tb_fns[i].mode, false);
+		st[tb_n + 1 + i] = tb_st(tb_fns[i].mode, true);
 	}
-	free(order);
-	tm_select_modes(tb_tabs[tb_win]);
+	tm_select_states(fns, st, st + tb_n + 1, tb_n, tb_win);
+	free(fns);
+	free(st);
 }
 
 /* Give the engine the modes of the functions flagged in pick (NULL: all). */
@@ -250,7 +224,7 @@ static void tb_window(bool on, uint64_t now)
 		pick[i] = tb_fns[i].mode == PROTO_FMODE_SAMPLED || tb_fns[i].mode == PROTO_FMODE_COUNTED;
 	tb_win = on;              /* tb_apply's modes are the window's, or not */
 	tb_apply(pick);
-	tm_select_modes(tb_tabs[tb_win]);
+	tm_select_window(tb_win);
 	tb_win = false;           /* the switch: outside */
 	tm_report_harvest();
 	tm_budget_account();
@@ -612,5 +586,5 @@ void tm_budget_forget(void)
 	tb_n = tb_cap = tb_demoted = 0;
 	tb_win = tb_ip = false;
 	tm_ip_set(false);         /* the parent's timers are gone; its samples with them */
-	tm_select_modes(NULL);
+	tm_select_states_off();
 }

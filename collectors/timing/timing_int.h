@@ -231,8 +231,16 @@ struct tm_modes {
 };
 extern const struct tm_modes *tm_modes_now;
 extern uint8_t tm_st_default;             /* the state of a function not in it */
-/* The budget's states changed: publish m (timing_budget.c keeps it). */
-void tm_select_modes(const struct tm_modes *m);
+/* The budget's modes changed (reporter): build the tables of the n
+ * functions fns (any order) with their states outside a sampling window
+ * (out) and in one (in), those in tm_st_default left out, and publish the
+ * window's (win) or the other. */
+void tm_select_states(const uintptr_t *fns, const uint8_t *out, const uint8_t *in, size_t n,
+    bool win);
+/* A window opens or closes: publish its table or the other. */
+void tm_select_window(bool win);
+/* No budget states (every function in tm_st_default). */
+void tm_select_states_off(void);
 /* The level changed: publish its selection. */
 void tm_select_level(int level);
 /* Reporter cycle: rebuild the selection if modules were loaded since. */

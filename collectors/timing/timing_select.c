@@ -16,6 +16,9 @@
  * process may still read them: one per level (1-3) is cached for the
  * current set of modules, so toggling levels allocates nothing; a module
  * loaded later retires the cached ones (kept on a list, a few KB each).
+ * The overhead budget's per-function states of that path are published the
+ * same way: two tables (outside and in a sampling window), rebuilt when
+ * modes change.
  */
 #include <link.h>
 #include <stdlib.h>
@@ -41,6 +44,9 @@ static struct tm_sel *tm_sel_retired;             /* linked through ->next */
 static unsigned long long tm_sel_adds;            /* dl_iterate_phdr's counter when built */
 static unsigned tm_sel_starts;                    /* select_generation() when built */
 static int tm_sel_level = -1;
+/* The budget's states, outside and in a sampling window; replaced ones are
+ * retired, not freed (a hot path may be reading them). */
+static struct tm_modes *tm_modes_tabs[2], *tm_modes_retired;
 
 /* The instrumented modules, found once per module set (a quarter MB:
  * allocated unzeroed, only the entries used are written). */
@@ -213,11 +219,66 @@ void tm_select_sync(void)
 	free(ms);
 }
 
-/* See timing_int.h. */
-void tm_select_modes(const struct tm_modes *m)
+/* Publish m as the budget's states (NULL: none); the hot path's entries
+ * look their function up again. */
+static void tm_modes_publish(const struct tm_modes *m)
 {
 	__atomic_store_n(&tm_modes_now, m, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&tm_params.sel_gen, TM_ST_MASK + 1, __ATOMIC_RELEASE);
+}
+
+/* A table's functions in address order (the build's qsort). */
+static const uintptr_t *tm_modes_order_fns;
+
+static int tm_modes_cmp(const void *a, const void *b)
+{
+	uintptr_t x = tm_modes_order_fns[*(const size_t *)a], y = tm_modes_order_fns[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* See timing_int.h.  Reporter thread only (the budget's tick). */
+void tm_select_states(const uintptr_t *fns, const uint8_t *out, const uint8_t *in, size_t n,
+    bool win)
+{
+	size_t *order = xcalloc(n + 1, sizeof *order);
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	tm_modes_order_fns = fns;
+	qsort(order, n, sizeof *order, tm_modes_cmp);
+	for (int w = 0; w < 2; w++) {
+		const uint8_t *st = w ? in : out;
+		struct tm_modes *t = xcalloc(1, sizeof *t);
+
+		t->fns = xcalloc(n + 1, sizeof *t->fns);
+		t->st = xcalloc(n + 1, 1);
+		for (size_t j = 0; j < n; j++) {
+			if (st[order[j]] == tm_st_default)
+				continue;
+			t->fns[t->n] = fns[order[j]];
+			t->st[t->n++] = st[order[j]];
+		}
+		if (tm_modes_tabs[w] != NULL) {
+			tm_modes_tabs[w]->next = tm_modes_retired;
+			tm_modes_retired = tm_modes_tabs[w];
+		}
+		tm_modes_tabs[w] = t;
+	}
+	free(order);
+	tm_modes_publish(tm_modes_tabs[win]);
+}
+
+/* See timing_int.h. */
+void tm_select_window(bool win)
+{
+	tm_modes_publish(tm_modes_tabs[win]);
+}
+
+/* See timing_int.h. */
+void tm_select_states_off(void)
+{
+	tm_modes_publish(NULL);
 }
 
 /* See timing.h. */
