@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "agent.h"
 #include "bind.h"
@@ -39,6 +40,8 @@ struct mem_sent {
 };
 static struct mem_sent *mem_sent;
 static bool mem_explicit;                 /* the mode came from the user, not the level */
+static bool mem_interval_user;            /* so did the sampling interval: the budget keeps it */
+static uint64_t mem_adapt_cpu, mem_adapt_ns;   /* process CPU and sample_ns at the last look */
 static bool mem_replaced;
 static bool mem_cfg_changed = true;
 static uint64_t mem_leak_ns = LEAK_WINDOW_DEFAULT_NS;
@@ -98,8 +101,10 @@ static int mem_init(void)
 		if (*end || v == 0 || v > (1ull << 32))
 			agent_warn("HOOKSCOPE_MEMORY_SAMPLE=%s: expected bytes, 1 to 4294967296; "
 			    "using %u", smp, MEM_SAMPLE_DEFAULT);
-		else
+		else {
 			mem.sample_bytes = v;
+			mem_interval_user = true;
+		}
 	}
 	if (m != NULL && *m) {
 		mem_explicit = true;
@@ -177,8 +182,10 @@ static int mem_set_threshold(const char *name, int64_t value)
 		return -1;
 	if (mem_replaced)
 		return 0;
-	if (value > 0)
+	if (value > 0) {
 		__atomic_store_n(&mem.sample_bytes, (uint64_t)value, __ATOMIC_RELAXED);
+		mem_interval_user = true;
+	}
 	mem_explicit = true;
 	mem_set_mode(value == 0 ? MEM_FULL : MEM_SAMPLED);
 	mem_cfg_changed = true;
@@ -223,6 +230,51 @@ static void mem_big_take(uintptr_t addr, size_t size, uint32_t id, void *arg)
 	mem_big[i] = (struct proto_mem_block){ .addr = addr, .size = size, .site = id };
 }
 
+/* Sampled mode under the overhead budget: what recording the kept blocks
+ * cost the process since the last change, against a fifth of the budget,
+ * widens or narrows the interval (mem_sample_adapt).  Widening looks at
+ * MEM_ADAPT_CPU_NS of the process's CPU or more, narrowing at
+ * MEM_ADAPT_SLOW_NS or more: a wide interval records few blocks in a
+ * short window, each new stack dearer than a known one, and the cost read
+ * off a few of them swings by several times.  An interval the user set is
+ * kept; with the budget off the default comes back. */
+#define MEM_ADAPT_CPU_NS  20000000ull
+#define MEM_ADAPT_SLOW_NS 1000000000ull
+static void mem_adapt(void)
+{
+	uint64_t ns = LOAD(&mem.sample_ns), cpu, cur = LOAD(&mem.sample_bytes), next = cur;
+	uint32_t ppm = timing_budget_ppm();
+	double cost, share = (double)ppm / MEM_BUDGET_SHARE;
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return;
+	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (mem_adapt_cpu == 0 || cpu < mem_adapt_cpu || ns < mem_adapt_ns) {
+		mem_adapt_cpu = cpu;          /* the first look, or a fork child's */
+		mem_adapt_ns = ns;
+		return;
+	}
+	if (cpu - mem_adapt_cpu < MEM_ADAPT_CPU_NS)
+		return;
+	cost = (double)(ns - mem_adapt_ns) / (double)(cpu - mem_adapt_cpu) * 1e6;
+	if (!mem_interval_user && ppm == 0)
+		next = MEM_SAMPLE_DEFAULT;
+	else if (!mem_interval_user && LOAD(&mem.mode) == MEM_SAMPLED &&
+	    (cost > share || cpu - mem_adapt_cpu >= MEM_ADAPT_SLOW_NS))
+		next = mem_sample_adapt(cur, MEM_SAMPLE_DEFAULT, cost, share);
+	else if (cpu - mem_adapt_cpu < MEM_ADAPT_SLOW_NS)
+		return;                       /* the window grows */
+	if (next != cur) {
+		agent_log("memory: sampling every %llu bytes (recording samples cost %.2f%% of the CPU, "
+		    "its share of the budget %.2f%%)", (unsigned long long)next, cost / 1e4, share / 1e4);
+		__atomic_store_n(&mem.sample_bytes, next, __ATOMIC_RELAXED);
+		mem_cfg_changed = true;
+	}
+	mem_adapt_cpu = cpu;
+	mem_adapt_ns = ns;
+}
+
 static void mem_harvest(void)
 {
 	struct proto_mem_block was[MEM_BIG];
@@ -231,6 +283,7 @@ static void mem_harvest(void)
 	if (!mem.live)
 		return;
 	mem_set_level(agent_level());             /* the budget may have changed */
+	mem_adapt();
 	memcpy(was, mem_big, sizeof was);
 	mem_nbig = 0;
 	mem_big_each(mem_big_take, NULL);

@@ -31,6 +31,8 @@
 #define MEM_BIG_MIN       (64u << 10)   /* blocks this big are also listed apart ... */
 #define MEM_BIG_SLOTS     1024          /* ... in a table this long (full: not listed) */
 #define MEM_SAMPLE_DEFAULT (256u << 10) /* sampled mode's mean byte interval */
+#define MEM_SAMPLE_MAX    (4u << 20)    /* the overhead budget widens it at most to this */
+#define MEM_BUDGET_SHARE  5             /* recording samples may cost 1/this of the budget */
 
 enum mem_mode { MEM_OFF, MEM_FULL, MEM_SAMPLED };
 
@@ -59,6 +61,8 @@ struct mem_state {
 	bool     live;                        /* the tables exist (frees look blocks up) */
 	int      mode;                        /* enum mem_mode, read on every call */
 	uint64_t sample_bytes;                /* I */
+	uint64_t sample_ns;                   /* time spent recording kept blocks (mem_note):
+	                                       * what sampling costs, for the budget */
 	struct mem_stack *stacks;             /* [MEM_STACKS], mapped */
 	uint32_t nstacks;                     /* ids handed out, 1 + used */
 	struct mem_block *blocks;             /* [1 << MEM_BLOCKS_LOG], mapped */
@@ -143,5 +147,12 @@ static inline bool mem_sample_skip(size_t size)
 	return false;
 }
 bool mem_sample(size_t size, uint64_t *wbytes, uint64_t *wmblocks);
+/* The interval after one that cost cost_ppm of the CPU, against a share of
+ * share_ppm: over it, widened (doubled, up to MEM_SAMPLE_MAX) until the
+ * cost it projects (inversely proportional) is within the share; under a
+ * quarter of it, halved back towards base (the user's or the default);
+ * else kept.  Each sample's weight follows the interval it was drawn at,
+ * so the estimates stay unbiased across changes. */
+uint64_t mem_sample_adapt(uint64_t cur, uint64_t base, double cost_ppm, double share_ppm);
 
 #endif

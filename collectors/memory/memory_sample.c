@@ -93,3 +93,18 @@ bool mem_sample(size_t size, uint64_t *wbytes, uint64_t *wmblocks)
 	}
 	return true;
 }
+
+/* See memory_int.h. */
+uint64_t mem_sample_adapt(uint64_t cur, uint64_t base, double cost_ppm, double share_ppm)
+{
+	uint64_t next = cur;
+
+	if (cost_ppm > share_ppm) {
+		while (next < MEM_SAMPLE_MAX && cost_ppm * (double)cur / (double)next > share_ppm)
+			next *= 2;
+		return next < MEM_SAMPLE_MAX ? next : (cur > MEM_SAMPLE_MAX ? cur : MEM_SAMPLE_MAX);
+	}
+	if (cost_ppm < share_ppm / 4 && cur > base)
+		next = cur / 2 > base ? cur / 2 : base;
+	return next;
+}

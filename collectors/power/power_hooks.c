@@ -49,6 +49,7 @@ struct power_sym {
 	char       name[POWER_NAME_MAX];
 	int        rows[8];
 	int        nrows;
+	int        fd_arg;    /* every row wants a path on this fd argument; -1: not all */
 };
 
 static const struct power_table *power_tab;
@@ -183,6 +184,12 @@ static bool power_word_at(const struct power_row *r, const long *a, int n, char 
 	}
 }
 
+/* Was fd opened on a path some pattern of the table matches? */
+static inline bool power_fd_noted(long fd)
+{
+	return fd >= 0 && fd < POWER_FDS && __atomic_load_n(&power_fd_on[fd], __ATOMIC_ACQUIRE);
+}
+
 /* Does every condition of r hold? */
 static bool power_cond_ok(const struct power_row *r, const long *a, long ret)
 {
@@ -205,9 +212,7 @@ static bool power_cond_ok(const struct power_row *r, const long *a, long ret)
 				ok = v != 0 && strcmp((const char *)v, c->text) == 0;
 			break;
 		case POWER_OP_FD:
-			ok = v >= 0 && v < POWER_FDS &&
-			    __atomic_load_n(&power_fd_on[v], __ATOMIC_ACQUIRE) &&
-			    fnmatch(c->text, power_fd_path[v], 0) == 0;
+			ok = power_fd_noted(v) && fnmatch(c->text, power_fd_path[v], 0) == 0;
 			break;
 		}
 		if (!ok)
@@ -307,9 +312,14 @@ bool power_row_binder(const struct power_row *r)
 	return strncmp(r->symbol, "binder:", 7) == 0;
 }
 
-/* After a call of symbol slot k: apply the rows that match. */
+/* After a call of symbol slot k: apply the rows that match.  When every
+ * row wants a path on the same fd, one load answers for them all: a write
+ * to anything but the patterns' files (nearly every write a program makes)
+ * costs no row. */
 static void power_after(int k, const long *a, long ret)
 {
+	if (power_syms[k].fd_arg >= 0 && !power_fd_noted(a[power_syms[k].fd_arg]))
+		return;
 	for (int i = 0; i < power_syms[k].nrows; i++)
 		power_row_apply(&power_tab->rows[power_syms[k].rows[i]], a, ret);
 }
@@ -414,12 +424,16 @@ static void power_hooks_setup(const struct power_table *t)
 	snprintf(power_sysfs, sizeof power_sysfs, "%s", e != NULL ? e : "");
 	for (int i = 0; i < t->nrows; i++) {
 		const struct power_row *r = &t->rows[i];
-		int k;
+		int k, fd_arg = -1;
 
 		if (power_row_binder(r))
 			continue;       /* power_binder.c */
 		for (int c = 0; c < r->ncond; c++)
-			power_fd_rows |= r->cond[c].op == POWER_OP_FD;
+			if (r->cond[c].op == POWER_OP_FD) {
+				power_fd_rows = true;
+				if (fd_arg < 0 && r->cond[c].src == POWER_SRC_ARG)
+					fd_arg = r->cond[c].arg;
+			}
 		for (k = 0; k < power_nsyms; k++)
 			if (strcmp(power_syms[k].name, r->symbol) == 0)
 				break;
@@ -430,7 +444,10 @@ static void power_hooks_setup(const struct power_table *t)
 				continue;
 			}
 			snprintf(power_syms[k].name, sizeof power_syms[k].name, "%s", r->symbol);
+			power_syms[k].fd_arg = fd_arg;
 			power_nsyms++;
+		} else if (power_syms[k].fd_arg != fd_arg) {
+			power_syms[k].fd_arg = -1;
 		}
 		if (power_syms[k].nrows == (int)(sizeof power_syms[k].rows / sizeof(int))) {
 			agent_warn("power table: more than 8 rows for %s: line %d ignored",

@@ -237,7 +237,9 @@ static void tm_paths_init(void)
 		return;
 	STORE(&tm_params.paths, 1);
 	tm_calibrate();
-	tm_path_ticks = tm_o_full > off ? (uint64_t)(tm_o_full - off + 0.5) : 0;
+	/* At least a tick: the rule reads 0 as "paths cannot be turned on",
+	 * and a cost within the calibration's noise is not that. */
+	tm_path_ticks = tm_o_full > off + 1 ? (uint64_t)(tm_o_full - off + 0.5) : 1;
 }
 
 /* See timing_int.h: the hooks' cost outside a call's interval follows. */

@@ -78,6 +78,7 @@ static bool tb_win;                      /* a sampling window is open */
 static uint64_t tb_win_start, tb_win_next;
 static double tb_win_anchor;             /* anchor calls in the open window */
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
+static uint64_t tb_paths_held_until;     /* call paths may not come back before */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
 static uint32_t tb_cost_ppm;
@@ -141,6 +142,16 @@ void tm_budget_init(void)
 	tm_st_default = tb_st(tb_start, false);
 	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb_start));
 	tm_select_states_off();
+	/* Call paths are the budget's last step up, and held like any step
+	 * up: they start off, and come on once a decision TB_HOLD_NS in finds
+	 * them affordable.  A program's first milliseconds (a Python's
+	 * imports) are no measure of its cost: on from the start, paths fill
+	 * the tree with thousands of start-up paths before the first
+	 * decisions on the real work can take them off. */
+	if (tb_ppm != 0) {
+		tm_paths_set(false);
+		tb_paths_held_until = proto_now_ns() + TB_HOLD_NS;
+	}
 }
 
 /* See timing.h. */
@@ -377,7 +388,7 @@ static bool tb_decide(uint64_t now)
 	struct tr_params p = {
 		.budget_ppm = tb_ppm, .cpu_ps = tb_dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
 		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TR_WIN_NS * 1000000 / TR_PERIOD_NS),
-		.path_ps = (double)tm_paths_ps(),
+		.path_ps = (double)tm_paths_ps(), .paths_held = now < tb_paths_held_until,
 	};
 	bool paths = tm_paths_on();
 	struct tr_fn *v = xcalloc(tb_n + 1, sizeof *v);
@@ -403,6 +414,7 @@ static bool tb_decide(uint64_t now)
 	if (paths != tm_paths_on()) {
 		paths_moved = true;
 		tm_paths_set(paths);
+		tb_paths_held_until = now + TB_HOLD_NS;
 		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %.2f%%)",
 		    paths ? "back on" : "off", tb_cost_ppm / 1e4, tb_ppm / 1e4);
 	}

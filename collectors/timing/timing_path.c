@@ -25,6 +25,7 @@ struct tm_pfig {
 struct tm_pagg {
 	uintptr_t      fn;
 	uint32_t       parent;         /* id + 1 of the parent path; 0: outermost */
+	bool           told;           /* sent once: the daemon knows the node */
 	struct tm_pfig retired, cur, base, sent;
 };
 
@@ -37,9 +38,12 @@ static uint64_t tm_pdrop_merge;   /* thread paths the merged tree had no room fo
 static uint32_t tm_pgen = 1;      /* the merged tree's generation (tm_block.pgen) */
 static struct proto_ag_path *tm_path_buf;
 
+/* The high half of the product: every bit of fn and parent reaches it (a
+ * function called from many places must not make one long probe run). */
 static size_t tm_pa_hash(uint32_t parent, uintptr_t fn)
 {
-	return (size_t)((((uint64_t)fn ^ ((uint64_t)parent << 40)) * 0x9E3779B97F4A7C15ull) >> 20);
+	return (size_t)((((uint64_t)fn + (uint64_t)parent * 0x9E3779B97F4A7C15ull) *
+	    0xC2B2AE3D27D4EB4Full) >> 32);
 }
 
 static void tm_pa_grow(void)
@@ -180,7 +184,9 @@ static size_t tm_path_fill(struct proto_agent_rec *rec, size_t *next, size_t max
 			.self = a->cur.self - a->base.self,
 		};
 
-		if (!all && memcmp(&now, &a->sent, sizeof now) == 0)
+		/* A new node goes once even with nothing returned yet (a
+		 * running main): its children name it as their parent. */
+		if (!all && a->told && memcmp(&now, &a->sent, sizeof now) == 0)
 			continue;
 		tm_path_buf[rec->npaths++] = (struct proto_ag_path){
 			.id = (uint32_t)k, .parent = a->parent, .addr = a->fn, .calls = now.calls,
@@ -188,6 +194,7 @@ static size_t tm_path_fill(struct proto_agent_rec *rec, size_t *next, size_t max
 			.self_ns = (uint64_t)((double)now.self * tm_ns_per_tick + 0.5),
 		};
 		a->sent = now;
+		a->told = true;
 	}
 	*next = k;
 	return rec->npaths;

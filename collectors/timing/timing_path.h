@@ -56,24 +56,51 @@ static TM_PATH_HOT __attribute__((noinline)) uint32_t tm_path_insert(struct tm_b
 	return TM_PATH_DROP;
 }
 
+/* The node + 1 of path (parent, fn), added if new (TM_PATH_DROP: full). */
+static inline TM_PATH_HOT uint32_t tm_path_node(struct tm_block *b, uint32_t parent, uintptr_t fn)
+{
+	uint32_t i = tm_path_hash(fn, parent);
+	const struct tm_node *n = &b->nodes[i];
+
+	if (__builtin_expect(n->fn == fn && n->parent == parent, 1))
+		return i + 1;
+	return tm_path_insert(b, i, parent, fn);
+}
+
+/* The frames under frame d opened while paths were off (pnode 0; with
+ * paths on a frame always has a node or TM_PATH_DROP): their nodes from
+ * the outermost of them up, so paths turned on under a running main still
+ * start at main.  The node + 1 of frame d - 1. */
+static TM_PATH_HOT __attribute__((noinline)) uint32_t tm_path_adopt(struct tm_block *b, uint32_t d)
+{
+	uint32_t k = d - 1, parent;
+
+	while (k > 0 && b->pnode[k - 1] == 0)
+		k--;
+	parent = k > 0 ? b->pnode[k - 1] : 0;
+	for (; k < d; k++) {
+		if (parent != TM_PATH_DROP)
+			parent = tm_path_node(b, parent, b->stack[k].fn);
+		b->pnode[k] = parent;
+	}
+	return parent;
+}
+
 /* The node + 1 of a call of fn opening frame d (0 when paths are off). */
 static inline TM_PATH_HOT uint32_t tm_path_enter(struct tm_block *b, uint32_t d, uintptr_t fn)
 {
-	uint32_t parent, i;
-	const struct tm_node *n;
+	uint32_t parent;
 
 	if (__builtin_expect(!__atomic_load_n(&tm_params.paths, __ATOMIC_RELAXED), 0))
 		return 0;
 	parent = d > 0 ? b->pnode[d - 1] : 0;
+	if (__builtin_expect(parent == 0, 0) && d > 0)
+		parent = tm_path_adopt(b, d);
 	if (__builtin_expect(parent == TM_PATH_DROP, 0)) {
 		__atomic_store_n(&b->paths_dropped, b->paths_dropped + 1, __ATOMIC_RELAXED);
 		return TM_PATH_DROP;
 	}
-	i = tm_path_hash(fn, parent);
-	n = &b->nodes[i];
-	if (__builtin_expect(n->fn == fn && n->parent == parent, 1))
-		return i + 1;
-	return tm_path_insert(b, i, parent, fn);
+	return tm_path_node(b, parent, fn);
 }
 
 /* Frame d closes with these figures: add them to its node. */

@@ -188,7 +188,7 @@ uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, b
 		total = tr_demote(f, n, &q, total, budget * TR_LOW_PERMILLE / 1000);
 	} else if (total < high) {
 		total = tr_promote(f, n, &q, total, high);
-		if (!*paths && p->path_ps > 0) {
+		if (!*paths && p->path_ps > 0 && !p->paths_held) {
 			struct tr_params with = q;
 			double t;
 			bool all = true;

@@ -38,6 +38,7 @@ struct tr_params {
 	uint32_t duty_ppm;        /* a sampled function's share of time timed */
 	double   path_ps;         /* what call paths add to a timed call (0: they
 	                           * cannot be turned on); in timed_ps while on */
+	bool     paths_held;      /* paths changed too recently to come back */
 };
 
 /* What one call of a function in mode costs, ps. */
@@ -54,8 +55,8 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
 /* The same with call paths (*paths: on now; out: on after): over the
  * budget, paths go off first, and functions are demoted only if that is
  * not enough; under TR_PROMOTE_PERMILLE, paths come back last: in a
- * decision that promoted nothing, every function timed, if the cost with
- * them stays under that share. */
+ * decision that promoted nothing, every function timed, paths not held,
+ * if the cost with them stays under that share. */
 uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, bool *paths);
 
 /* A sampled function's calls while it was not watched: its calls in the

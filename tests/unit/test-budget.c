@@ -171,7 +171,8 @@ static void test_budget_paths_off_first(void **state)
 
 /* ... and come back last: well under the budget, with every function
  * timed, paths on while the cost with them stays under 50% of it; with a
- * function still demoted, that function first and paths not yet. */
+ * function still demoted, that function first and paths not yet; held
+ * (changed too recently, or the start), not yet either. */
 static void test_budget_paths_back_last(void **state)
 {
 	struct tr_params p = P;
@@ -187,6 +188,10 @@ static void test_budget_paths_back_last(void **state)
 	assert_int_equal(v[1].mode, PROTO_FMODE_TIMED);
 	assert_false(paths);
 	v[1].changed = false;
+	p.paths_held = true;
+	assert_int_equal(tr_decide_paths(v, 2, &p, &paths), 4000);   /* 2e5 x 20 ns */
+	assert_false(paths);
+	p.paths_held = false;
 	assert_int_equal(tr_decide_paths(v, 2, &p, &paths), 5000);   /* 2e5 x 25 ns */
 	assert_true(paths);
 	assert_false(v[0].changed || v[1].changed);

@@ -139,6 +139,53 @@ static void test_sampler_unbiased(void **state)
 	assert_true(mblocks / 1000 > 0.9e6 && mblocks / 1000 < 1.1e6);
 }
 
+/* The interval the budget picks: widened until the projected cost fits
+ * the share, at most MEM_SAMPLE_MAX; narrowed back one step at a time
+ * once well under it, never below the base; else kept. */
+static void test_sample_adapt(void **state)
+{
+	const uint64_t d = MEM_SAMPLE_DEFAULT;
+
+	(void)state;
+	assert_true(mem_sample_adapt(d, d, 50000, 10000) == 8 * d);     /* 5% -> 0.63% */
+	assert_true(mem_sample_adapt(d, d, 20000, 10000) == 2 * d);     /* 2% -> 1% */
+	assert_true(mem_sample_adapt(d, d, 10000, 10000) == d);         /* at the share */
+	assert_true(mem_sample_adapt(d, d, 1e6, 10000) == MEM_SAMPLE_MAX);
+	assert_true(mem_sample_adapt(MEM_SAMPLE_MAX, d, 1e6, 10000) == MEM_SAMPLE_MAX);
+	assert_true(mem_sample_adapt(8 * d, d, 2000, 10000) == 4 * d);  /* 0.2% < 0.25%: back */
+	assert_true(mem_sample_adapt(8 * d, d, 3000, 10000) == 8 * d);  /* between: kept */
+	assert_true(mem_sample_adapt(d, d, 0, 10000) == d);             /* never under the base */
+	assert_true(mem_sample_adapt(3 * d, 2 * d, 0, 10000) == 2 * d);
+}
+
+/* Weights follow the interval each sample was drawn at: the estimate stays
+ * unbiased when the interval changes halfway. */
+static void test_sampler_interval_change(void **state)
+{
+	uint64_t x = 1442695040888963407ull, total = 0, est = 0;
+
+	(void)state;
+	mem.sample_bytes = 4096;
+	for (int i = 0; i < 2000000; i++) {
+		uint64_t wb, wm;
+		size_t s;
+
+		if (i == 1000000)
+			mem.sample_bytes = 32768;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		s = 1 + x % 8192;
+		total += s;
+		if (!mem_sample_skip(s) && mem_sample(s, &wb, &wm))
+			est += wb;
+	}
+	print_message("interval 4096 then 32768: %llu bytes estimated for %llu (%.3f%%)\n",
+	    (unsigned long long)est, (unsigned long long)total,
+	    100.0 * ((double)est - (double)total) / (double)total);
+	assert_true((double)est > 0.98 * (double)total && (double)est < 1.02 * (double)total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +193,8 @@ int main(void)
 		cmocka_unit_test(test_stack_walk_bounds),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_sampler_unbiased),
+		cmocka_unit_test(test_sample_adapt),
+		cmocka_unit_test(test_sampler_interval_change),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
