@@ -142,12 +142,8 @@ void tm_budget_init(void)
 	tm_st_default = tb_st(tb_start, false);
 	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb_start));
 	tm_select_states_off();
-	/* Call paths are the budget's last step up, and held like any step
-	 * up: they start off, and come on once a decision TB_HOLD_NS in finds
-	 * them affordable.  A program's first milliseconds (a Python's
-	 * imports) are no measure of its cost: on from the start, paths fill
-	 * the tree with thousands of start-up paths before the first
-	 * decisions on the real work can take them off. */
+	/* Call paths, the last step up, start off and held: a program's
+	 * start-up is no measure of its cost (doc/architecture.md). */
 	if (tb_ppm != 0) {
 		tm_paths_set(false);
 		tb_paths_held_until = proto_now_ns() + TB_HOLD_NS;
