@@ -135,20 +135,31 @@ daemon_paths_frame(const struct daemon_session *s, size_t top, size_t *n, char (
 
 /* ---- reports ---- */
 
-/* JSON: every path with calls, parent by id ("parent": null at the top). */
+/* JSON: every path with calls, and the ancestors of those still running
+ * (a main that has not returned: no calls yet), so every parent id is
+ * listed; parent by id ("parent": null at the top).  A parent's id is
+ * below its children's: one pass down the ids marks the ancestors. */
 void
 daemon_paths_json(struct report_json *j, const struct daemon_session *s)
 {
 	const struct daemon_paths *p = &s->paths;
+	bool *keep = xcalloc(p->n ? p->n : 1, sizeof *keep);
 	char buf[32];
 
+	for (size_t k = p->n; k-- > 0;) {
+		const struct daemon_path *x = &p->v[k];
+
+		keep[k] |= x->calls > 0 || x->incl_ns > 0;
+		if (keep[k] && x->parent != 0)
+			keep[x->parent - 1] = true;
+	}
 	rj_u64(j, "paths_dropped", p->dropped);
 	rj_bool(j, "paths_off", p->off);
 	rj_arr(j, "paths");
 	for (size_t k = 0; k < p->n; k++) {
 		const struct daemon_path *x = &p->v[k];
 
-		if (x->calls == 0 && x->incl_ns == 0)
+		if (!keep[k])
 			continue;
 		rj_obj(j, NULL);
 		rj_u64(j, "id", k);
@@ -163,6 +174,7 @@ daemon_paths_json(struct report_json *j, const struct daemon_session *s)
 		rj_end_obj(j);
 	}
 	rj_end_arr(j);
+	free(keep);
 }
 
 /* Folded: one line per path with self time, its functions root first,

@@ -146,6 +146,41 @@ static int hook_got_store(const struct hook_mod *m, uintptr_t slot, uintptr_t v)
 	return 0;
 }
 
+/* A run of GOT stores into one module after another: each module's RELRO
+ * part made writable once for its run (in a threaded process every
+ * mprotect is a TLB shootdown on the other cores), else a store each. */
+struct hook_got_batch {
+	const struct hook_mod *m;       /* the module of the run, NULL: none */
+	bool writable;                  /* its RELRO part is writable now */
+	uintptr_t lo, hi;
+};
+
+/* End the batch's run: its module's RELRO part read-only again. */
+static void hook_got_batch_end(struct hook_got_batch *b)
+{
+	if (b->writable && mprotect((void *)b->lo, b->hi - b->lo, PROT_READ) != 0)
+		agent_warn("hook: cannot make the GOT of %s read-only again: %s", b->m->path,
+		    strerror(errno));
+	b->m = NULL;
+	b->writable = false;
+}
+
+/* Store v into m's GOT entry at slot within the batch. */
+static int hook_got_batch_store(struct hook_got_batch *b, const struct hook_mod *m, uintptr_t *slot,
+    uintptr_t v)
+{
+	if (b->m != m) {
+		hook_got_batch_end(b);
+		b->m = m;
+		b->writable = hook_got_relro(m, &b->lo, &b->hi) &&
+		    mprotect((void *)b->lo, b->hi - b->lo, PROT_READ | PROT_WRITE) == 0;
+	}
+	if (!b->writable)
+		return hook_got_store(m, (uintptr_t)slot, v);
+	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* See hook_int.h.  An entry the program rewrote since is left alone.  Each
  * is one atomic store: threads may run meanwhile. */
 void hook_got_unbind(struct hook_engine *g)
@@ -345,9 +380,8 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 	const struct hook_mod *m = &g->mods->m[mi];
 	struct hook_got_imp *imps;
 	struct hook_region r;
-	uintptr_t lo, hi;
+	struct hook_got_batch batch = { 0 };
 	int n, done = 0;
-	bool open;
 
 	n = hook_dyn_imports(m, &imps);
 	/* near the module if it can (as every region), else anywhere: a GOT
@@ -405,36 +439,28 @@ void hook_got_prepare(struct hook_engine *g, int mi)
 		    strerror(errno));
 		goto out;
 	}
-	/* The RELRO part writable once for the whole batch: in a threaded
-	 * process every mprotect is a TLB shootdown on the other cores. */
-	open = hook_got_relro(m, &lo, &hi) && mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0;
 	for (size_t i = g->nsites - (size_t)done; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
 		s->got_orig = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
-		if (open) {
-			__atomic_store_n(s->got_slot, (uintptr_t)s->blk, __ATOMIC_RELEASE);
-		} else if (hook_got_store(m, (uintptr_t)s->got_slot, (uintptr_t)s->blk) < 0) {
+		if (hook_got_batch_store(&batch, m, s->got_slot, (uintptr_t)s->blk) < 0) {
 			agent_warn("hook: cannot write the GOT of %s: %s", m->path, strerror(errno));
 			s->dead = true;
 			continue;
 		}
 		s->patched = true;
 	}
-	if (open && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
-		agent_warn("hook: cannot make the GOT of %s read-only again: %s", m->path,
-		    strerror(errno));
+	hook_got_batch_end(&batch);
 	agent_log("hook: %s: %d library imports redirected", m->path, done);
 out:
 	free(imps);
 }
 
 /* See hook_int.h.  Sites of one module are adjacent (prepared module by
- * module), so its RELRO part is made writable once per run of them. */
+ * module): one batch run per module. */
 void hook_got_sync(struct hook_engine *g)
 {
-	int open = -1;                  /* the module whose RELRO part is writable */
-	uintptr_t lo = 0, hi = 0;
+	struct hook_got_batch batch = { 0 };
 
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
@@ -446,24 +472,11 @@ void hook_got_sync(struct hook_engine *g)
 		cur = __atomic_load_n(s->got_slot, __ATOMIC_ACQUIRE);
 		if (cur == want || (cur != (uintptr_t)s->blk && cur != s->fn))
 			continue;       /* in line, or the program's own value since */
-		if (s->mod != open) {
-			if (open >= 0 && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
-				agent_warn("hook: cannot make the GOT of %s read-only again: %s",
-				    g->mods->m[open].path, strerror(errno));
-			open = -1;
-			if (hook_got_relro(&g->mods->m[s->mod], &lo, &hi) &&
-			    mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE) == 0)
-				open = s->mod;
-		}
-		if (open == s->mod || (uintptr_t)s->got_slot < lo || (uintptr_t)s->got_slot >= hi)
-			__atomic_store_n(s->got_slot, want, __ATOMIC_RELEASE);
-		else if (hook_got_store(&g->mods->m[s->mod], (uintptr_t)s->got_slot, want) < 0)
+		if (hook_got_batch_store(&batch, &g->mods->m[s->mod], s->got_slot, want) < 0)
 			agent_warn("hook: cannot write the GOT of %s: %s", g->mods->m[s->mod].path,
 			    strerror(errno));
 	}
-	if (open >= 0 && mprotect((void *)lo, hi - lo, PROT_READ) != 0)
-		agent_warn("hook: cannot make the GOT of %s read-only again: %s", g->mods->m[open].path,
-		    strerror(errno));
+	hook_got_batch_end(&batch);
 }
 
 /* See engine.h.  The entries of functions the loader has not bound yet

@@ -231,23 +231,23 @@ static void mem_big_take(uintptr_t addr, size_t size, uint32_t id, void *arg)
 }
 
 /* Sampled mode under the overhead budget: what recording the kept blocks
- * cost the process since the last change, against a fifth of the budget,
- * widens or narrows the interval (mem_sample_adapt).  Widening looks at
- * MEM_ADAPT_CPU_NS of the process's CPU or more, narrowing at
- * MEM_ADAPT_SLOW_NS or more: a wide interval records few blocks in a
- * short window, each new stack dearer than a known one, and the cost read
- * off a few of them swings by several times.  An interval the user set is
- * kept; with the budget off the default comes back. */
+ * cost the process since the last look, against a fifth of the budget,
+ * widens or narrows the interval (mem_sample_adapt).  A look widens once
+ * MEM_ADAPT_CPU_NS of the process's CPU went by, and may narrow only after
+ * MEM_ADAPT_SLOW_NS: a wide interval records few blocks in a short window,
+ * each new stack dearer than a known one, and the cost read off a few of
+ * them swings by several times.  An interval the user set is kept; with
+ * the budget off the default comes back. */
 #define MEM_ADAPT_CPU_NS  20000000ull
 #define MEM_ADAPT_SLOW_NS 1000000000ull
 static void mem_adapt(void)
 {
 	uint64_t ns = LOAD(&mem.sample_ns), cpu, cur = LOAD(&mem.sample_bytes), next = cur;
 	uint32_t ppm = timing_budget_ppm();
-	double cost, share = (double)ppm / MEM_BUDGET_SHARE;
+	double cost = 0, share = (double)ppm / MEM_BUDGET_SHARE;
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+	if (mem_interval_user || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
 		return;
 	cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (mem_adapt_cpu == 0 || cpu < mem_adapt_cpu || ns < mem_adapt_ns) {
@@ -255,16 +255,17 @@ static void mem_adapt(void)
 		mem_adapt_ns = ns;
 		return;
 	}
-	if (cpu - mem_adapt_cpu < MEM_ADAPT_CPU_NS)
-		return;
-	cost = (double)(ns - mem_adapt_ns) / (double)(cpu - mem_adapt_cpu) * 1e6;
-	if (!mem_interval_user && ppm == 0)
+	if (ppm == 0) {
 		next = MEM_SAMPLE_DEFAULT;
-	else if (!mem_interval_user && LOAD(&mem.mode) == MEM_SAMPLED &&
-	    (cost > share || cpu - mem_adapt_cpu >= MEM_ADAPT_SLOW_NS))
-		next = mem_sample_adapt(cur, MEM_SAMPLE_DEFAULT, cost, share);
-	else if (cpu - mem_adapt_cpu < MEM_ADAPT_SLOW_NS)
-		return;                       /* the window grows */
+	} else {
+		if (cpu - mem_adapt_cpu < MEM_ADAPT_CPU_NS)
+			return;
+		cost = (double)(ns - mem_adapt_ns) / (double)(cpu - mem_adapt_cpu) * 1e6;
+		if (cost <= share && cpu - mem_adapt_cpu < MEM_ADAPT_SLOW_NS)
+			return;               /* the window grows */
+		if (LOAD(&mem.mode) == MEM_SAMPLED)
+			next = mem_sample_adapt(cur, MEM_SAMPLE_DEFAULT, cost, share);
+	}
 	if (next != cur) {
 		agent_log("memory: sampling every %llu bytes (recording samples cost %.2f%% of the CPU, "
 		    "its share of the budget %.2f%%)", (unsigned long long)next, cost / 1e4, share / 1e4);

@@ -118,20 +118,23 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 {
 	struct tm_block *g;
 	uintptr_t pc[MEM_FRAMES];
-	uint64_t wb = size, wm = 1000, t0;
+	uint64_t wb = size, wm = 1000, t0 = 0;
 	uint32_t n, id;
+	bool sampled = LOAD(&mem.mode) == MEM_SAMPLED;
 
 	if (p == NULL)
 		return;
-	if (!mapped && LOAD(&mem.mode) == MEM_SAMPLED && !mem_sample(size, &wb, &wm))
+	if (!mapped && sampled && !mem_sample(size, &wb, &wm))
 		return;
-	t0 = proto_now_ns();
+	if (sampled)                    /* what sampling costs, for the budget */
+		t0 = proto_now_ns();
 	g = timing_guard_enter();
 	n = mem_stack_capture(frame, pc, MEM_FRAMES);
 	id = mem_stack_id(pc, n);
 	mem_block_add(p, size, mapped ? id | MEM_MAPPED : id, wb, wm);
 	timing_guard_leave(g);
-	ADD(&mem.sample_ns, proto_now_ns() - t0);
+	if (sampled)
+		ADD(&mem.sample_ns, proto_now_ns() - t0);
 }
 
 BODY void *mem_malloc(size_t n)

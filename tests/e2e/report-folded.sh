@@ -27,6 +27,12 @@ pwant=$(jq '[.sessions[0].functions.paths[] | (.self_ns + 500) / 1000 | floor | 
 	"$HS_TMP/r.json")
 [ "$psum" = "$pwant" ] && [ "$psum" -gt 0 ] ||
 	fail "folded call-path lines sum to $psum us, the paths' self time is $pwant us"
+# The demo's main never returns: the JSON still lists it, as the parent its
+# children name (every parent id is a listed path).
+jq -e '.sessions[0].functions.paths | [.[].id] as $ids | all(.[]; .parent == null or (.parent as $p | $ids | index($p)))' \
+	"$HS_TMP/r.json" >/dev/null || fail "a path's parent is not among the JSON's paths"
+jq -e '[.sessions[0].functions.paths[] | select(.func == "main" and .parent == null)] | length == 1' \
+	"$HS_TMP/r.json" >/dev/null || fail "main is not the JSON tree's root"
 grep -Eq '(^|;)loop_(sleep|spin)_cb(;| )' "$HS_TMP/r.folded" || fail "no loop callback in the stacks"
 grep -q '^[^;]*;' "$HS_TMP/r.folded" || fail "no multi-frame stack"
 echo "ok: $(wc -l <"$HS_TMP/r.folded") folded lines, blocks $sum us = their samples' $want us," \
