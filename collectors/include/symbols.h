@@ -83,9 +83,12 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t offset);
 
 void symtab_free(struct symtab *t);
 /* A loaded module's table as the catalogue loads it: its debug file and
- * the HOOKSCOPE_MAP file configured for path, if any (thread-safe).  0, or
- * -1 with err. */
+ * the HOOKSCOPE_MAP file configured for path, if any (thread-safe).  One
+ * table per file, shared by every holder: given back with symtab_release,
+ * never symtab_free.  0, or -1 with err. */
 int symtab_load_module(const char *path, struct symtab **out, char *err, size_t errlen);
+/* Let go of a table symtab_load_module gave (freed with its last holder). */
+void symtab_release(struct symtab *t);
 /* Does the ELF file at path import sym (an undefined .dynsym entry)?
  * false when it cannot be read. */
 bool symtab_file_imports(const char *path, const char *sym);

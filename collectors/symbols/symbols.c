@@ -31,14 +31,35 @@ void sym_elf_init_once(void)
 	pthread_once(&sym_elf_once, sym_elf_version);
 }
 
+#define SYM_POOL_BLOCK (64u << 10)      /* bytes of names per pool block, at least */
+
+/* Room for len bytes in sv's pool. */
+static char *sym_pool_take(struct sym_vec *sv, size_t len)
+{
+	struct sym_pool *b = sv->pool;
+
+	if (b == NULL || b->cap - b->used < len) {
+		size_t cap = len > SYM_POOL_BLOCK ? len : SYM_POOL_BLOCK;
+
+		b = xmalloc(sizeof *b + cap);
+		b->next = sv->pool;
+		b->used = 0;
+		b->cap = cap;
+		sv->pool = b;
+	}
+	b->used += len;
+	return b->s + b->used - len;
+}
+
 /* See symbols_int.h. */
 void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char *name,
     size_t namelen, int bind, int vis, int src)
 {
 	struct sym_tmp *s;
+	char *copy;
 
 	if (sv->n == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 64;
+		sv->cap = sv->cap ? sv->cap * 2 : 1024;
 		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
 	}
 	if (namelen > SYM_MAX_NAME)
@@ -50,12 +71,13 @@ void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char
 			namelen = k;
 			break;
 		}
+	copy = sym_pool_take(sv, namelen + 1);
+	memcpy(copy, name, namelen);
+	copy[namelen] = '\0';
 	s = &sv->v[sv->n++];
 	s->offset = offset;
 	s->size = size;
-	s->name = xmalloc(namelen + 1);
-	memcpy(s->name, name, namelen);
-	s->name[namelen] = '\0';
+	s->name = copy;
 	s->bind = (uint8_t)bind;
 	s->vis = (uint8_t)vis;
 	s->src = (uint8_t)src;
@@ -64,8 +86,10 @@ void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char
 /* See symbols_int.h. */
 void sym_vec_free(struct sym_vec *sv)
 {
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i].name);
+	for (struct sym_pool *b = sv->pool, *next; b != NULL; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(sv->v);
 	memset(sv, 0, sizeof *sv);
 }
@@ -77,16 +101,13 @@ static size_t sym_underscores(const char *s)
 	return strspn(s, "_");
 }
 
-/* Sort by address, the preferred alias first: non-local before local; fewer
- * leading underscores (getpid, a weak alias, over the global __getpid);
- * global before weak; shorter; then by name, for a stable choice. */
-static int sym_tmp_cmp(const void *a, const void *b)
+/* Of two aliases of one address, the preferred first: non-local before
+ * local; fewer leading underscores (getpid, a weak alias, over the global
+ * __getpid); global before weak; shorter; then by name, for a stable choice. */
+static int sym_alias_cmp(const struct sym_tmp *x, const struct sym_tmp *y)
 {
-	const struct sym_tmp *x = a, *y = b;
 	size_t ux, uy, lx, ly;
 
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
 	if ((x->bind == SYM_BIND_LOCAL) != (y->bind == SYM_BIND_LOCAL))
 		return x->bind == SYM_BIND_LOCAL ? 1 : -1;
 	ux = sym_underscores(x->name);
@@ -102,22 +123,67 @@ static int sym_tmp_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Sort and keep the preferred alias of each address. */
+/* One symbol's place while sorting: its address and where it is. */
+struct sym_key {
+	uint64_t offset;
+	size_t   at;
+};
+
+/* Sort keys by offset: least significant byte first, stable, one pass per
+ * byte the largest offset has (a module's offsets fit in three or four).
+ * Linear: a table has thousands of symbols, loaded in every process the
+ * agent starts in, where a comparison sort moving whole symbols was most
+ * of the load. */
+static void sym_keys_sort(struct sym_key *k, struct sym_key *tmp, size_t n)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max |= k[i].offset;
+	for (unsigned shift = 0; shift < 64 && (max >> shift) != 0; shift += 8) {
+		size_t count[257] = { 0 };
+
+		for (size_t i = 0; i < n; i++)
+			count[((k[i].offset >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(k[i].offset >> shift) & 0xff]++] = k[i];
+		memcpy(k, tmp, n * sizeof *k);
+	}
+}
+
+/* Sort by address and keep the preferred alias of each (sym_alias_cmp). */
 static void sym_vec_sort(struct sym_vec *sv)
 {
-	size_t k = 0;
+	struct sym_key *k, *tmp;
+	struct sym_tmp *out;
+	size_t n = 0;
 
 	if (sv->n == 0)
 		return;
-	qsort(sv->v, sv->n, sizeof *sv->v, sym_tmp_cmp);
+	k = xmalloc(sv->n * sizeof *k);
+	tmp = xmalloc(sv->n * sizeof *tmp);
+	for (size_t i = 0; i < sv->n; i++)
+		k[i] = (struct sym_key){ .offset = sv->v[i].offset, .at = i };
+	sym_keys_sort(k, tmp, sv->n);
+	out = xmalloc(sv->n * sizeof *out);
 	for (size_t i = 0; i < sv->n; i++) {
-		if (k > 0 && sv->v[i].offset == sv->v[k - 1].offset) {
-			free(sv->v[i].name);
-			continue;
+		const struct sym_tmp *s = &sv->v[k[i].at];
+
+		if (n > 0 && out[n - 1].offset == s->offset) {
+			if (sym_alias_cmp(s, &out[n - 1]) < 0)
+				out[n - 1] = *s;
+			continue;       /* the other's name stays in the pool until the vector goes */
 		}
-		sv->v[k++] = sv->v[i];
+		out[n++] = *s;
 	}
-	sv->n = k;
+	free(k);
+	free(tmp);
+	free(sv->v);
+	sv->v = out;
+	sv->n = n;
+	sv->cap = sv->n;
 }
 
 /* Index of the last symbol of sorted sv at or below off, or SIZE_MAX. */
@@ -145,7 +211,7 @@ static void sym_vec_fill_holes(struct sym_vec *acc, struct sym_vec *layer)
 
 	for (size_t i = 0; i < layer->n; i++) {
 		struct sym_tmp *s = &layer->v[i];
-		struct sym_vec old = { acc->v, n0, n0 };
+		struct sym_vec old = { .v = acc->v, .n = n0, .cap = n0 };
 		size_t f = sym_vec_floor(&old, s->offset);
 
 		if (f != SIZE_MAX) {

@@ -6,6 +6,7 @@
  *   symbols_debug.c  finding a module's separate debug file
  *   symbols_map.c    GNU ld -Map files
  *   symbols_proc.c   the modules of this process (sym_resolve)
+ *   symbols_shared.c a module's table loaded once, shared by its holders
  */
 #ifndef HOOKSCOPE_SYMBOLS_INT_H
 #define HOOKSCOPE_SYMBOLS_INT_H
@@ -17,18 +18,28 @@
 #define SYM_MAX_NAME 4096         /* longer names are cut (records stay small) */
 #define SYM_MAX_SEGS 32           /* PT_LOADs remembered per module */
 
-/* A symbol while loading; name is owned by the vector. */
+/* A symbol while loading; name lies in the vector's pool. */
 struct sym_tmp {
-	uint64_t offset;
-	uint64_t size;
-	char    *name;
-	uint8_t  bind, vis, src;
+	uint64_t    offset;
+	uint64_t    size;
+	const char *name;
+	uint8_t     bind, vis, src;
 };
 
-/* A growable array of symbols. */
+/* A block of the names' pool: blocks never move, so names stay put while
+ * the array grows (one allocation per block, not one per name: a table of
+ * thousands of symbols is loaded in every process the agent starts in). */
+struct sym_pool {
+	struct sym_pool *next;
+	size_t           used, cap;
+	char             s[];
+};
+
+/* A growable array of symbols and the pool of their names. */
 struct sym_vec {
-	struct sym_tmp *v;
-	size_t          n, cap;
+	struct sym_tmp  *v;
+	size_t           n, cap;
+	struct sym_pool *pool;
 };
 
 /* What symtab_load needs to know about one ELF file. */
@@ -68,5 +79,16 @@ uint32_t sym_debug_crc32(uint32_t crc, const void *buf, size_t len);
 /* symbols_map.c: the function symbols of a GNU ld map, offsets = link-time
  * addresses as printed. */
 int sym_map_read(const char *path, struct sym_vec *out, char *err, size_t errlen);
+
+/* symbols_proc.c: copy the HOOKSCOPE_MAP file configured for path into
+ * buf; NULL if none. */
+const char *sym_map_copy(const char *path, char *buf, size_t len);
+
+/* symbols_shared.c: the table of the file at load_path (real_path: where
+ * the module lives, for its debuglink and map file), shared with every
+ * other holder of the same file; symtab_release lets it go.  0, or -1 with
+ * err. */
+int sym_shared_load(const char *load_path, const char *real_path, struct symtab **out,
+    char *err, size_t errlen);
 
 #endif

@@ -114,8 +114,8 @@ static const char *sym_map_for(const char *path)
 	return NULL;
 }
 
-/* Copy the map file configured for path into buf; NULL if none. */
-static const char *sym_map_copy(const char *path, char *buf, size_t len)
+/* See symbols_int.h. */
+const char *sym_map_copy(const char *path, char *buf, size_t len)
 {
 	const char *f;
 
@@ -129,42 +129,33 @@ static const char *sym_map_copy(const char *path, char *buf, size_t len)
 	return f != NULL ? buf : NULL;
 }
 
-/* See symbols.h. */
-int symtab_load_module(const char *path, struct symtab **out, char *err, size_t errlen)
-{
-	struct symtab_opts opts = { .real_path = path };
-	char map[4096];
-
-	opts.map_path = sym_map_copy(path, map, sizeof map);
-	return symtab_load_opts(path, &opts, out, err, errlen);
-}
-
-/* Load a module's table the first time it is needed. */
+/* Load a module's table the first time it is needed (shared with the
+ * engine's and the selection's: sym_shared_load). */
 static void sym_module_load(struct sym_module *m)
 {
-	struct symtab_opts opts = { .real_path = m->path };
 	const char *dbg = getenv("HOOKSCOPE_DEBUG");
 	bool verbose = dbg != NULL && dbg[0] != '\0' && strcmp(dbg, "0") != 0;
 	char err[PROTO_ERR_LEN], map[4096];
+	bool mapped;
 
 	if (m->tried)
 		return;
 	m->tried = true;
-	opts.map_path = sym_map_copy(m->path, map, sizeof map);
+	mapped = sym_map_copy(m->path, map, sizeof map) != NULL;
 	/* The running executable is always /proc/self/exe, even if replaced. */
-	if (symtab_load_opts(m->is_main ? "/proc/self/exe" : m->path, &opts, &m->tab, err,
+	if (sym_shared_load(m->is_main ? "/proc/self/exe" : m->path, m->path, &m->tab, err,
 	    sizeof err) < 0) {
-		if (opts.map_path != NULL || verbose)
+		if (mapped || verbose)
 			agent_warn("%s: %s", m->path, err);
 		return;
 	}
-	if (m->tab->notes != NULL && (opts.map_path != NULL || verbose))
+	if (m->tab->notes != NULL && (mapped || verbose))
 		agent_warn("%s: %s", m->path, m->tab->notes);
 }
 
 static void sym_module_free(struct sym_module *m)
 {
-	symtab_free(m->tab);
+	symtab_release(m->tab);
 	free(m);
 }
 

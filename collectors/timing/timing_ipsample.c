@@ -103,27 +103,38 @@ void tm_ip_set(bool on)
 	}
 }
 
-/* The function whose code holds pc, or 0. */
-static uintptr_t tm_ip_fn(uintptr_t pc)
-{
-	struct sym_info si;
-
-	if (sym_resolve(pc, &si) == 0)
-		return pc - (uintptr_t)si.offset + (uintptr_t)si.start;
-	return hook_engine_block_fn(pc);
-}
-
-/* Is pc the agent's own code: its text (the hot paths, the wrappers) or a
- * site's block?  The share of such samples is the hooks' cost as the
- * program pays it, caches and branch predictors included, where the budget
- * charges calibrated costs (both sent: tm_budget_rec). */
-static bool tm_ip_agent(uintptr_t pc)
+/* Is pc in the agent's own text (the hot paths, the wrappers)? */
+static bool tm_ip_in_agent(uintptr_t pc)
 {
 	static uintptr_t lo, hi;          /* reporter only */
 
 	if (hi == 0)
 		agent_text(&lo, &hi);
-	return (pc >= lo && pc < hi) || hook_engine_block_fn(pc) != 0;
+	return pc >= lo && pc < hi;
+}
+
+/* Account one sample: the function whose code holds pc gets it (a site's
+ * block holds its function's first instructions), and the share of the
+ * agent's code, its text or a block, is the hooks' cost as the program
+ * pays it, caches and branch predictors included, where the budget charges
+ * calibrated costs (both sent: tm_budget_rec).  The agent's text is no
+ * function of the program's: not looked up (nor its symbols read for it). */
+static void tm_ip_account(uintptr_t pc, void (*add)(uintptr_t fn, void *arg), void *arg)
+{
+	struct sym_info si;
+	uintptr_t fn;
+
+	tm_ip_n++;
+	if (tm_ip_in_agent(pc)) {
+		tm_ip_agent_n++;
+		return;
+	}
+	if (sym_resolve(pc, &si) == 0)
+		fn = pc - (uintptr_t)si.offset + (uintptr_t)si.start;
+	else if ((fn = hook_engine_block_fn(pc)) != 0)
+		tm_ip_agent_n++;
+	if (fn != 0)
+		add(fn, arg);
 }
 
 /* See timing_int.h. */
@@ -137,15 +148,9 @@ void tm_ip_drain(void (*add)(uintptr_t fn, void *arg), void *arg)
 		h = __atomic_load_n(&b->ip_head, __ATOMIC_ACQUIRE);
 		if (h - b->ip_tail > TM_IPS)
 			b->ip_tail = h - TM_IPS;          /* overrun: the newest only */
-		for (; b->ip_tail != h; b->ip_tail++) {
-			uintptr_t pc = __atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED);
-			uintptr_t fn = tm_ip_fn(pc);
-
-			tm_ip_n++;
-			tm_ip_agent_n += tm_ip_agent(pc);
-			if (fn != 0)
-				add(fn, arg);
-		}
+		for (; b->ip_tail != h; b->ip_tail++)
+			tm_ip_account(__atomic_load_n(&b->ips[b->ip_tail % TM_IPS], __ATOMIC_RELAXED),
+			    add, arg);
 	}
 	if (tm_ip_n > TM_IP_RECENT) {
 		tm_ip_n /= 2;

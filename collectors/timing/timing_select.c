@@ -146,7 +146,7 @@ static struct tm_sel *tm_sel_build(const struct tm_sel_mods *ms, int level)
 			}
 			s->fns[s->n++] = ms->m[i].bias + y->offset;
 		}
-		symtab_free(t);
+		symtab_release(t);
 	}
 	if (s->n > 1)
 		qsort(s->fns, s->n, sizeof *s->fns, tm_sel_cmp);

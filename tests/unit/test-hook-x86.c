@@ -212,6 +212,27 @@ static void test_branch_forms(void **state)
 	}
 }
 
+/* A rel8 branch at the furthest offset that reaches the patched bytes
+ * (rel -128 aimed at their last byte) is found, wherever the filter stops
+ * reading rel8 forms; one byte further on it lands past them. */
+static void test_branch_rel8_reach(void **state)
+{
+	uint8_t code[0x400];
+	struct hook_plan p;
+
+	(void)state;
+	memset(code, 0x90, sizeof code);
+	memcpy(code, (const uint8_t[]){ 0x55, 0x48, 0x89, 0xe5 }, 4);  /* n = 5 with one nop */
+	code[sizeof code - 1] = 0xc3;
+	code[130] = 0x74;                     /* je: ends at 132, 132 - 128 = 4 */
+	code[131] = 0x80;
+	assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_R_INTO);
+	memset(code + 130, 0x90, 2);
+	code[131] = 0x74;                     /* ends at 133: 5, past the patched bytes */
+	code[132] = 0x80;
+	assert_int_equal(hook_x86_plan(code, sizeof code, FN, DST, &p), HOOK_OK);
+}
+
 /* Bytes that read as a jmp into the prologue but sit inside another
  * instruction's immediate (movabs rax, imm64) are no branch: accepted. */
 static void test_branch_lookalike(void **state)
@@ -387,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_branch_forms),
+		cmocka_unit_test(test_branch_rel8_reach),
 		cmocka_unit_test(test_branch_lookalike),
 		cmocka_unit_test(test_libc_agrees),
 		cmocka_unit_test(test_python_agrees),

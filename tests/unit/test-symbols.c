@@ -217,6 +217,42 @@ static void test_resolve(void **state)
 	sym_cache_free();
 }
 
+/* One table per file: the executable by its path and as /proc/self/exe
+ * (the catalogue's way) is loaded once, and lives until its last holder
+ * lets go; the catalogue's lookups share it too. */
+static void test_shared(void **state)
+{
+	struct symtab *a, *b, *c;
+	struct sym_info si;
+	char self[4096], err[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_int_equal(symtab_load_module(self, &a, err, sizeof err), 0);
+	assert_int_equal(symtab_load_module(self, &b, err, sizeof err), 0);
+	assert_ptr_equal(a, b);
+	symtab_release(b);
+	a->nsrc[0] += 12345;            /* a mark no fresh load has */
+	/* sym_resolve loads the executable as /proc/self/exe: the same table */
+	assert_int_equal(sym_resolve((uintptr_t)test_global_target, &si), 0);
+	assert_string_equal(si.name, "test_global_target");
+	symtab_release(a);
+	/* only the catalogue holds it now: still the same table */
+	assert_int_equal(symtab_load_module(self, &c, err, sizeof err), 0);
+	assert_true(c->nsrc[0] >= 12345);
+	assert_non_null(symtab_lookup(c, (uintptr_t)test_static_target - test_exe_base()));
+	sym_cache_free();               /* the catalogue lets go */
+	assert_non_null(symtab_lookup(c, (uintptr_t)test_static_target - test_exe_base()));
+	symtab_release(c);              /* the last: freed (a sanitizer build sees a leak or a double free) */
+	assert_int_equal(symtab_load_module(self, &b, err, sizeof err), 0);
+	assert_non_null(symtab_lookup(b, (uintptr_t)test_static_target - test_exe_base()));
+	symtab_release(b);
+	assert_int_equal(symtab_load_module("/nonexistent/lib.so", &b, err, sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent/lib.so"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lookup_bounds, test_setup, test_teardown),
 		cmocka_unit_test(test_reject_corrupt),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
