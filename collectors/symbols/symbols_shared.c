@@ -8,10 +8,12 @@
  * is the file its path names) and map file, counted, and freed when its
  * last holder releases it.  Any thread.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "protocol.h"
 #include "symbols_int.h"
@@ -41,6 +43,21 @@ static struct sym_shared *sym_shared_find(const struct stat *st, const char *map
 	return NULL;
 }
 
+/* The identity of the file at path, from the open file: a stat of the
+ * path can see another file (qemu's user mode answers a stat of
+ * /proc/self/exe with its own binary, an open with the program's). */
+static bool sym_shared_identity(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, st) == 0;
+	close(fd);
+	return ok;
+}
+
 /* See symbols_int.h. */
 int sym_shared_load(const char *load_path, const char *real_path, struct symtab **out,
     char *err, size_t errlen)
@@ -52,7 +69,7 @@ int sym_shared_load(const char *load_path, const char *real_path, struct symtab 
 	struct stat st;
 
 	opts.map_path = sym_map_copy(real_path, map, sizeof map);
-	if (stat(load_path, &st) != 0)          /* no identity: loaded alone (or the error) */
+	if (!sym_shared_identity(load_path, &st))       /* loaded alone (or the error) */
 		return symtab_load_opts(load_path, &opts, out, err, errlen);
 	pthread_mutex_lock(&sym_shared_lock);
 	e = sym_shared_find(&st, opts.map_path);
