@@ -8,6 +8,14 @@
 . tests/e2e/data/report-demo.sh
 start_report_demo
 wait_for 30 jq_once '[.blocks.list[] | select(.ended)] | length >= 2'
+# Under the budget the call paths come on once a decision after the
+# start-up finds them affordable (doc/architecture.md, "the overhead
+# budget"): a report has them some seconds in.
+paths_reported() {
+	"$O/hookscope" --dump "$HS_TMP/p.json" "ws://127.0.0.1:$HS_PORT" >/dev/null 2>&1 &&
+		jq -e '[.sessions[0].functions.paths[] | select(.self_ns >= 500)] | length > 0' "$HS_TMP/p.json"
+}
+wait_for 30 paths_reported
 kill -STOP "$DEMO_PID"
 t=$(date +%s%3N)
 sleep 0.5        # an agent report in flight when it stopped lands first
