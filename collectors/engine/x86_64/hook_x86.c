@@ -24,7 +24,8 @@
  *     (hook_x86_candidates): read at every byte offset, as if an instruction
  *     started there, the direct-branch encodings give a superset of the
  *     function's branch targets.  Only when one lands in the patched bytes is
- *     the function decoded, and only up to that candidate.
+ *     the function decoded, and only up to that candidate; a call of the
+ *     entry is allowed (a recursive call through the hook), so it is none.
  * Indirect branches (jump tables) cannot be checked; gcc never aims one at
  * the first bytes of a function, whose entry is before any dispatch.
  */
@@ -127,6 +128,7 @@ static inline size_t hook_x86_candidate(const uint8_t *code, size_t size, size_t
 	uint8_t op = code[j];
 	size_t imm_at, imm_len;
 	int64_t rel;
+	uint64_t off;
 
 	if (op == 0xe8 || op == 0xe9) {
 		imm_at = j + 1, imm_len = 4;
@@ -149,8 +151,11 @@ static inline size_t hook_x86_candidate(const uint8_t *code, size_t size, size_t
 		memcpy(&r32, code + imm_at, 4);
 		rel = r32;
 	}
-	/* unsigned wrap: a target below addr compares as huge */
-	if ((uint64_t)((int64_t)(imm_at + imm_len) + rel) < n)
+	/* unsigned wrap: a target below addr compares as huge.  A call of
+	 * offset 0 is a recursive call, which the sweep allows: real or
+	 * misread, it needs no sweep (most candidates of a program's text). */
+	off = (uint64_t)((int64_t)(imm_at + imm_len) + rel);
+	if (off < n && !(op == 0xe8 && off == 0))
 		return imm_at + imm_len;
 	return last;
 }
