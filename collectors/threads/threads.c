@@ -1,21 +1,27 @@
 /*
  * threads.c - the threads collector, reporter side: walks the thread
  * records the wrappers write (threads_hooks.c), samples each live thread's
- * CPU time and name from /proc/self/task/TID/stat, groups threads into
- * creation sites (same start routine, same calling address: a site that
- * made two or more threads is an inferred pool), tells the level selection
- * about new start routines, and sends a "threads" record
- * (threads_encode.c).
+ * CPU time and name, groups threads into creation sites (same start
+ * routine, same calling address: a site that made two or more threads is
+ * an inferred pool), tells the level selection about new start routines,
+ * and sends a "threads" record (threads_encode.c).
+ *
+ * Every cycle lists /proc/self/task and reads each task's CPU clock (one
+ * clock_gettime, in ns; /proc's stat counts 10 ms ticks and costs an open,
+ * a read and a close per thread: a server's hundred threads made that 2%
+ * of a core at ten cycles a second).  Names come from /proc's comm: for a
+ * task first seen within the last THR_YOUNG_NS (a thread names itself as
+ * it starts) at every cycle, for the others every THR_NAME_EVERY cycles.
  *
  * Records below thr_low are settled (failed, or ended and joined or
  * detached): they are not walked again, so a program that made a million
  * short threads costs the walk of its unsettled ones only.
  */
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -27,6 +33,8 @@
 
 #define THR_MAX_RECS  ((uint32_t)THR_CHUNK * THR_MAX_CHUNKS)
 #define THR_MAX_TASKS 4096             /* /proc/self/task entries read per cycle */
+#define THR_YOUNG_NS  1000000000ull    /* names read every cycle this long */
+#define THR_NAME_EVERY 10              /* then every this many cycles */
 
 extern uint32_t thr_low;               /* threads_hooks.c */
 
@@ -37,17 +45,18 @@ struct thr_task {
 	int32_t  tid;
 	bool     matched;
 	uint64_t cpu_ns;
+	uint64_t first_ns;             /* when the task was first listed */
 	char     comm[16];
 };
-static struct thr_task thr_tasks[THR_MAX_TASKS];
-static size_t thr_ntasks;
+/* This cycle's tasks and the last one's, each sorted by tid. */
+static struct thr_task thr_lists[2][THR_MAX_TASKS];
+static struct thr_task *thr_tasks = thr_lists[0], *thr_prev = thr_lists[1];
+static size_t thr_ntasks, thr_nprev;
+static unsigned thr_cycle;
 
 /* Collector init: the wrappers' state. */
 static int thr_init(void)
 {
-	long hz = sysconf(_SC_CLK_TCK);
-
-	thr_st.ns_per_tick = hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
 	if (threads_hooks_init() < 0)
 		return -1;
 	if (agent_attached())
@@ -55,60 +64,99 @@ static int thr_init(void)
 	return 0;
 }
 
-/* Parse one /proc/self/task/TID/stat: comm and utime + stime. */
-static int thr_read_stat(int32_t tid, struct thr_task *t)
+/* The CPU clock of thread tid of this process (glibc's
+ * MAKE_THREAD_CPUCLOCK: the kernel takes a tid in its own thread group). */
+static clockid_t thr_clock(int32_t tid)
 {
-	char buf[1024], *lp, *rp, *p;
-	unsigned long long ut = 0, st = 0;
+	return (clockid_t)(~(unsigned)tid << 3) | 6;    /* CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD */
+}
 
-	if (agent_task_read(tid, "stat", buf, sizeof buf) < 0)
+/* Read task tid's name (comm) into t. */
+static int thr_read_comm(int32_t tid, struct thr_task *t)
+{
+	char buf[32];
+	ssize_t n = agent_task_read(tid, "comm", buf, sizeof buf);
+
+	if (n <= 0)
 		return -1;
-	lp = strchr(buf, '(');
-	rp = strrchr(buf, ')');
-	if (lp == NULL || rp == NULL || rp < lp)
-		return -1;
-	snprintf(t->comm, sizeof t->comm, "%.*s", (int)(rp - lp - 1), lp + 1);
-	/* after ") ": state(3) ... utime(14) stime(15) */
-	p = rp + 2;
-	for (int field = 3; field < 14 && p != NULL; field++) {
-		p = strchr(p, ' ');
-		p = p != NULL ? p + 1 : NULL;
-	}
-	if (p == NULL || sscanf(p, "%llu %llu", &ut, &st) != 2)
-		return -1;
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	snprintf(t->comm, sizeof t->comm, "%.15s", buf);
+	return 0;
+}
+
+static int thr_tid_cmp(const void *a, const void *b)
+{
+	const struct thr_task *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Last cycle's entry of tid, or NULL. */
+static const struct thr_task *thr_prev_of(int32_t tid)
+{
+	struct thr_task key = { .tid = tid };
+
+	return thr_nprev ? bsearch(&key, thr_prev, thr_nprev, sizeof key, thr_tid_cmp) : NULL;
+}
+
+/* Read task tid: CPU time always, the name when it is due (see the top). */
+static int thr_read_task(int32_t tid, uint64_t now, bool names, struct thr_task *t)
+{
+	const struct thr_task *p = thr_prev_of(tid);
+	struct timespec ts;
+
+	if (clock_gettime(thr_clock(tid), &ts) < 0)
+		return -1;                /* gone */
 	t->tid = tid;
-	t->cpu_ns = (ut + st) * thr_st.ns_per_tick;
 	t->matched = false;
+	t->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	t->first_ns = p != NULL ? p->first_ns : now;
+	if (p != NULL && !names && now - p->first_ns >= THR_YOUNG_NS) {
+		memcpy(t->comm, p->comm, sizeof t->comm);
+		return 0;
+	}
+	if (thr_read_comm(tid, t) < 0) {
+		if (p == NULL)
+			return -1;        /* gone */
+		memcpy(t->comm, p->comm, sizeof t->comm);
+	}
 	return 0;
 }
 
 /* Read every task of this process. */
-static void thr_read_tasks(void)
+static void thr_read_tasks(uint64_t now)
 {
 	DIR *d = opendir("/proc/self/task");
+	struct thr_task *swap = thr_prev;
+	bool names = thr_cycle++ % THR_NAME_EVERY == 0;
 	struct dirent *e;
 
+	thr_prev = thr_tasks;
+	thr_nprev = thr_ntasks;
+	thr_tasks = swap;
 	thr_ntasks = 0;
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL && thr_ntasks < THR_MAX_TASKS) {
 		int tid = atoi(e->d_name);
 
-		if (tid > 0 && thr_read_stat(tid, &thr_tasks[thr_ntasks]) == 0)
+		if (tid > 0 && thr_read_task(tid, now, names, &thr_tasks[thr_ntasks]) == 0)
 			thr_ntasks++;
 	}
 	closedir(d);
+	qsort(thr_tasks, thr_ntasks, sizeof *thr_tasks, thr_tid_cmp);
 }
 
 /* The task entry of tid, marked as belonging to a known thread. */
 static struct thr_task *thr_task_of(int32_t tid)
 {
-	for (size_t i = 0; i < thr_ntasks; i++)
-		if (thr_tasks[i].tid == tid) {
-			thr_tasks[i].matched = true;
-			return &thr_tasks[i];
-		}
-	return NULL;
+	struct thr_task key = { .tid = tid }, *t;
+
+	t = thr_ntasks ? bsearch(&key, thr_tasks, thr_ntasks, sizeof key, thr_tid_cmp) : NULL;
+	if (t != NULL)
+		t->matched = true;
+	return t;
 }
 
 /* The function a return address lies in (its first byte), or the address
@@ -243,7 +291,7 @@ static void thr_note_starts(void)
 	}
 }
 
-/* Harvest: sample /proc, walk the unsettled records, advance thr_low. */
+/* Harvest: sample the tasks, walk the unsettled records, advance thr_low. */
 static void thr_harvest(void)
 {
 	uint32_t n = __atomic_load_n(&thr_next, __ATOMIC_RELAXED);
@@ -252,7 +300,7 @@ static void thr_harvest(void)
 	if (n > THR_MAX_RECS)
 		n = THR_MAX_RECS;
 	thr_seen_grow(n);
-	thr_read_tasks();
+	thr_read_tasks(now);
 	for (size_t i = 0; i < thr_st.nsites; i++)
 		thr_st.sites[i].live = 0;
 	thr_st.agent_cpu_live = 0;
@@ -283,12 +331,10 @@ static void thr_harvest(void)
 /* Fork child: the parent's threads are forgotten. */
 static void thr_atfork_child(void)
 {
-	uint64_t tick = thr_st.ns_per_tick;
-
 	threads_encode_forget();
 	free(thr_st.seen);
 	memset(&thr_st, 0, sizeof thr_st);
-	thr_st.ns_per_tick = tick;
+	thr_ntasks = thr_nprev = 0;       /* the parent's tids */
 	threads_hooks_atfork_child();
 	threads_pools_atfork_child();
 }

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <threads.h>
 #include <time.h>
@@ -207,7 +206,7 @@ static void thr_fill(struct thr_rec *r, uintptr_t ra, bool *agent)
 static THR_NOSAN void thr_end(void *arg)
 {
 	struct thr_rec *r = thr_me;
-	struct rusage ru;
+	struct timespec ts;
 	char name[16] = { 0 };
 	uint64_t w[2];
 
@@ -215,9 +214,9 @@ static THR_NOSAN void thr_end(void *arg)
 	if (r == NULL)
 		return;
 	STORE(&r->end_ns, thr_now_raw());
-	if (syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0)
-		STORE(&r->cpu_ns, (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-		    (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull);
+	/* the clock the reporter samples live threads with (threads.c) */
+	if (syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		STORE(&r->cpu_ns, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0) {
 		__builtin_memcpy(w, name, sizeof w);
 		STORE(&r->name[0], w[0]);

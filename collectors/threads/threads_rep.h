@@ -32,7 +32,6 @@ struct thr_seen {
 };
 
 struct thr_state {
-	uint64_t ns_per_tick;              /* /proc stat clock ticks */
 	uint32_t low, nrecs;               /* settled below low; records seen */
 	uint64_t now_ns;                   /* time of the last harvest */
 	uint64_t other_live;               /* tasks no record accounts for */

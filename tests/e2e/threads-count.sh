@@ -7,7 +7,8 @@
 #      start routines and creation sites are named; states are right.
 #   2. Debian's xz -T2 compressing a generated file: created equals strace's
 #      clone(CLONE_THREAD) count; while xz waits on its input (a FIFO held
-#      open) the live count matches /proc/PID/task.
+#      open) the live count matches /proc/PID/task and each thread's CPU time
+#      the kernel's (schedstat).
 . tests/e2e/lib.sh
 command -v strace >/dev/null || fail "strace is not installed (a test dependency: make deps)"
 command -v xz >/dev/null || fail "xz is not installed (xz-utils, a test dependency: make deps)"
@@ -94,6 +95,23 @@ sleep 0.5
 wait_for 10 sh -c "[ \$('$O/hookscope' --once --json --target $xzpid ws://127.0.0.1:$HS_PORT |
 	jq '.threading.live + .threading.agent_live + .threading.other_live') = \$(ls /proc/$xzpid/task | wc -l) ]"
 echo "xz while waiting for input: hookscope live $(thr "$xzpid" live) + agent $(thr "$xzpid" agent_live) + unknown $(thr "$xzpid" other_live), /proc/$xzpid/task $(tasks_of "$xzpid")"
+# Each of xz's threads, idle now, has the CPU time the kernel counts for it
+# (its schedstat's run time, in ns: within a millisecond).
+sleep 0.3                                        # a harvest after the last work
+once_json --target "$xzpid" >"$HS_TMP/xz.json"
+jq -r '.threading.threads[] | select(.state == "running" and (.name | startswith("hookscope") | not)) |
+	"\(.tid) \(.cpu_ns)"' "$HS_TMP/xz.json" >"$HS_TMP/xz.cpu"
+[ -s "$HS_TMP/xz.cpu" ] || fail "xz: no running thread listed"
+busy=0
+while read -r tid ns; do
+	[ -r "/proc/$xzpid/task/$tid/schedstat" ] || fail "no /proc/$xzpid/task/$tid/schedstat (CONFIG_SCHED_INFO)"
+	kern=$(cut -d' ' -f1 "/proc/$xzpid/task/$tid/schedstat")
+	echo "xz thread $tid: hookscope cpu $((ns / 1000)) us, schedstat $((kern / 1000)) us"
+	d=$((ns - kern)); [ "$d" -lt 0 ] && d=$((-d))
+	[ "$d" -le 1000000 ] || fail "xz thread $tid: hookscope says $ns ns of CPU, the kernel $kern"
+	[ "$ns" -ge 100000000 ] && busy=$((busy + 1))
+done <"$HS_TMP/xz.cpu"
+[ "$busy" -ge 1 ] || fail "xz: no thread with 100 ms of CPU after compressing 4 MB"
 tail -c +4000001 "$HS_TMP/data.txt" >&3
 exec 3>&-
 wait "$xzpid" || fail "xz failed"
