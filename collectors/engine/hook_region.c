@@ -9,9 +9,10 @@
  * byte of its module, because the entry's branch and the relocated
  * prologue's PC-relative forms span the two.  It is found with
  * MAP_FIXED_NOREPLACE hints stepping away from the module, below it first
- * (above a PIE executable is where the brk heap grows).  "The module" is
- * the part of one that a region serves (hook_patch.c gives a module larger
- * than half the reach one region per such part).  A back-end with a far
+ * (above a PIE executable is where the brk heap grows), and populated
+ * (every byte is written at once; a fault per page cost twice as much).
+ * "The module" is the part of one that a region serves (hook_patch.c gives
+ * a module larger than half the reach one region per such part).  A back-end with a far
  * entry form (HOOK_PATCH_MAX > HOOK_PATCH_LEN) can also use a region
  * mapped anywhere (hook_tramp_map_any) when none fits near; so can import
  * sites on every back-end (their GOT entry holds the block's address).  The blocks'
@@ -42,7 +43,7 @@ static size_t hook_region_pages(size_t n)
 static bool hook_region_try(uintptr_t hint, size_t len, uint8_t **out)
 {
 	void *p = mmap((void *)hint, len, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
 
 	if (p == MAP_FAILED)
 		return false;
@@ -80,7 +81,7 @@ int hook_tramp_map_any(size_t nblk, struct hook_region *r)
 	void *p;
 
 	memset(r, 0, sizeof *r);
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	hook_region_found(r, p, nblk);
