@@ -48,6 +48,7 @@ static bool hook_owned;
 static uint8_t hook_mode_start;           /* enum hook_mode of sites given none */
 static struct hook_site **hook_byfn;      /* the sites sorted by fn (hook_lock) */
 static size_t hook_nbyfn;
+static uint64_t hook_gen;                 /* hook_lock sections left (hook_lock) */
 
 /* See hook_int.h.  A dlopen may add sites while another thread holds the
  * table: the old table is kept (retired), the new one published with a
@@ -189,8 +190,10 @@ static void hook_enter(void)
 	__atomic_store_n(&hook_owned, true, __ATOMIC_RELEASE);
 }
 
+/* Leave it: what changed inside is a new generation (hook_engine_stats). */
 static void hook_leave(void)
 {
+	hook_gen++;
 	__atomic_store_n(&hook_owned, false, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&hook_lock);
 }
@@ -373,22 +376,28 @@ void hook_engine_start_mode(enum hook_mode m)
 /* See engine.h: counts for the "sites" record (reporter thread). */
 void hook_engine_stats(struct hook_stats *st)
 {
-	memset(st, 0, sizeof *st);
+	static struct hook_stats cached;
+	static uint64_t cached_gen = UINT64_MAX;
+
 	pthread_mutex_lock(&hook_lock);
-	st->patched = hook_patched;
-	for (size_t i = 0; i < hook_g.nsites; i++) {
-		const struct hook_site *s = hook_g.sites[i];
+	if (cached_gen != hook_gen) {     /* counted again only after a change */
+		memset(&cached, 0, sizeof cached);
+		cached.patched = hook_patched;
+		for (size_t i = 0; i < hook_g.nsites; i++) {
+			const struct hook_site *s = hook_g.sites[i];
+			const struct hook_kind_ops *k = &hook_kinds[s->kind];
 
-		const struct hook_kind_ops *k = &hook_kinds[s->kind];
-
-		if (!s->patched || !k->counted)
-			continue;
-		if (s->kind == HOOK_K_RELOC && s->entry != HOOK_PATCH_LEN)
-			*(s->on ? &st->far_active : &st->far_disabled) += 1;
-		else
-			*(size_t *)((char *)st + (s->on ? k->active_off : k->disabled_off)) += 1;
+			if (!s->patched || !k->counted)
+				continue;
+			if (s->kind == HOOK_K_RELOC && s->entry != HOOK_PATCH_LEN)
+				*(s->on ? &cached.far_active : &cached.far_disabled) += 1;
+			else
+				*(size_t *)((char *)&cached + (s->on ? k->active_off : k->disabled_off)) += 1;
+		}
+		memcpy(cached.refused, hook_g.refused, sizeof cached.refused);
+		cached_gen = hook_gen;
 	}
-	memcpy(st->refused, hook_g.refused, sizeof st->refused);
+	*st = cached;
 	pthread_mutex_unlock(&hook_lock);
 }
 
