@@ -158,7 +158,31 @@ int hook_dyn_imports(const struct hook_mod *m, struct hook_got_imp **outp)
 			out[n].name = d.str + s->st_name;
 			out[n].ver = hook_dyn_ver(m, &d, si);
 			out[n].call = type == hook_backend.rel_jump_slot;
+			out[n].own = s->st_shndx != SHN_UNDEF;
 			n++;
 		}
 	return n;
+}
+
+/* See hook_int.h. */
+bool hook_dyn_has_import(const struct hook_mod *m, const char *sym)
+{
+	struct hook_got_imp *imps;
+	int n = hook_dyn_imports(m, &imps);
+	bool found = false;
+
+	for (int i = 0; i < n && !found; i++)
+		found = !imps[i].own && strcmp(imps[i].name, sym) == 0;
+	free(imps);
+	return found;
+}
+
+/* See engine.h. */
+bool hook_image_imports(const struct dl_phdr_info *info, const char *sym)
+{
+	struct hook_mod m;
+
+	memset(&m, 0, sizeof m);
+	hook_mod_describe(info, &m);
+	return hook_dyn_has_import(&m, sym);
 }

@@ -74,10 +74,17 @@ struct hook_got_imp {
 	const char *name;             /* in the module's DT_STRTAB */
 	const char *ver;              /* required version, or NULL */
 	bool        call;             /* JUMP_SLOT (PLT calls), not GLOB_DAT */
+	bool        own;              /* the module defines it too (an interposable call) */
 };
 /* The function imports of m (JUMP_SLOT, GLOB_DAT) from its dynamic section
  * into *outp (allocated; the caller frees it).  How many, or -1. */
 int hook_dyn_imports(const struct hook_mod *m, struct hook_got_imp **outp);
+/* Is sym among them, defined elsewhere (the agent's own calls of
+ * __cyg_profile_func_enter do not make it an instrumented module)? */
+bool hook_dyn_has_import(const struct hook_mod *m, const char *sym);
+/* hook_patch.c: fill m's ranges, segments and dynamic section from info
+ * (not its path); m is cleared by the caller. */
+void hook_mod_describe(const struct dl_phdr_info *info, struct hook_mod *m);
 
 /* hook_patch.c: find, plan and patch every candidate (once). */
 void hook_engine_patch(struct hook_engine *g);

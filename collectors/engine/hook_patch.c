@@ -39,32 +39,9 @@
 
 uint32_t hook_wrap_inflight;
 
-/* dl_iterate_phdr callback: note each module's executable segments. */
-/* The modules loaded now, read at each scan and forget (under the engine's
- * lock): 64 paths of 4 KB, not allocated and cleared each time. */
-static struct hook_mods hook_mods_now;
-
-static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
+/* See hook_int.h. */
+void hook_mod_describe(const struct dl_phdr_info *info, struct hook_mod *m)
 {
-	struct hook_mods *ms = arg;
-	struct hook_mod *m;
-
-	(void)size;
-	if (ms->n >= HOOK_MAX_MODS)
-		return 1;
-	m = &ms->m[ms->n];
-	memset(m, 0, sizeof *m);
-	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') {
-		if (ms->n != 0)
-			return 0;       /* only the first nameless one is the program */
-		ssize_t k = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
-
-		if (k <= 0)
-			return 0;
-		m->path[k] = '\0';
-	} else {
-		snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
-	}
 	m->bias = info->dlpi_addr;
 	m->lo = UINTPTR_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -91,6 +68,35 @@ static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			m->nsegs++;
 		}
 	}
+}
+
+/* dl_iterate_phdr callback: note each module's executable segments. */
+/* The modules loaded now, read at each scan and forget (under the engine's
+ * lock): 64 paths of 4 KB, not allocated and cleared each time. */
+static struct hook_mods hook_mods_now;
+
+static int hook_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct hook_mods *ms = arg;
+	struct hook_mod *m;
+
+	(void)size;
+	if (ms->n >= HOOK_MAX_MODS)
+		return 1;
+	m = &ms->m[ms->n];
+	memset(m, 0, sizeof *m);
+	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') {
+		if (ms->n != 0)
+			return 0;       /* only the first nameless one is the program */
+		ssize_t k = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+
+		if (k <= 0)
+			return 0;
+		m->path[k] = '\0';
+	} else {
+		snprintf(m->path, sizeof m->path, "%s", info->dlpi_name);
+	}
+	hook_mod_describe(info, m);
 	ms->n++;
 	return 0;
 }
@@ -120,7 +126,7 @@ static bool hook_mod_own(struct hook_mod *m, int idx)
 	for (size_t i = 0; i < sizeof sys / sizeof sys[0] && idx != 0; i++)
 		if (strncmp(m->path, sys[i], strlen(sys[i])) == 0)
 			return false;
-	if (symtab_file_imports(m->path, "__cyg_profile_func_enter")) {
+	if (hook_dyn_has_import(m, "__cyg_profile_func_enter")) {
 		agent_log("hook: %s is built with -finstrument-functions: timed by its own "
 		    "hooks, not patched (its library calls get import sites)", m->path);
 		m->finstr = true;

@@ -90,6 +90,12 @@ uintptr_t hook_engine_uc_pc(const void *uc);
  * around the real one: the modules fn reads (hook_mods_read) stay mapped
  * while it runs.  fn must not wait for another thread that may dlclose. */
 void hook_engine_modules_held(void (*fn)(void *arg), void *arg);
+/* hook_dyn.c: does the loaded module info import function sym (a
+ * JUMP_SLOT or GLOB_DAT relocation of it)?  Read where the loader mapped
+ * it: no file is opened (the -finstrument-functions modules are found so
+ * in every module list). */
+struct dl_phdr_info;
+bool hook_image_imports(const struct dl_phdr_info *info, const char *sym);
 /* hook_patch.c: the modules loaded now (the agent flagged), for users of
  * the GOT outside the engine (hook_got_wrap; under
  * hook_engine_modules_held when another thread may dlclose). */

@@ -89,9 +89,6 @@ void symtab_free(struct symtab *t);
 int symtab_load_module(const char *path, struct symtab **out, char *err, size_t errlen);
 /* Let go of a table symtab_load_module gave (freed with its last holder). */
 void symtab_release(struct symtab *t);
-/* Does the ELF file at path import sym (an undefined .dynsym entry)?
- * false when it cannot be read. */
-bool symtab_file_imports(const char *path, const char *sym);
 
 /* What is known about one address of this process. */
 struct sym_info {

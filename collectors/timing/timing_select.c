@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "engine.h"
 #include "protocol.h"
 #include "select.h"
 #include "symbols.h"
@@ -48,8 +49,9 @@ static int tm_sel_level = -1;
  * retired, not freed (a hot path may be reading them). */
 static struct tm_modes *tm_modes_tabs[2], *tm_modes_retired;
 
-/* The instrumented modules, found once per module set (a quarter MB:
- * allocated unzeroed, only the entries used are written). */
+/* The instrumented modules (those importing __cyg_profile_func_enter),
+ * found once per module set (a quarter MB: allocated unzeroed, only the
+ * entries used are written). */
 struct tm_sel_mod {
 	char      path[4096];
 	uintptr_t bias;
@@ -57,6 +59,7 @@ struct tm_sel_mod {
 struct tm_sel_mods {
 	struct tm_sel_mod m[TM_SEL_MODS];
 	int               n;
+	int               seen;           /* modules the callback was given */
 	unsigned long long adds;
 };
 
@@ -64,27 +67,28 @@ static struct tm_sel_mods *tm_sel_mods_new(void)
 {
 	struct tm_sel_mods *ms = xmalloc(sizeof *ms);
 
-	ms->n = 0;
+	ms->n = ms->seen = 0;
 	ms->adds = 0;
 	return ms;
 }
 
-/* dl_iterate_phdr callback: note every module with a path (the executable
- * as /proc/self/exe) and the loader's adds counter. */
+/* dl_iterate_phdr callback: note every instrumented module with a path
+ * (the executable as /proc/self/exe) and the loader's adds counter. */
 static int tm_sel_mods_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct tm_sel_mods *ms = arg;
 	struct tm_sel_mod *m;
+	bool first = ms->seen++ == 0;
 
 	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds)
 		ms->adds = info->dlpi_adds;
-	if (ms->n >= TM_SEL_MODS)
+	if (ms->n >= TM_SEL_MODS || !hook_image_imports(info, "__cyg_profile_func_enter"))
 		return 0;
 	m = &ms->m[ms->n];
 	if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') {
 		ssize_t k;
 
-		if (ms->n != 0)
+		if (!first)
 			return 0;               /* the vdso */
 		k = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
 		if (k <= 0)
@@ -127,8 +131,6 @@ static struct tm_sel *tm_sel_build(const struct tm_sel_mods *ms, int level)
 		struct symtab *t;
 		char err[256];
 
-		if (!symtab_file_imports(ms->m[i].path, "__cyg_profile_func_enter"))
-			continue;
 		if (symtab_load_module(ms->m[i].path, &t, err, sizeof err) < 0) {
 			agent_log("timing: %s: %s (its functions are timed at level 4 only)",
 			    ms->m[i].path, err);
@@ -150,6 +152,8 @@ static struct tm_sel *tm_sel_build(const struct tm_sel_mods *ms, int level)
 	}
 	if (s->n > 1)
 		qsort(s->fns, s->n, sizeof *s->fns, tm_sel_cmp);
+	agent_log("timing: level %d selects %zu functions of %d -finstrument-functions modules",
+	    level, s->n, ms->n);
 	return s;
 }
 

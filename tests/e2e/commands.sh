@@ -7,8 +7,14 @@ calls_of() {
 }
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
 
+export HOOKSCOPE_DEBUG=1
 start_daemon run -- "$O/apps/demo" --period-ms 10
+unset HOOKSCOPE_DEBUG
 wait_for 20 jq_once '.funcs[] | select(.name == "slow_work" and .calls > 3)'
+# The level's selection comes from the demo alone: the one module built with
+# -finstrument-functions (the agent defines the hooks: it imports none).
+grep -q 'timing: level 2 selects [1-9][0-9]* functions of 1 -finstrument-functions modules' \
+	"$HS_TMP/daemon.log" || fail "the level 2 selection: $(grep 'timing: level' "$HS_TMP/daemon.log")"
 
 # level 0 turns timing off in the agent: counts stop; level 2 turns it back on.
 cmd level 0 >/dev/null || fail "level 0 was refused"
