@@ -8,8 +8,8 @@
  *
  * Every cycle lists /proc/self/task and reads each task's CPU clock (one
  * clock_gettime, in ns; /proc's stat counts 10 ms ticks and costs an open,
- * a read and a close per thread: a server's hundred threads made that 2%
- * of a core at ten cycles a second).  Names come from /proc's comm: for a
+ * a read and a close per thread: 0.6% of a core for a hundred threads at
+ * ten cycles a second).  Names come from /proc's comm: for a
  * task first seen within the last THR_YOUNG_NS (a thread names itself as
  * it starts) at every cycle, for the others every THR_NAME_EVERY cycles.
  *
