@@ -12,11 +12,12 @@
  * (above a PIE executable is where the brk heap grows), and populated
  * (every byte is written at once; a fault per page cost twice as much).
  * "The module" is the part of one that a region serves (hook_patch.c gives
- * a module larger than half the reach one region per such part).  A back-end with a far
- * entry form (HOOK_PATCH_MAX > HOOK_PATCH_LEN) can also use a region
- * mapped anywhere (hook_tramp_map_any) when none fits near; so can import
- * sites on every back-end (their GOT entry holds the block's address).  The blocks'
- * contents and the sealing are the back-end's (hook_tramp.c).
+ * a module larger than half the reach one region per such part).  A
+ * back-end with a far entry form (HOOK_PATCH_MAX > HOOK_PATCH_LEN) can
+ * also use a region mapped anywhere (hook_tramp_map_any) when none fits
+ * near; so can import sites on every back-end (their GOT entry holds the
+ * block's address).  The blocks' contents and the sealing are the
+ * back-end's (hook_tramp.c).
  */
 #include <errno.h>
 #include <string.h>
