@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <msgpack.h>
@@ -43,6 +44,13 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
 /* The program's stderr as a descriptor usable on this thread (close it
  * after use unless it is STDERR_FILENO), or -1. */
 int agent_thread_stderr(void);
+/* The CPU clock of thread tid of this process (glibc's
+ * MAKE_THREAD_CPUCLOCK, CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD: the clockid
+ * pthread_getcpuclockid gives, from a tid in the caller's thread group). */
+static inline clockid_t agent_tid_clock(int32_t tid)
+{
+	return (clockid_t)((~(unsigned)tid << 3) | 6);
+}
 
 struct collector_ops {
 	const char *name;

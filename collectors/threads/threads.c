@@ -64,13 +64,6 @@ static int thr_init(void)
 	return 0;
 }
 
-/* The CPU clock of thread tid of this process (glibc's
- * MAKE_THREAD_CPUCLOCK: the kernel takes a tid in its own thread group). */
-static clockid_t thr_clock(int32_t tid)
-{
-	return (clockid_t)(~(unsigned)tid << 3) | 6;    /* CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD */
-}
-
 /* Read task tid's name (comm) into t. */
 static int thr_read_comm(int32_t tid, struct thr_task *t)
 {
@@ -106,7 +99,7 @@ static int thr_read_task(int32_t tid, uint64_t now, bool names, struct thr_task 
 	const struct thr_task *p = thr_prev_of(tid);
 	struct timespec ts;
 
-	if (clock_gettime(thr_clock(tid), &ts) < 0)
+	if (clock_gettime(agent_tid_clock(tid), &ts) < 0)
 		return -1;                /* gone */
 	t->tid = tid;
 	t->matched = false;

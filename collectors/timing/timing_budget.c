@@ -27,8 +27,10 @@
  * anchor: the calls counted exactly (timed or counted functions) over the
  * same intervals.  Its calls per anchor call in the windows, times the
  * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
- * half as much as the next.  The ratio is reset whenever the anchor's set
- * of functions changes, and a window follows.
+ * half as much as the next.  An interval without an anchor call (every
+ * function called is sampled) is weighed against the target's CPU time,
+ * less the hooks' calibrated cost, instead.  The ratio is reset whenever
+ * the anchor's set of functions changes, and a window follows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +63,10 @@ struct tb_fn {
 	uint64_t held_until;
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
-	double   s_calls, s_anchor, owed;          /* sampled: windows, anchor owed */
+	double   s_calls, s_cpu;                   /* sampled: its windows' calls and CPU, */
+	double   s_acalls, s_anchor;               /* and where they had an anchor, calls and anchor */
+	double   owed, owed_acpu, owed_cpu;        /* outside them, not estimated yet: the anchor
+	                                            * and its intervals' CPU; CPU without an anchor */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
 	uint64_t samples;         /* self-time samples since the last accounting */
@@ -77,6 +82,8 @@ static size_t tb_demoted;                /* functions not in tb_start's mode */
 static bool tb_win;                      /* a sampling window is open */
 static uint64_t tb_win_start, tb_win_next;
 static double tb_win_anchor;             /* anchor calls in the open window */
+static double tb_gap_anchor;             /* anchor calls outside windows since the last
+                                          * one closed or the anchor's set changed */
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
 static uint64_t tb_paths_held_until;     /* call paths may not come back before */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
@@ -217,14 +224,19 @@ static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
 
-	if (on)
+	if (on) {
 		tb_win_start = now;
-	else
+	} else {
 		tb_win_next = now + tr_window_gap(now - tb_win_start);
+		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls",
+		    (double)(now - tb_win_start) / 1e6, tb_demoted, tb_win_anchor);
+	}
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb_n; i++) {
 		tb_fns[i].s_calls /= 2;
+		tb_fns[i].s_cpu /= 2;
+		tb_fns[i].s_acalls /= 2;
 		tb_fns[i].s_anchor /= 2;
 	}
 	for (size_t i = 0; i < tb_n; i++)
@@ -237,6 +249,8 @@ static void tb_window(bool on, uint64_t now)
 	tm_budget_account();
 	tb_win = on;
 	tb_win_anchor = 0;
+	if (!on)
+		tb_gap_anchor = 0;
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 }
@@ -272,6 +286,23 @@ static void tb_add_est(struct tb_fn *f, double x)
 	}
 }
 
+/* Estimate f's calls owed outside its windows at the windows' ratios: to
+ * the anchor, or to the target's CPU time (less the hooks' cost: a window's
+ * calls are timed) for intervals without an anchor call, and for those
+ * with one while its windows had none. */
+static void tb_settle(struct tb_fn *f)
+{
+	if (f->owed > 0 && (f->s_anchor > 0 || f->s_cpu > 0)) {
+		tb_add_est(f, f->s_anchor > 0 ? tr_est_calls(f->s_acalls, f->s_anchor, f->owed) :
+		    tr_est_calls(f->s_calls, f->s_cpu, f->owed_acpu));
+		f->owed = f->owed_acpu = 0;
+	}
+	if (f->s_cpu > 0 && f->owed_cpu > 0) {
+		tb_add_est(f, tr_est_calls(f->s_calls, f->s_cpu, f->owed_cpu));
+		f->owed_cpu = 0;
+	}
+}
+
 /* tm_ip_drain's callback: one sample in fn (functions not seen are not
  * shown: their samples go nowhere). */
 static void tb_sample(uintptr_t fn, void *arg)
@@ -286,7 +317,7 @@ static void tb_sample(uintptr_t fn, void *arg)
 /* See timing_int.h: account the interval since the last harvest. */
 void tm_budget_account(void)
 {
-	double cost, cpu, anchor = 0;
+	double cost, cpu, net, anchor = 0;
 	bool clean;
 
 	tb_grow();
@@ -305,6 +336,9 @@ void tm_budget_account(void)
 	}
 	if (tb_win)
 		tb_win_anchor += anchor;
+	else
+		tb_gap_anchor += anchor;
+	net = cpu > cost / 1000 ? cpu - cost / 1000 : 0;
 	for (size_t i = 0; i < tb_n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
@@ -345,14 +379,18 @@ void tm_budget_account(void)
 			continue;
 		if (tb_win) {
 			f->s_calls += (double)dcalls;
-			f->s_anchor += anchor;
-		} else {
+			f->s_cpu += net;
+			if (anchor > 0) {
+				f->s_acalls += (double)dcalls;
+				f->s_anchor += anchor;
+			}
+		} else if (anchor > 0) {
 			f->owed += anchor;
+			f->owed_acpu += net;
+		} else {
+			f->owed_cpu += net;
 		}
-		if (f->s_anchor > 0 && f->owed > 0) {
-			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
-			f->owed = 0;
-		}
+		tb_settle(f);
 	}
 }
 
@@ -363,12 +401,10 @@ static void tb_anchor_reset(void)
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
 
-		if (f->s_anchor > 0 && f->owed > 0) {
-			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
-			f->owed = 0;
-		}
-		f->s_calls = f->s_anchor = 0;
+		tb_settle(f);
+		f->s_calls = f->s_cpu = f->s_acalls = f->s_anchor = 0;
 	}
+	tb_gap_anchor = 0;
 	tb_anchor_moved = true;
 }
 
@@ -395,11 +431,16 @@ static bool tb_decide(uint64_t now)
 	tb_cost_ppm = tb_cost_now();
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
+		/* Unwatched, or sampled with calls not estimated yet (no window
+		 * since the anchor changed): its calls are its last known rate,
+		 * not the few counted, or it would look cheap to promote. */
+		bool guess = f->mode == PROTO_FMODE_OFF ||
+		    (f->mode == PROTO_FMODE_SAMPLED && (f->owed > 0 || f->owed_cpu > 0));
 
-		if (f->mode != PROTO_FMODE_OFF)
+		if (!guess)
 			f->rate = f->dec_calls / tb_dec_cpu_ns;
 		v[i] = (struct tr_fn){
-			.calls = f->mode == PROTO_FMODE_OFF ? f->rate * tb_dec_cpu_ns : f->dec_calls,
+			.calls = guess ? f->rate * tb_dec_cpu_ns : f->dec_calls,
 			.avg_ps = f->ref_calls ? (uint64_t)((double)f->ref_total / (double)f->ref_calls *
 			    tm_ns_per_tick * 1000.0) : 0,
 			.mode = f->mode, .named = f->named, .held = now < f->held_until,
@@ -411,7 +452,7 @@ static bool tb_decide(uint64_t now)
 		paths_moved = true;
 		tm_paths_set(paths);
 		tb_paths_held_until = now + TB_HOLD_NS;
-		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %.2f%%)",
+		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %g%%)",
 		    paths ? "back on" : "off", tb_cost_ppm / 1e4, tb_ppm / 1e4);
 	}
 	for (size_t i = 0; i < tb_n; i++) {
@@ -429,7 +470,7 @@ static bool tb_decide(uint64_t now)
 		changed++;
 	}
 	if (changed > 0) {
-		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %.2f%%)",
+		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%)",
 		    changed, tb_cost_ppm / 1e4, tb_ppm / 1e4);
 		if (moved)
 			tb_anchor_reset();
@@ -521,7 +562,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		else if (tb_tick_ns < TB_TICK_MAX_NS)
 			tb_tick_ns *= 2;
 	}
-	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor))
+	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor, tb_gap_anchor == 0))
 		tb_window(false, now);
 	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
 		tb_anchor_moved = false;

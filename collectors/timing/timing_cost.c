@@ -7,16 +7,17 @@
  */
 #include <time.h>
 
+#include "collector.h"
 #include "timing_int.h"
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
-/* The CPU time of thread tid so far (ns), or 0. */
-static uint64_t tm_cost_cpu(int32_t tid)
+/* See timing_int.h. */
+uint64_t tm_cost_cpu(int32_t tid)
 {
 	struct timespec ts;
 
-	if (clock_gettime(tm_thread_clock(tid), &ts) != 0)
+	if (clock_gettime(agent_tid_clock(tid), &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
@@ -40,7 +41,9 @@ void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
 			}
 		}
 		counts += tm_sc_sum(b);
-		cpu = tm_cost_cpu(b->tid);
+		/* The CPU time read with the calls the figures hold: a sampled
+		 * function's calls in a window are weighed against it. */
+		cpu = b->cpu_seen != 0 ? b->cpu_seen : tm_cost_cpu(b->tid);
 		/* A thread seen the first time: its past is not a window's. */
 		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
 			*cpu_ns += (double)(cpu - b->cpu_ns);

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "collector.h"
 #include "engine.h"
 #include "symbols.h"
 #include "timing_int.h"
@@ -70,7 +71,7 @@ static void tm_ip_start(struct tm_block *b)
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = TM_IP_SIG;
 	ev._sigev_un._tid = b->tid;
-	if (timer_create(tm_thread_clock(b->tid), &ev, &t) != 0)
+	if (timer_create(agent_tid_clock(b->tid), &ev, &t) != 0)
 		return;           /* the thread is gone: its block retires soon */
 	if (timer_settime(t, 0, &its, NULL) != 0) {
 		timer_delete(t);
