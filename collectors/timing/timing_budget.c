@@ -223,6 +223,7 @@ static void tb_dec_reset(void)
 static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
+	double gap;
 
 	if (on) {
 		tb_win_start = now;
@@ -245,8 +246,10 @@ static void tb_window(bool on, uint64_t now)
 	tb_apply(pick);
 	tm_select_window(tb_win);
 	tb_win = false;           /* the switch: outside */
+	gap = tb_gap_anchor;
 	tm_report_harvest();
 	tm_budget_account();
+	tb_gap_anchor = gap;      /* calls made as the sites changed: the old modes' */
 	tb_win = on;
 	tb_win_anchor = 0;
 	if (!on)
