@@ -27,10 +27,11 @@
  * anchor: the calls counted exactly (timed or counted functions) over the
  * same intervals.  Its calls per anchor call in the windows, times the
  * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
- * half as much as the next.  An interval without an anchor call (every
- * function called is sampled) is weighed against the target's CPU time,
- * less the hooks' calibrated cost, instead.  The ratio is reset whenever
- * the anchor's set of functions changes, and a window follows.
+ * half as much as the next.  The ratio is reset whenever the anchor's set
+ * of functions changes, and a window follows.  With no anchor call at all
+ * (every function called is sampled or off) there is no ratio: a window
+ * then closes after its minimum, and the sampled functions' counts are
+ * what their windows counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +64,7 @@ struct tb_fn {
 	uint64_t held_until;
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
-	double   s_calls, s_cpu;                   /* sampled: its windows' calls and CPU, */
-	double   s_acalls, s_anchor;               /* and where they had an anchor, calls and anchor */
-	double   owed, owed_acpu, owed_cpu;        /* outside them, not estimated yet: the anchor
-	                                            * and its intervals' CPU; CPU without an anchor */
+	double   s_calls, s_anchor, owed;          /* sampled: windows (with an anchor), anchor owed */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
 	uint64_t samples;         /* self-time samples since the last accounting */
@@ -236,8 +234,6 @@ static void tb_window(bool on, uint64_t now)
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb_n; i++) {
 		tb_fns[i].s_calls /= 2;
-		tb_fns[i].s_cpu /= 2;
-		tb_fns[i].s_acalls /= 2;
 		tb_fns[i].s_anchor /= 2;
 	}
 	for (size_t i = 0; i < tb_n; i++)
@@ -289,20 +285,12 @@ static void tb_add_est(struct tb_fn *f, double x)
 	}
 }
 
-/* Estimate f's calls owed outside its windows at the windows' ratios: to
- * the anchor, or to the target's CPU time (less the hooks' cost: a window's
- * calls are timed) for intervals without an anchor call, and for those
- * with one while its windows had none. */
+/* Estimate f's calls owed outside its windows at the windows' ratio. */
 static void tb_settle(struct tb_fn *f)
 {
-	if (f->owed > 0 && (f->s_anchor > 0 || f->s_cpu > 0)) {
-		tb_add_est(f, f->s_anchor > 0 ? tr_est_calls(f->s_acalls, f->s_anchor, f->owed) :
-		    tr_est_calls(f->s_calls, f->s_cpu, f->owed_acpu));
-		f->owed = f->owed_acpu = 0;
-	}
-	if (f->s_cpu > 0 && f->owed_cpu > 0) {
-		tb_add_est(f, tr_est_calls(f->s_calls, f->s_cpu, f->owed_cpu));
-		f->owed_cpu = 0;
+	if (f->s_anchor > 0 && f->owed > 0) {
+		tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+		f->owed = 0;
 	}
 }
 
@@ -320,7 +308,7 @@ static void tb_sample(uintptr_t fn, void *arg)
 /* See timing_int.h: account the interval since the last harvest. */
 void tm_budget_account(void)
 {
-	double cost, cpu, net, anchor = 0;
+	double cost, cpu, anchor = 0;
 	bool clean;
 
 	tb_grow();
@@ -341,7 +329,6 @@ void tm_budget_account(void)
 		tb_win_anchor += anchor;
 	else
 		tb_gap_anchor += anchor;
-	net = cpu > cost / 1000 ? cpu - cost / 1000 : 0;
 	for (size_t i = 0; i < tb_n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
@@ -380,18 +367,12 @@ void tm_budget_account(void)
 		}
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
-		if (tb_win) {
+		/* A window's interval without an anchor call gives no ratio. */
+		if (tb_win && anchor > 0) {
 			f->s_calls += (double)dcalls;
-			f->s_cpu += net;
-			if (anchor > 0) {
-				f->s_acalls += (double)dcalls;
-				f->s_anchor += anchor;
-			}
-		} else if (anchor > 0) {
+			f->s_anchor += anchor;
+		} else if (!tb_win) {
 			f->owed += anchor;
-			f->owed_acpu += net;
-		} else {
-			f->owed_cpu += net;
 		}
 		tb_settle(f);
 	}
@@ -405,7 +386,7 @@ static void tb_anchor_reset(void)
 		struct tb_fn *f = &tb_fns[i];
 
 		tb_settle(f);
-		f->s_calls = f->s_cpu = f->s_acalls = f->s_anchor = 0;
+		f->s_calls = f->s_anchor = 0;
 	}
 	tb_gap_anchor = 0;
 	tb_anchor_moved = true;
@@ -434,11 +415,11 @@ static bool tb_decide(uint64_t now)
 	tb_cost_ppm = tb_cost_now();
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
-		/* Unwatched, or sampled with calls not estimated yet (no window
-		 * since the anchor changed): its calls are its last known rate,
-		 * not the few counted, or it would look cheap to promote. */
+		/* Unwatched, or sampled with calls not estimated (no ratio yet, or
+		 * not applied): its calls are its last known rate, not the few its
+		 * windows counted, or it would look cheap to promote. */
 		bool guess = f->mode == PROTO_FMODE_OFF ||
-		    (f->mode == PROTO_FMODE_SAMPLED && (f->owed > 0 || f->owed_cpu > 0));
+		    (f->mode == PROTO_FMODE_SAMPLED && (f->owed > 0 || f->s_anchor == 0));
 
 		if (!guess)
 			f->rate = f->dec_calls / tb_dec_cpu_ns;

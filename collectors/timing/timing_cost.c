@@ -12,8 +12,8 @@
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
-/* See timing_int.h. */
-uint64_t tm_cost_cpu(int32_t tid)
+/* The CPU time of thread tid so far (ns), or 0. */
+static uint64_t tm_cost_cpu(int32_t tid)
 {
 	struct timespec ts;
 
@@ -41,9 +41,7 @@ void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
 			}
 		}
 		counts += tm_sc_sum(b);
-		/* The CPU time read with the calls the figures hold: a sampled
-		 * function's calls in a window are weighed against it. */
-		cpu = b->cpu_seen != 0 ? b->cpu_seen : tm_cost_cpu(b->tid);
+		cpu = tm_cost_cpu(b->tid);
 		/* A thread seen the first time: its past is not a window's. */
 		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
 			*cpu_ns += (double)(cpu - b->cpu_ns);

@@ -102,8 +102,6 @@ struct tm_block {
 	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
 	                           * accounting (timing_cost.c) */
 	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
-	uint64_t  cpu_seen;       /* reporter only: its CPU time as tm_report_harvest
-	                           * read its figures (0: not read) */
 	uint64_t *sc;             /* the counted path's counts by site index (timing_count.c),
 	                           * or NULL */
 	uint32_t  pgen;           /* reporter only: the merged tree pids[] point into */
@@ -383,7 +381,6 @@ void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
 /* timing_cost.c: per live thread, the hook cost (timed calls x ct, counted
  * x cc, ps) and CPU time (ns) since the last call; their sums. */
 void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns);
-uint64_t tm_cost_cpu(int32_t tid);        /* thread tid's CPU time so far (ns), or 0 */
 
 /* timing_ipsample.c: self time by sampling the pc on each thread's CPU
  * clock, while the budget demotes functions (reporter only). */

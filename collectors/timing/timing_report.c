@@ -215,8 +215,6 @@ void tm_report_harvest(void)
 		bool live = ACQUIRE(&b->state) != TM_DEAD;
 		uint64_t now = tm_ticks();
 
-		b->cpu_seen = live ? tm_cost_cpu(b->tid) : 0;
-
 		for (uint32_t k = 0; k < n; k++) {
 			const struct tm_entry *e = tm_block_entry(b, k);
 			struct tm_agg *a;

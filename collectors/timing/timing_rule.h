@@ -73,8 +73,7 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
  * whose anchor made no call, when it made none between the windows either
  * (every function called is sampled: anchor_idle), closes after TR_WIN_NS:
- * waiting cannot help, and the window costs what the budget had saved;
- * its calls are weighed against the target's CPU time instead. */
+ * waiting cannot help, and the window costs what the budget had saved. */
 #define TR_WIN_NS      10000000ull        /* a window, at least (one budget tick) */
 #define TR_WIN_MAX_NS  (20 * TR_WIN_NS)   /* and at most */
 #define TR_WIN_ANCHOR  2000               /* anchor calls a window waits for */
