@@ -28,10 +28,7 @@
  * same intervals.  Its calls per anchor call in the windows, times the
  * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
  * half as much as the next.  The ratio is reset whenever the anchor's set
- * of functions changes, and a window follows.  With no anchor call at all
- * (every function called is sampled or off) there is no ratio: a window
- * then closes after its minimum, and the sampled functions' counts are
- * what their windows counted.
+ * of functions changes, and a window follows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +61,7 @@ struct tb_fn {
 	uint64_t held_until;
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
-	double   s_calls, s_anchor, owed;          /* sampled: windows (with an anchor), anchor owed */
+	double   s_calls, s_anchor, owed;          /* sampled: windows, anchor owed */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
 	uint64_t samples;         /* self-time samples since the last accounting */
@@ -80,8 +77,6 @@ static size_t tb_demoted;                /* functions not in tb_start's mode */
 static bool tb_win;                      /* a sampling window is open */
 static uint64_t tb_win_start, tb_win_next;
 static double tb_win_anchor;             /* anchor calls in the open window */
-static double tb_gap_anchor;             /* anchor calls outside windows since the last
-                                          * one closed or the anchor's set changed */
 static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
 static uint64_t tb_paths_held_until;     /* call paths may not come back before */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
@@ -221,7 +216,6 @@ static void tb_dec_reset(void)
 static void tb_window(bool on, uint64_t now)
 {
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
-	double gap;
 
 	if (on) {
 		tb_win_start = now;
@@ -242,14 +236,10 @@ static void tb_window(bool on, uint64_t now)
 	tb_apply(pick);
 	tm_select_window(tb_win);
 	tb_win = false;           /* the switch: outside */
-	gap = tb_gap_anchor;
 	tm_report_harvest();
 	tm_budget_account();
-	tb_gap_anchor = gap;      /* calls made as the sites changed: the old modes' */
 	tb_win = on;
 	tb_win_anchor = 0;
-	if (!on)
-		tb_gap_anchor = 0;
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 }
@@ -282,15 +272,6 @@ static void tb_add_est(struct tb_fn *f, double x)
 		f->es_total += x * (double)f->ref_total / (double)f->ref_calls;
 		if (!tb_ip)
 			f->es_self += x * (double)f->ref_self / (double)f->ref_calls;
-	}
-}
-
-/* Estimate f's calls owed outside its windows at the windows' ratio. */
-static void tb_settle(struct tb_fn *f)
-{
-	if (f->s_anchor > 0 && f->owed > 0) {
-		tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
-		f->owed = 0;
 	}
 }
 
@@ -327,8 +308,6 @@ void tm_budget_account(void)
 	}
 	if (tb_win)
 		tb_win_anchor += anchor;
-	else
-		tb_gap_anchor += anchor;
 	for (size_t i = 0; i < tb_n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
@@ -367,14 +346,16 @@ void tm_budget_account(void)
 		}
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
-		/* A window's interval without an anchor call gives no ratio. */
-		if (tb_win && anchor > 0) {
+		if (tb_win) {
 			f->s_calls += (double)dcalls;
 			f->s_anchor += anchor;
-		} else if (!tb_win) {
+		} else {
 			f->owed += anchor;
 		}
-		tb_settle(f);
+		if (f->s_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+			f->owed = 0;
+		}
 	}
 }
 
@@ -385,10 +366,12 @@ static void tb_anchor_reset(void)
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
 
-		tb_settle(f);
+		if (f->s_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+			f->owed = 0;
+		}
 		f->s_calls = f->s_anchor = 0;
 	}
-	tb_gap_anchor = 0;
 	tb_anchor_moved = true;
 }
 
@@ -415,16 +398,11 @@ static bool tb_decide(uint64_t now)
 	tb_cost_ppm = tb_cost_now();
 	for (size_t i = 0; i < tb_n; i++) {
 		struct tb_fn *f = &tb_fns[i];
-		/* Unwatched, or sampled with calls not estimated (no ratio yet, or
-		 * not applied): its calls are its last known rate, not the few its
-		 * windows counted, or it would look cheap to promote. */
-		bool guess = f->mode == PROTO_FMODE_OFF ||
-		    (f->mode == PROTO_FMODE_SAMPLED && (f->owed > 0 || f->s_anchor == 0));
 
-		if (!guess)
+		if (f->mode != PROTO_FMODE_OFF)
 			f->rate = f->dec_calls / tb_dec_cpu_ns;
 		v[i] = (struct tr_fn){
-			.calls = guess ? f->rate * tb_dec_cpu_ns : f->dec_calls,
+			.calls = f->mode == PROTO_FMODE_OFF ? f->rate * tb_dec_cpu_ns : f->dec_calls,
 			.avg_ps = f->ref_calls ? (uint64_t)((double)f->ref_total / (double)f->ref_calls *
 			    tm_ns_per_tick * 1000.0) : 0,
 			.mode = f->mode, .named = f->named, .held = now < f->held_until,
@@ -546,7 +524,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		else if (tb_tick_ns < TB_TICK_MAX_NS)
 			tb_tick_ns *= 2;
 	}
-	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor, tb_gap_anchor == 0))
+	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor))
 		tb_window(false, now);
 	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
 		tb_anchor_moved = false;

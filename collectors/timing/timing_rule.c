@@ -212,10 +212,9 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 }
 
 /* See timing_rule.h. */
-bool tr_window_done(uint64_t open_ns, double anchor, bool anchor_idle)
+bool tr_window_done(uint64_t open_ns, double anchor)
 {
-	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS &&
-	    (anchor >= TR_WIN_ANCHOR || (anchor == 0 && anchor_idle)));
+	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS && anchor >= TR_WIN_ANCHOR);
 }
 
 /* See timing_rule.h. */

@@ -70,16 +70,13 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * them (a dispatcher calling tiny functions thousands of times per call)
  * would otherwise get a ratio off by the share of a burst a window's edge
  * cuts.  The next window is as much later as this one was longer, so the
- * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
- * whose anchor made no call, when it made none between the windows either
- * (every function called is sampled: anchor_idle), closes after TR_WIN_NS:
- * waiting cannot help, and the window costs what the budget had saved. */
+ * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS. */
 #define TR_WIN_NS      10000000ull        /* a window, at least (one budget tick) */
 #define TR_WIN_MAX_NS  (20 * TR_WIN_NS)   /* and at most */
 #define TR_WIN_ANCHOR  2000               /* anchor calls a window waits for */
 #define TR_PERIOD_NS   1000000000ull      /* one window per second (of TR_WIN_NS) */
 /* Is a window open for open_ns, with anchor calls in it, done? */
-bool tr_window_done(uint64_t open_ns, double anchor, bool anchor_idle);
+bool tr_window_done(uint64_t open_ns, double anchor);
 /* The time from a window's close to the next one's opening, after it was
  * open for open_ns. */
 uint64_t tr_window_gap(uint64_t open_ns);

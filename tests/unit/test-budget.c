@@ -210,16 +210,11 @@ static void test_budget_estimate(void **state)
 static void test_budget_window(void **state)
 {
 	(void)state;
-	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9, false));    /* never shorter */
-	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR, false));
-	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1, false));  /* few anchor calls: on */
-	assert_false(tr_window_done(TR_WIN_NS, 0, false));           /* a sparse anchor: waited for */
-	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0, false));
-	assert_true(tr_window_done(TR_WIN_MAX_NS, 0, false));        /* never longer */
-	/* No anchor call between the windows nor in this one: nothing to wait for. */
-	assert_false(tr_window_done(TR_WIN_NS - 1, 0, true));
-	assert_true(tr_window_done(TR_WIN_NS, 0, true));
-	assert_false(tr_window_done(TR_WIN_NS, 1, true));            /* it called: wait as before */
+	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9));           /* never shorter */
+	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR));
+	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1));  /* few anchor calls: on */
+	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0));
+	assert_true(tr_window_done(TR_WIN_MAX_NS, 0));               /* never longer */
 	assert_true(tr_window_gap(TR_WIN_NS) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(TR_WIN_NS / 2) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(4 * TR_WIN_NS) == 4 * TR_PERIOD_NS);
