@@ -22,9 +22,9 @@
 
 #include <pthread.h>
 #include <stdbool.h>
-#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <msgpack.h>
 
 #include "protocol.h"
