@@ -27,8 +27,12 @@
  * anchor: the calls counted exactly (timed or counted functions) over the
  * same intervals.  Its calls per anchor call in the windows, times the
  * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
- * half as much as the next.  The ratio is reset whenever the anchor's set
- * of functions changes, and a window follows.
+ * half as much as the next.  Every function watched keeps its own calls in
+ * the windows (w_calls), so when the anchor's set of functions changes the
+ * ratios are taken against the new set over the same windows, without a
+ * window of their own; only a function back from off, having missed
+ * windows, restarts them all, and a window follows.  A sampled or off
+ * function's figures are marked estimated from its first interval unwatched.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +65,9 @@ struct tb_fn {
 	uint64_t held_until;
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
-	double   s_calls, s_anchor, owed;          /* sampled: windows, anchor owed */
+	double   w_calls;         /* calls in the windows since the ratios' restart */
+	bool     w_missed;        /* off in one of those windows */
+	double   owed;            /* sampled: anchor calls outside the windows */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
 	uint64_t samples;         /* self-time samples since the last accounting */
@@ -75,9 +81,10 @@ static struct tb_fn *tb_fns;
 static size_t tb_n, tb_cap;
 static size_t tb_demoted;                /* functions not in tb_start's mode */
 static bool tb_win;                      /* a sampling window is open */
-static uint64_t tb_win_start, tb_win_next;
+static uint64_t tb_win_start, tb_win_next, tb_win_end;
 static double tb_win_anchor;             /* anchor calls in the open window */
-static bool tb_anchor_moved;             /* a window is due: the anchor's set changed */
+static double tb_w_anchor;               /* the anchor's calls in those windows */
+static bool tb_ratio_new;                /* the ratios restarted: a window is due */
 static uint64_t tb_paths_held_until;     /* call paths may not come back before */
 static bool tb_ip;                       /* self time from samples (timing_ipsample.c) */
 static double tb_dec_cpu_ns, tb_dec_cost_ps;
@@ -107,6 +114,11 @@ static uint8_t tb_st(unsigned m, bool win)
 	if (m == PROTO_FMODE_TIMED || (m != PROTO_FMODE_OFF && win))
 		return TM_ST_TIMED;
 	return m == PROTO_FMODE_COUNTED ? TM_ST_COUNTED : TM_ST_OFF;
+}
+
+static bool tb_exact(unsigned m)
+{
+	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
 }
 
 static uint8_t tb_hook_mode(unsigned m)
@@ -220,16 +232,24 @@ static void tb_window(bool on, uint64_t now)
 	if (on) {
 		tb_win_start = now;
 	} else {
+		char after[48] = "the first";
+
+		if (tb_win_end != 0)
+			snprintf(after, sizeof after, "%.0f ms after the last",
+			    (double)(tb_win_start - tb_win_end) / 1e6);
 		tb_win_next = now + tr_window_gap(now - tb_win_start);
-		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls",
-		    (double)(now - tb_win_start) / 1e6, tb_demoted, tb_win_anchor);
+		tb_win_end = now;
+		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls, %s",
+		    (double)(now - tb_win_start) / 1e6, tb_demoted, tb_win_anchor, after);
 	}
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb_n; i++) {
-		tb_fns[i].s_calls /= 2;
-		tb_fns[i].s_anchor /= 2;
+		tb_fns[i].w_calls /= 2;
+		tb_fns[i].w_missed |= tb_fns[i].mode == PROTO_FMODE_OFF;
 	}
+	if (on)
+		tb_w_anchor /= 2;
 	for (size_t i = 0; i < tb_n; i++)
 		pick[i] = tb_fns[i].mode == PROTO_FMODE_SAMPLED || tb_fns[i].mode == PROTO_FMODE_COUNTED;
 	tb_win = on;              /* tb_apply's modes are the window's, or not */
@@ -303,11 +323,13 @@ void tm_budget_account(void)
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
 
-		if (f->mode == PROTO_FMODE_TIMED || f->mode == PROTO_FMODE_COUNTED)
+		if (tb_exact(f->mode))
 			anchor += (double)(c->calls - f->prev.calls + c->counts - f->prev.counts);
 	}
-	if (tb_win)
+	if (tb_win) {
 		tb_win_anchor += anchor;
+		tb_w_anchor += anchor;
+	}
 	for (size_t i = 0; i < tb_n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
 		struct tb_fn *f = &tb_fns[i];
@@ -344,40 +366,41 @@ void tm_budget_account(void)
 				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
 			f->time_est = true;
 		}
+		if (tb_win && f->mode != PROTO_FMODE_OFF)
+			f->w_calls += (double)(dcalls + dcounts);
+		else if (!tb_exact(f->mode))
+			f->calls_est = f->time_est = true;      /* calls went unseen */
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
-		if (tb_win) {
-			f->s_calls += (double)dcalls;
-			f->s_anchor += anchor;
-		} else {
+		if (!tb_win)
 			f->owed += anchor;
-		}
-		if (f->s_anchor > 0 && f->owed > 0) {
-			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
+		if (tb_w_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->w_calls, tb_w_anchor, f->owed));
 			f->owed = 0;
 		}
 	}
 }
 
-/* The anchor's set changes (a function moves into or out of the exactly
- * counted ones): settle what is owed at the old ratio, start a new one. */
-static void tb_anchor_reset(void)
+/* The anchor's set changed (functions moved into or out of the exactly
+ * counted ones): its calls in the same windows.  What was owed is settled
+ * already (each tick accounts before it decides). */
+static void tb_ratio_rebase(void)
+{
+	tb_w_anchor = 0;
+	for (size_t i = 0; i < tb_n; i++)
+		if (tb_exact(tb_fns[i].mode))
+			tb_w_anchor += tb_fns[i].w_calls;
+}
+
+/* Every ratio starts again with the next window. */
+static void tb_ratio_restart(void)
 {
 	for (size_t i = 0; i < tb_n; i++) {
-		struct tb_fn *f = &tb_fns[i];
-
-		if (f->s_anchor > 0 && f->owed > 0) {
-			tb_add_est(f, tr_est_calls(f->s_calls, f->s_anchor, f->owed));
-			f->owed = 0;
-		}
-		f->s_calls = f->s_anchor = 0;
+		tb_fns[i].w_calls = 0;
+		tb_fns[i].w_missed = false;
 	}
-	tb_anchor_moved = true;
-}
-
-static bool tb_exact(unsigned m)
-{
-	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
+	tb_w_anchor = 0;
+	tb_ratio_new = true;
 }
 
 /* Run the rule on the figures since the last decision; apply its changes.
@@ -392,7 +415,7 @@ static bool tb_decide(uint64_t now)
 	bool paths = tm_paths_on();
 	struct tr_fn *v = xcalloc(tb_n + 1, sizeof *v);
 	bool *pick = xcalloc(tb_n + 1, sizeof *pick);
-	bool moved = false, paths_moved = false;
+	bool moved = false, back = false, paths_moved = false;
 	size_t changed = 0;
 
 	tb_cost_ppm = tb_cost_now();
@@ -423,6 +446,7 @@ static bool tb_decide(uint64_t now)
 		if (!v[i].changed)
 			continue;
 		moved |= tb_exact(f->mode) != tb_exact(v[i].mode);
+		back |= f->mode == PROTO_FMODE_OFF && f->w_missed;
 		tb_demoted += (f->mode == tb_start) - (v[i].mode == tb_start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
 		f->mode = v[i].mode;
@@ -434,8 +458,12 @@ static bool tb_decide(uint64_t now)
 	if (changed > 0) {
 		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%)",
 		    changed, tb_cost_ppm / 1e4, tb_ppm / 1e4);
-		if (moved)
-			tb_anchor_reset();
+		if (back) {
+			agent_log("budget: the ratios restart (a function back from off missed windows)");
+			tb_ratio_restart();
+		}
+		else if (moved)
+			tb_ratio_rebase();
 		tb_apply(pick);
 		tb_tabs_build();
 	}
@@ -459,6 +487,7 @@ static void tb_restore(uint64_t now)
 		pick[i] = true;
 	}
 	tb_demoted = 0;
+	tb_ratio_restart();
 	tm_paths_set(true);       /* everything as before, call paths too */
 	tb_apply(pick);
 	tb_tabs_build();
@@ -526,8 +555,8 @@ uint64_t timing_budget_tick(uint64_t now)
 	}
 	if (tb_win && tr_window_done(now - tb_win_start, tb_win_anchor))
 		tb_window(false, now);
-	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_anchor_moved)) {
-		tb_anchor_moved = false;
+	else if (!tb_win && tb_demoted > 0 && (now >= tb_win_next || tb_ratio_new)) {
+		tb_ratio_new = false;
 		tb_window(true, now);
 	}
 	tb_ip_sync();

@@ -53,7 +53,7 @@ $(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls
 	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$on")"
 	echo "ok: $prog, budget $pct%: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$on")), cost $(jq .cost_ppm "$on") ppm; exact where timed or counted, estimates within 5%"
 	echo "  worst estimate: $(jq -r --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
-		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
+		| [.funcs[] | select(.calls_est and .mode != "off") | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
 }
 
 for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
