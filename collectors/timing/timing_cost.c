@@ -1,6 +1,6 @@
 /*
  * timing_cost.c - what the hooks cost each thread (the overhead budget's
- * accounting, timing_budget.c): per live thread, the timed and counted
+ * accounting, timing_account.c): per live thread, the timed and counted
  * calls it made since the last accounting times their per-call costs,
  * against the CPU time it used meanwhile, read by the reporter on the
  * thread's own CPU clock.  Reporter thread only.

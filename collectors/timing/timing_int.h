@@ -336,7 +336,7 @@ void tm_clock_update(void);               /* ns_per_tick and slow_ticks */
 /* The figures of one function (ticks); max is a maximum, the rest are
  * sums.  running is the time so far of calls in flight (live threads
  * only); counts the counted calls (no time); mode the budget's, for the
- * record's change test (timing_budget.c). */
+ * record's change test (timing_account.c). */
 struct tm_fig {
 	uint64_t calls, total, self, max, slow, running, counts, mode;
 };
@@ -370,13 +370,14 @@ size_t tm_report_find(uintptr_t fn);           /* fn's k, or SIZE_MAX if not see
 
 /* timing_budget.c: the overhead budget (reporter only; doc/architecture.md) */
 void tm_budget_init(void);                /* HOOKSCOPE_BUDGET, HOOKSCOPE_MODE */
+void tm_budget_forget(void);              /* fork child */
+void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
+/* timing_account.c: the figures under the budget's modes */
 void tm_budget_account(void);             /* after each harvest */
 void tm_budget_reset(void);               /* the figures' reset */
-void tm_budget_forget(void);              /* fork child */
 /* Function k's figures since the reset as shown (now: exact, in ticks;
  * replaced where the budget estimates), its mode fields in f. */
 void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
-void tm_budget_rec(struct proto_agent_rec *rec);  /* cost_ppm, budget_ppm */
 
 /* timing_cost.c: per live thread, the hook cost (timed calls x ct, counted
  * x cc, ps) and CPU time (ns) since the last call; their sums. */

@@ -2,7 +2,8 @@
  * timing_rule.h - the overhead budget's decisions and estimators as pure
  * functions of figures (timing_rule.c): no state, no threads, no clock, so
  * they are tested on synthetic figures (tests/unit/test-budget.c).  The
- * accounting that feeds them and applies their choices is timing_budget.c.
+ * accounting that feeds them is timing_account.c; timing_budget.c applies
+ * their choices.
  */
 #ifndef HOOKSCOPE_TIMING_RULE_H
 #define HOOKSCOPE_TIMING_RULE_H

@@ -1,0 +1,248 @@
+/*
+ * timing_account.c - the overhead budget's accounting: what each function
+ * did in every interval between harvests, exact where it was watched,
+ * estimated where it was not, and the sampling windows the estimates come
+ * from (doc/architecture.md, "the overhead budget").  Reporter thread only,
+ * with the cycle lock; the state is timing_budget.h's.
+ *
+ * A sampled function's calls outside its windows are estimated against an
+ * anchor: the calls counted exactly (timed or counted functions) over the
+ * same intervals.  Its calls per anchor call in the windows, times the
+ * anchor outside them (timing_rule.c, tr_est_calls); each window weighs
+ * half as much as the next.  Every function watched keeps its own calls in
+ * the windows (w_calls), so when the anchor's set of functions changes the
+ * ratios are taken against the new set over the same windows, without a
+ * window of their own; only a function back from off, having missed
+ * windows, restarts them all, and a window follows.  A sampled or off
+ * function's figures are marked estimated from its first interval unwatched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "protocol.h"
+#include "select.h"
+#include "timing_budget.h"
+#include "timing_int.h"
+#include "timing_rule.h"
+
+/* Grow the state to the functions seen; new ones start in tb.start. */
+static void tb_grow(void)
+{
+	size_t n = tm_report_count();
+
+	if (n > tb.cap) {
+		tb.cap = n * 2 > 256 ? n * 2 : 256;
+		tb.fns = xrealloc(tb.fns, tb.cap * sizeof *tb.fns);
+	}
+	for (; tb.n < n; tb.n++) {
+		struct tb_fn *f = &tb.fns[tb.n];
+
+		memset(f, 0, sizeof *f);
+		f->mode = tb.start;
+		f->named = select_level(1, tm_report_name(tb.n), true, true);
+	}
+}
+
+/* Add x estimated calls of f at its clean averages. */
+static void tb_add_est(struct tb_fn *f, double x)
+{
+	f->es_calls += x;
+	f->dec_calls += x;
+	f->calls_est = f->time_est = true;
+	if (f->ref_calls > 0) {
+		f->es_total += x * (double)f->ref_total / (double)f->ref_calls;
+		if (!tb.ip)
+			f->es_self += x * (double)f->ref_self / (double)f->ref_calls;
+	}
+}
+
+/* tm_ip_drain's callback: one sample in fn (functions not seen are not
+ * shown: their samples go nowhere). */
+static void tb_sample(uintptr_t fn, void *arg)
+{
+	size_t k = tm_report_find(fn);
+
+	(void)arg;
+	if (k < tb.n)
+		tb.fns[k].samples++;
+}
+
+/* See timing_int.h: account the interval since the last harvest. */
+void tm_budget_account(void)
+{
+	double cost, cpu, anchor = 0;
+	bool clean;
+
+	tb_grow();
+	if (tb.ip)
+		tm_ip_drain(tb_sample, NULL);
+	tm_cost_threads(tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
+	tb.dec_cpu_ns += cpu;
+	tb.dec_cost_ps += cost;
+	clean = tb.win || tb.demoted == 0;
+	for (size_t i = 0; i < tb.n; i++) {
+		const struct tm_fig *c = tm_report_cur(i);
+		struct tb_fn *f = &tb.fns[i];
+
+		if (tb_exact(f->mode))
+			anchor += (double)(c->calls - f->prev.calls + c->counts - f->prev.counts);
+	}
+	if (tb.win) {
+		tb.win_anchor += anchor;
+		tb.w_anchor += anchor;
+	}
+	for (size_t i = 0; i < tb.n; i++) {
+		const struct tm_fig *c = tm_report_cur(i);
+		struct tb_fn *f = &tb.fns[i];
+		uint64_t dcalls = c->calls - f->prev.calls, dcounts = c->counts - f->prev.counts;
+		uint64_t dtotal = c->total - f->prev.total, dself = c->self - f->prev.self;
+		bool timed = f->mode == PROTO_FMODE_TIMED || (tb.win && f->mode != PROTO_FMODE_OFF);
+
+		f->prev = *c;
+		/* Counted and timed calls are exact, whatever the mode now. */
+		f->sh_calls += dcalls + dcounts;
+		f->dec_calls += (double)(dcalls + dcounts);
+		f->sh_total += dtotal;
+		if (clean && timed && dcalls > 0) {
+			f->ref_calls += dcalls;
+			f->ref_total += dtotal;
+			f->ref_self += dself;
+		}
+		if (tb.ip) {
+			/* Self time from the samples only (timing_ipsample.c). */
+			if (f->samples > 0)
+				f->time_est = true;
+			f->es_self += (double)f->samples * (double)TM_IP_PERIOD_NS / tm_ns_per_tick;
+			f->samples = 0;
+		} else if (clean || f->ref_calls == 0) {
+			f->sh_self += dself;
+		} else {
+			/* Its self would absorb the children not timed. */
+			f->es_self += (double)dcalls * (double)f->ref_self / (double)f->ref_calls;
+			f->time_est = true;
+		}
+		if (dcounts > 0 && f->ref_calls > 0) {
+			f->es_total += (double)dcounts * (double)f->ref_total / (double)f->ref_calls;
+			if (!tb.ip)
+				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
+			f->time_est = true;
+		}
+		if (tb.win && f->mode != PROTO_FMODE_OFF)
+			f->w_calls += (double)(dcalls + dcounts);
+		else if (!tb_exact(f->mode))
+			f->calls_est = f->time_est = true;      /* calls went unseen */
+		if (f->mode != PROTO_FMODE_SAMPLED)
+			continue;
+		if (!tb.win)
+			f->owed += anchor;
+		if (tb.w_anchor > 0 && f->owed > 0) {
+			tb_add_est(f, tr_est_calls(f->w_calls, tb.w_anchor, f->owed));
+			f->owed = 0;
+		}
+	}
+}
+
+/* The anchor's set changed (functions moved into or out of the exactly
+ * counted ones): its calls in the same windows.  What was owed is settled
+ * already (each tick accounts before it decides). */
+void tb_ratio_rebase(void)
+{
+	tb.w_anchor = 0;
+	for (size_t i = 0; i < tb.n; i++)
+		if (tb_exact(tb.fns[i].mode))
+			tb.w_anchor += tb.fns[i].w_calls;
+}
+
+/* Every ratio starts again with the next window. */
+void tb_ratio_restart(void)
+{
+	for (size_t i = 0; i < tb.n; i++) {
+		tb.fns[i].w_calls = 0;
+		tb.fns[i].w_missed = false;
+	}
+	tb.w_anchor = 0;
+	tb.ratio_new = true;
+}
+
+/* Open or close the sampling window: the sampled functions' sites.  The
+ * engine takes a while to switch them (opening writes their entries with
+ * the world stopped, closing traps calls while it gives them their bytes
+ * back): the calls made meanwhile are accounted outside the window, so a
+ * window's ratio of sampled calls to the anchor only covers time when the
+ * sampled sites were all watched.  How long a window lasts and when the
+ * next one opens: timing_rule.h. */
+void tb_window(bool on, uint64_t now)
+{
+	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
+
+	if (on) {
+		tb.win_start = now;
+	} else {
+		char after[48] = "the first";
+
+		if (tb.win_end != 0)
+			snprintf(after, sizeof after, "%.0f ms after the last",
+			    (double)(tb.win_start - tb.win_end) / 1e6);
+		tb.win_next = now + tr_window_gap(now - tb.win_start);
+		tb.win_end = now;
+		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls, %s",
+		    (double)(now - tb.win_start) / 1e6, tb.demoted, tb.win_anchor, after);
+	}
+	/* The ratios weigh each window half as much as the next: a program
+	 * whose mix of calls changes is followed within a few windows. */
+	for (size_t i = 0; on && i < tb.n; i++) {
+		tb.fns[i].w_calls /= 2;
+		tb.fns[i].w_missed |= tb.fns[i].mode == PROTO_FMODE_OFF;
+	}
+	if (on)
+		tb.w_anchor /= 2;
+	for (size_t i = 0; i < tb.n; i++)
+		pick[i] = tb.fns[i].mode == PROTO_FMODE_SAMPLED || tb.fns[i].mode == PROTO_FMODE_COUNTED;
+	tb.win = on;              /* tb_apply's modes are the window's, or not */
+	tb_apply(pick);
+	tm_select_window(tb.win);
+	tb.win = false;           /* the switch: outside */
+	tm_report_harvest();
+	tm_budget_account();
+	tb.win = on;
+	tb.win_anchor = 0;
+	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
+	free(pick);
+}
+
+/* See timing_int.h. */
+void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f)
+{
+	struct tb_fn *b;
+
+	if (k >= tb.n)
+		return;
+	b = &tb.fns[k];
+	now->calls = b->sh_calls + (uint64_t)(b->es_calls + 0.5);
+	now->total = b->sh_total + (uint64_t)(b->es_total + 0.5);
+	now->self = b->sh_self + (uint64_t)(b->es_self + 0.5);
+	if (now->self > now->total)
+		now->self = now->total;
+	f->mode = b->mode;
+	f->calls_est = b->calls_est;
+	f->time_est = b->time_est;
+	f->mode_since_ns = b->since_ns;
+	f->hook_ppm = b->hook_ppm;
+	now->mode = b->mode | (uint64_t)b->calls_est << 8 | (uint64_t)b->time_est << 9;
+}
+
+/* See timing_int.h: what is shown starts again from 0; modes stay.  The
+ * interval up to the reset's harvest is accounted first. */
+void tm_budget_reset(void)
+{
+	tm_budget_account();
+	for (size_t i = 0; i < tb.n; i++) {
+		struct tb_fn *f = &tb.fns[i];
+
+		f->sh_calls = f->sh_total = f->sh_self = 0;
+		f->es_calls = f->es_total = f->es_self = 0;
+		f->calls_est = f->time_est = false;
+	}
+}

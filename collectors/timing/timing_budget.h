@@ -1,0 +1,67 @@
+/*
+ * timing_budget.h - the overhead budget's state, shared by its decisions
+ * (timing_budget.c: modes, ticks, the cost) and its accounting
+ * (timing_account.c: each interval's figures, the sampled functions'
+ * windows and estimates).  Reporter thread only, with the cycle lock.
+ */
+#ifndef TIMING_BUDGET_H
+#define TIMING_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timing_int.h"
+
+/* One function's budget state (index: its aggregate's, timing_report.c). */
+struct tb_fn {
+	uint8_t  mode;            /* enum proto_fmode */
+	bool     named;           /* level 1 selects it */
+	bool     calls_est, time_est;   /* since the reset */
+	uint32_t hook_ppm;
+	uint64_t since_ns;
+	uint64_t held_until;
+	struct tm_fig prev;       /* the sums at the last accounting */
+	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
+	double   w_calls;         /* calls in the windows since the ratios' restart */
+	bool     w_missed;        /* off in one of those windows */
+	double   owed;            /* sampled: anchor calls outside the windows */
+	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
+	double   es_calls, es_total, es_self;      /* and estimated part */
+	uint64_t samples;         /* self-time samples since the last accounting */
+	double   dec_calls;       /* calls since the last decision (estimated if need be) */
+	double   rate;            /* calls per ns of CPU at the last decision */
+};
+
+struct tb_state {
+	struct tb_fn *fns;
+	size_t   n, cap;
+	size_t   demoted;         /* functions not in start's mode */
+	uint8_t  start;           /* the mode functions start in (HOOKSCOPE_MODE) */
+	bool     ip;              /* self time from samples (timing_ipsample.c) */
+	bool     win;             /* a sampling window is open */
+	uint64_t win_start, win_next, win_end;
+	double   win_anchor;      /* anchor calls in the open window */
+	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
+	bool     ratio_new;       /* the ratios restarted: a window is due */
+	double   dec_cpu_ns, dec_cost_ps;   /* the threads' CPU and the hooks' cost since the last decision */
+};
+
+extern struct tb_state tb;
+
+/* timing_budget.c */
+double tb_timed_ps(void);                 /* a timed call's calibrated cost, ps */
+double tb_counted_ps(void);               /* and a counted one's */
+bool tb_exact(unsigned mode);             /* timed or counted: every call seen */
+void tb_apply(const bool *pick);          /* the engine's modes of the functions picked (NULL: all) */
+void tb_dec_reset(void);                  /* a new decision interval */
+
+/* timing_account.c */
+/* Open or close the sampling window (its switch accounted outside it). */
+void tb_window(bool on, uint64_t now);
+/* The anchor's set of functions changed: the ratios against the new set. */
+void tb_ratio_rebase(void);
+/* Every ratio starts again with the next window. */
+void tb_ratio_restart(void);
+
+#endif
