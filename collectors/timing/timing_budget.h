@@ -4,8 +4,8 @@
  * (timing_account.c: each interval's figures, the sampled functions'
  * windows and estimates).  Reporter thread only, with the cycle lock.
  */
-#ifndef TIMING_BUDGET_H
-#define TIMING_BUDGET_H
+#ifndef HOOKSCOPE_TIMING_BUDGET_H
+#define HOOKSCOPE_TIMING_BUDGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +33,7 @@ struct tb_fn {
 	double   rate;            /* calls per ns of CPU at the last decision */
 };
 
+/* The budget's state (timing_budget.c defines it). */
 struct tb_state {
 	struct tb_fn *fns;
 	size_t   n, cap;
