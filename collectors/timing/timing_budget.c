@@ -360,9 +360,7 @@ void tm_budget_forget(void)
 		if (tb.fns[i].mode != tb.start)
 			tb_forgot[tb_nforgot++] = tm_report_fn(i);
 	free(tb.fns);
-	tb.fns = NULL;
-	tb.n = tb.cap = tb.demoted = 0;
-	tb.win = tb.ip = false;
+	tb = (struct tb_state){ .start = tb.start };      /* the parent's windows and ratios too */
 	tm_ip_set(false);         /* the parent's timers are gone; its samples with them */
 	tm_select_states_off();
 }
