@@ -234,9 +234,9 @@ static bool tb_decide(uint64_t now)
 		if (back) {
 			agent_log("budget: the ratios restart (a function back from off missed windows)");
 			tb_ratio_restart();
-		}
-		else if (moved)
+		} else if (moved) {
 			tb_ratio_rebase();
+		}
 		tb_apply(pick);
 		tb_tabs_build();
 	}

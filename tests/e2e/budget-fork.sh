@@ -8,7 +8,7 @@
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY is missing (package python3)"
 cat >"$HS_TMP/fork.py" <<'EOF'
-import os, sys
+import os, signal, sys
 def loop(n):
     d = {}
     for i in range(n):
@@ -18,6 +18,7 @@ def loop(n):
 loop(300000)
 pid = os.fork()
 if pid == 0:
+    signal.alarm(60)    # never outlives the test, whatever it finds
     with open(sys.argv[1], "w") as f:
         f.write("%d\n" % os.getpid())
     loop(int(sys.argv[2]))
