@@ -78,7 +78,7 @@ void tm_budget_account(void)
 	tb_grow();
 	if (tb.ip)
 		tm_ip_drain(tb_sample, NULL);
-	tm_cost_threads(tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
+	tm_cost_threads(TM_COST_ACCOUNT, tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
 	tb.dec_cpu_ns += cpu;
 	tb.dec_cost_ps += cost;
 	clean = tb.win || tb.demoted == 0;

@@ -13,7 +13,10 @@
  * rule (timing_rule.c) may change modes.  Ticks are TB_TICK_NS apart while
  * a window is open or modes change, and back off to TB_TICK_MAX_NS while
  * decisions change nothing: the reporter's harvests are most of what the
- * budget itself costs the target.
+ * budget itself costs the target.  Between backed-off ticks a peek every
+ * TB_TICK_NS reads only the threads' call counters and CPU clocks: when
+ * the cost since its own last verdict is over TB_PEEK_OVER budgets (the
+ * program entered another phase), the tick comes at once.
  *
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
@@ -26,6 +29,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 #include "engine.h"
@@ -40,6 +44,8 @@
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
+#define TB_PEEK_CPU_NS   2000000ull            /* target CPU a peek's verdict needs */
+#define TB_PEEK_OVER     2                     /* a peek forces a tick over this many budgets */
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
@@ -50,6 +56,10 @@ static uint32_t tb_cost_ppm;
 static uint64_t tb_tick_ns = TB_TICK_NS;
 static uintptr_t *tb_forgot;             /* fork child: functions to give tb.start back */
 static size_t tb_nforgot;
+static uint64_t tb_full_next;            /* the next tick; peeks until then */
+static double tb_pk_cpu_ns, tb_pk_cost_ps;   /* since the peek's last verdict */
+static uint64_t tb_pk_off_until;         /* a forced tick changed nothing: no peek
+                                          * before this, unless a decision changes modes */
 
 /* Per-call costs, ps. */
 double tb_timed_ps(void)
@@ -176,6 +186,16 @@ void tb_dec_reset(void)
 		tb.fns[i].dec_calls = 0;
 }
 
+/* The process's CPU time so far, for the log. */
+static double tb_process_cpu_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* Run the rule on the figures since the last decision; apply its changes.
  * True when a mode or the call paths changed. */
 static bool tb_decide(uint64_t now)
@@ -229,8 +249,9 @@ static bool tb_decide(uint64_t now)
 		changed++;
 	}
 	if (changed > 0) {
-		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%)",
-		    changed, tb_cost_ppm / 1e4, tb_ppm / 1e4);
+		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%) "
+		    "at %.1f ms of the process's CPU", changed, tb_cost_ppm / 1e4, tb_ppm / 1e4,
+		    tb_process_cpu_ms());
 		if (back) {
 			agent_log("budget: the ratios restart (a function back from off missed windows)");
 			tb_ratio_restart();
@@ -285,6 +306,7 @@ void timing_budget_set(uint32_t ppm)
 		ppm = 1000000;
 	tb_ppm = ppm;
 	tb_tick_ns = TB_TICK_NS;
+	tb_full_next = 0;         /* a tick at once */
 	if (ppm == 0) {
 		tm_report_harvest();
 		tm_budget_account();
@@ -294,9 +316,31 @@ void timing_budget_set(uint32_t ppm)
 	tb_dec_reset();
 }
 
-/* See timing.h: harvest, account, decide, open or close the window. */
+/* Between ticks: the hooks' cost since the peek's last verdict, on its own
+ * base (the accounting's interval would dilute a phase that began after
+ * it).  True when that is over TB_PEEK_OVER budgets. */
+static bool tb_peek(void)
+{
+	double cost, cpu;
+	bool over;
+
+	tm_cost_threads(TM_COST_PEEK, tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
+	tb_pk_cost_ps += cost;
+	tb_pk_cpu_ns += cpu;
+	if (tb_pk_cpu_ns < TB_PEEK_CPU_NS)
+		return false;
+	over = tb_pk_cost_ps / (tb_pk_cpu_ns * 1000) * 1e6 > (double)tb_ppm * TB_PEEK_OVER;
+	tb_pk_cost_ps = tb_pk_cpu_ns = 0;
+	return over;
+}
+
+/* See timing.h: harvest, account, decide, open or close the window; a
+ * peek between backed-off ticks. */
 uint64_t timing_budget_tick(uint64_t now)
 {
+	bool forced = false;
+	uint64_t next;
+
 	if (tb_nforgot > 0) {
 		uint8_t *m = xcalloc(tb_nforgot, 1);
 
@@ -318,13 +362,29 @@ uint64_t timing_budget_tick(uint64_t now)
 		}
 		return now + TB_OFF_TICK_NS;
 	}
+	if (now < tb_full_next) {
+		if (now < tb_pk_off_until || !tb_peek())
+			return tb_full_next < now + TB_TICK_NS ? tb_full_next : now + TB_TICK_NS;
+		forced = true;
+		agent_log("budget: the hooks' cost since the last peek is over %d budgets: a tick now",
+		    TB_PEEK_OVER);
+	}
 	tm_report_harvest();
-	tm_budget_account();
+	tm_budget_account();      /* the peek's base moves here too */
+	tb_pk_cpu_ns = tb_pk_cost_ps = 0;
 	if (!tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS) {
-		if (tb_decide(now))
+		if (tb_decide(now)) {
 			tb_tick_ns = TB_TICK_NS;
-		else if (tb_tick_ns < TB_TICK_MAX_NS)
+			tb_pk_off_until = 0;
+		} else if (forced) {
+			/* Perhaps the quiet time before the phase diluted the
+			 * interval: the next tick decides on fresh figures.  And
+			 * if the rule has nothing to change, peeks rest a while. */
+			tb_tick_ns = TB_TICK_NS;
+			tb_pk_off_until = now + TB_TICK_MAX_NS;
+		} else if (tb_tick_ns < TB_TICK_MAX_NS) {
 			tb_tick_ns *= 2;
+		}
 	}
 	if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor))
 		tb_window(false, now);
@@ -334,11 +394,13 @@ uint64_t timing_budget_tick(uint64_t now)
 	}
 	tb_ip_sync();
 	if (tb.win)
-		return now + TB_TICK_NS;      /* a window lasts a few ticks */
-	/* The next window opens on time. */
-	if (tb.demoted > 0 && tb.win_next > now && tb.win_next < now + tb_tick_ns)
-		return tb.win_next;
-	return now + tb_tick_ns;
+		next = now + TB_TICK_NS;      /* a window lasts a few ticks */
+	else if (tb.demoted > 0 && tb.win_next > now && tb.win_next < now + tb_tick_ns)
+		next = tb.win_next;           /* the next window opens on time */
+	else
+		next = now + tb_tick_ns;
+	tb_full_next = next;
+	return next < now + TB_TICK_NS ? next : now + TB_TICK_NS;
 }
 
 /* See timing_int.h. */
@@ -361,6 +423,9 @@ void tm_budget_forget(void)
 			tb_forgot[tb_nforgot++] = tm_report_fn(i);
 	free(tb.fns);
 	tb = (struct tb_state){ .start = tb.start };      /* the parent's windows and ratios too */
+	tb_full_next = 0;
+	tb_pk_cpu_ns = tb_pk_cost_ps = 0;
+	tb_pk_off_until = 0;
 	tm_ip_set(false);         /* the parent's timers are gone; its samples with them */
 	tm_select_states_off();
 }

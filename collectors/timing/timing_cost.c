@@ -3,7 +3,10 @@
  * accounting, timing_account.c): per live thread, the timed and counted
  * calls it made since the last accounting times their per-call costs,
  * against the CPU time it used meanwhile, read by the reporter on the
- * thread's own CPU clock.  Reporter thread only.
+ * thread's own CPU clock.  Two readers keep their own bases: the
+ * accounting at each tick and the peek between ticks (timing_budget.c),
+ * whose base the accounting moves too.
+ * Reporter thread only.
  */
 #include <time.h>
 
@@ -23,11 +26,12 @@ static uint64_t tm_cost_cpu(int32_t tid)
 }
 
 /* See timing_int.h. */
-void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
+void tm_cost_threads(int base, double ct, double cc, double *cost_ps, double *cpu_ns)
 {
 	*cost_ps = *cpu_ns = 0;
 	for (struct tm_block *b = __atomic_load_n(&tm_head, __ATOMIC_ACQUIRE); b != NULL; b = b->next) {
 		uint32_t n = tm_block_count(b);
+		struct tm_cost_base *at = &b->cost[base];
 		uint64_t calls = 0, counts = 0, cpu;
 
 		if (__atomic_load_n(&b->state, __ATOMIC_ACQUIRE) == TM_DEAD)
@@ -43,13 +47,15 @@ void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns)
 		counts += tm_sc_sum(b);
 		cpu = tm_cost_cpu(b->tid);
 		/* A thread seen the first time: its past is not a window's. */
-		if (b->cpu_ns != 0 && cpu > b->cpu_ns) {
-			*cpu_ns += (double)(cpu - b->cpu_ns);
-			*cost_ps += (double)(calls - b->calls0) * ct + (double)(counts - b->counts0) * cc;
+		if (at->cpu_ns != 0 && cpu > at->cpu_ns) {
+			*cpu_ns += (double)(cpu - at->cpu_ns);
+			*cost_ps += (double)(calls - at->calls) * ct + (double)(counts - at->counts) * cc;
 		}
-		if (cpu > b->cpu_ns)
-			b->cpu_ns = cpu;
-		b->calls0 = calls;
-		b->counts0 = counts;
+		if (cpu > at->cpu_ns)
+			at->cpu_ns = cpu;
+		at->calls = calls;
+		at->counts = counts;
+		if (base == TM_COST_ACCOUNT)      /* a peek looks at the time since */
+			b->cost[TM_COST_PEEK] = *at;
 	}
 }

@@ -85,6 +85,8 @@ struct tm_node {
 
 enum { TM_LIVE = 0, TM_DEAD = 1 };
 
+enum { TM_COST_ACCOUNT, TM_COST_PEEK, TM_COST_BASES };
+
 struct tm_block {
 	struct tm_block *next;    /* global list; written by the reporter after push */
 	uint32_t  state;          /* TM_LIVE, TM_DEAD (release store at thread exit) */
@@ -99,9 +101,10 @@ struct tm_block {
 	/* Here, in the padding before the aligned table, so the hot fields
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */
-	uint64_t  cpu_ns;         /* reporter only: the thread's CPU time at the last
-	                           * accounting (timing_cost.c) */
-	uint64_t  calls0, counts0; /* reporter only: its timed and counted calls then */
+	/* Reporter only: the thread's CPU time and its timed and counted
+	 * calls at the last look of each of the budget's two readers
+	 * (timing_cost.c): the accounting and the peek between ticks. */
+	struct tm_cost_base { uint64_t cpu_ns, calls, counts; } cost[TM_COST_BASES];
 	uint64_t *sc;             /* the counted path's counts by site index (timing_count.c),
 	                           * or NULL */
 	uint32_t  pgen;           /* reporter only: the merged tree pids[] point into */
@@ -380,8 +383,10 @@ void tm_budget_reset(void);               /* the figures' reset */
 void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
 
 /* timing_cost.c: per live thread, the hook cost (timed calls x ct, counted
- * x cc, ps) and CPU time (ns) since the last call; their sums. */
-void tm_cost_threads(double ct, double cc, double *cost_ps, double *cpu_ns);
+ * x cc, ps) and CPU time (ns) since the last call with the same base
+ * (TM_COST_ACCOUNT, which moves TM_COST_PEEK's too, or TM_COST_PEEK);
+ * their sums. */
+void tm_cost_threads(int base, double ct, double cc, double *cost_ps, double *cpu_ns);
 
 /* timing_ipsample.c: self time by sampling the pc on each thread's CPU
  * clock, while the budget demotes functions (reporter only). */

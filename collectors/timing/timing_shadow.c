@@ -10,6 +10,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "timing_int.h"
@@ -172,8 +173,8 @@ void tm_hot_atfork_child(void)
 	own->ip_on = false;       /* timers are not inherited */
 	own->born = tm_ticks();   /* the child's running time counts from here */
 	own->tid = (int32_t)gettid();     /* the parent's is another process's thread */
-	own->cpu_ns = 0;          /* its CPU clock starts again: seen the first time */
-	own->calls0 = own->counts0 = 0;
+	/* its CPU clock starts again: seen the first time */
+	memset(own->cost, 0, sizeof own->cost);
 	for (uint32_t k = 0; k < tm_block_count(own); k++) {
 		struct tm_entry *e = tm_block_entry(own, k);
 
