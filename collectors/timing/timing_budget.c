@@ -14,7 +14,7 @@
  * a window is open or modes change, and back off to TB_TICK_MAX_NS while
  * decisions change nothing: the reporter's harvests are most of what the
  * budget itself costs the target.  Between backed-off ticks a peek every
- * TB_TICK_NS reads only the threads' call counters and CPU clocks: when
+ * TB_PEEK_NS reads only the threads' call counters and CPU clocks: when
  * the cost since its own last verdict is over TB_PEEK_OVER budgets (the
  * program entered another phase), the tick comes at once.
  *
@@ -44,6 +44,7 @@
 #define TB_DECIDE_CPU_NS 5000000ull            /* target CPU between decisions */
 #define TB_HOLD_NS       2000000000ull         /* no promotion this soon after a change */
 #define TB_OFF_TICK_NS   100000000ull          /* budget off: the cost is updated this often */
+#define TB_PEEK_NS       20000000ull           /* between peeks (each costs the reporter a wake) */
 #define TB_PEEK_CPU_NS   2000000ull            /* target CPU a peek's verdict needs */
 #define TB_PEEK_OVER     2                     /* a peek forces a tick over this many budgets */
 
@@ -364,7 +365,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	}
 	if (now < tb_full_next) {
 		if (now < tb_pk_off_until || !tb_peek())
-			return tb_full_next < now + TB_TICK_NS ? tb_full_next : now + TB_TICK_NS;
+			return tb_full_next < now + TB_PEEK_NS ? tb_full_next : now + TB_PEEK_NS;
 		forced = true;
 		agent_log("budget: the hooks' cost since the last peek is over %d budgets: a tick now",
 		    TB_PEEK_OVER);
@@ -400,7 +401,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	else
 		next = now + tb_tick_ns;
 	tb_full_next = next;
-	return next < now + TB_TICK_NS ? next : now + TB_TICK_NS;
+	return next < now + TB_PEEK_NS ? next : now + TB_PEEK_NS;
 }
 
 /* See timing_int.h. */
