@@ -99,17 +99,16 @@ static inline bool mem_ready(void)
 	return real.malloc != NULL;
 }
 
-/* Is anything tracked, and is this call the target's?  In sampled mode an
- * allocation holding no sample point is known not to be kept first (the
- * agent's own bytes only move the thread's next sample point: the process
- * is memoryless, the estimate stays unbiased). */
-static inline bool mem_watch(size_t size)
+/* Is an allocation of size bytes surely not kept?  Tracking is off, or in
+ * sampled mode it holds no sample point (most do not).  Known before the
+ * real call, which is then the wrapper's last (a tail call: no frame).  The
+ * agent's own bytes move the thread's next sample point too: the process
+ * is memoryless, the estimate stays unbiased. */
+static inline bool mem_skip(size_t size)
 {
 	int mode = LOAD(&mem.mode);
 
-	if (mode == MEM_OFF || (mode == MEM_SAMPLED && mem_sample_skip(size)))
-		return false;
-	return !timing_guarded();
+	return mode == MEM_OFF || (mode == MEM_SAMPLED && mem_sample_skip(size));
 }
 
 /* Record block p of size bytes (a mapping: never sampled) allocated by the
@@ -145,8 +144,10 @@ BODY void *mem_malloc(size_t n)
 		return mem_boot_alloc(n);
 	if (UNLIKELY(LOAD(&mem.probing)))
 		ADD(&mem.probe_hits, 1);
+	if (mem_skip(n))
+		return real.malloc(n);
 	p = real.malloc(n);
-	if (mem_watch(n))
+	if (!timing_guarded())
 		mem_note(p, n, __builtin_frame_address(0), false);
 	return p;
 }
@@ -157,8 +158,10 @@ BODY void *mem_calloc(size_t k, size_t n)
 
 	if (UNLIKELY(!mem_ready()))
 		return mem_boot_alloc(k * n);   /* static: already zero */
+	if (mem_skip(k * n))
+		return real.calloc(k, n);
 	p = real.calloc(k, n);
-	if (mem_watch(k * n))
+	if (!timing_guarded())
 		mem_note(p, k * n, __builtin_frame_address(0), false);
 	return p;
 }
@@ -186,12 +189,12 @@ BODY void *mem_realloc(void *old, size_t n)
 	}
 	if (timing_guarded())
 		return real.realloc(old, n);
-	if (old != NULL && LOAD(&mem.live))
+	if (old != NULL && LOAD(&mem.live) && (mem_maybe_kept(old) || LOAD(&mem.mode) == MEM_FULL))
 		osz = mem_block_del(old);
 	p = real.realloc(old, n);
 	if (p == NULL && n != 0 && osz != 0)
 		mem_block_add(old, osz, 0, osz, 1000);   /* still live: its stack is lost */
-	if (p != NULL && LOAD(&mem.mode) != MEM_OFF)
+	if (p != NULL && !mem_skip(n))
 		mem_note(p, n, __builtin_frame_address(0), false);
 	return p;
 }
@@ -202,8 +205,10 @@ BODY int mem_posix_memalign(void **out, size_t align, size_t n)
 
 	if (UNLIKELY(!mem_ready()))
 		return ENOMEM;
+	if (mem_skip(n))
+		return real.posix_memalign(out, align, n);
 	r = real.posix_memalign(out, align, n);
-	if (r == 0 && mem_watch(n))
+	if (r == 0 && !timing_guarded())
 		mem_note(*out, n, __builtin_frame_address(0), false);
 	return r;
 }
@@ -215,8 +220,10 @@ BODY int mem_posix_memalign(void **out, size_t align, size_t n)
 		void *p;                                                        \
 		if (UNLIKELY(!mem_ready()) || real.fn == NULL)                  \
 			return NULL;                                            \
+		if (mem_skip(size))                                             \
+			return real.fn call;                                    \
 		p = real.fn call;                                               \
-		if (mem_watch(size))                                            \
+		if (!timing_guarded())                                          \
 			mem_note(p, size, __builtin_frame_address(0), false);   \
 		return p;                                                       \
 	}
