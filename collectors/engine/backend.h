@@ -22,9 +22,14 @@ struct hook_backend {
 	 * continue at addr + p->n; p->entry is the length of the entry's
 	 * branch (HOOK_PATCH_LEN, or HOOK_PATCH_MAX where a block out of the
 	 * direct branch's reach of addr needs a longer one).  HOOK_OK or the
-	 * refusal reason. */
+	 * refusal reason.  Whether the function branches back into those
+	 * bytes is sweep's: it reads the whole function, so the core asks
+	 * only before a site's first branch is written. */
 	enum hook_why (*plan)(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
 	    struct hook_plan *p);
+	/* Does the function at addr (size bytes) branch into its first n
+	 * bytes?  HOOK_OK or the refusal reason (HOOK_R_INTO). */
+	enum hook_why (*sweep)(const uint8_t *code, size_t size, uint64_t addr, size_t n);
 	/* The len bytes of an entry's branch at 'from' to 'to': len is
 	 * HOOK_PATCH_LEN (a direct branch: 'to' within its reach) or, where
 	 * the back-end has a longer form reaching anywhere, HOOK_PATCH_MAX

@@ -83,6 +83,8 @@ struct hook_site {
 	bool       mode_set;        /* mode was given (else the starting mode applies) */
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
+	size_t     size;            /* relocated site: the function's bytes, and ... */
+	bool       swept;           /* ... checked for branches into the n (hook_engine_write) */
 	size_t     entry;           /* bytes of the entry's branch (its plan's) */
 	bool       global;          /* global or weak binding */
 	bool       exported;        /* and default visibility */

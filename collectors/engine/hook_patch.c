@@ -222,6 +222,7 @@ static void hook_mod_prepare_part(const struct hook_mod *m, struct hook_engine *
 		s->fn = fn;
 		s->name = y->name;
 		s->n = p.n;
+		s->size = y->size;
 		s->entry = p.entry;
 		s->global = y->bind != SYM_BIND_LOCAL;
 		s->exported = s->global && y->vis == SYM_VIS_DEFAULT;
@@ -449,6 +450,25 @@ static void hook_engine_bury(struct hook_engine *g, enum hook_why why)
 		}
 }
 
+/* Before relocated site s's first branch: does its function branch back
+ * into the bytes it covers?  Then it dies (refused).  Asked only now, not
+ * when the site is planned: the sweep reads the whole function, and most
+ * functions are never watched at the levels below 4. */
+static void hook_site_sweep(struct hook_engine *g, struct hook_site *s)
+{
+	enum hook_why why;
+
+	if (s->kind != HOOK_K_RELOC || s->swept)
+		return;
+	s->swept = true;
+	why = hook_backend.sweep((const uint8_t *)s->fn, s->size, s->fn, s->n);
+	if (why != HOOK_OK) {
+		s->dead = true;
+		g->refused[why]++;
+		agent_log("hook: %s: %s", s->name, hook_why_name(why));
+	}
+}
+
 /* See hook_int.h. */
 void hook_engine_write(struct hook_engine *g)
 {
@@ -460,6 +480,11 @@ void hook_engine_write(struct hook_engine *g)
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 		enum hook_need need = hook_write_need(s);
+
+		if (need == HOOK_NEED_BRANCH) {
+			hook_site_sweep(g, s);
+			need = hook_write_need(s);
+		}
 
 		if (need == HOOK_NEED_BRANCH)
 			hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, s->entry);

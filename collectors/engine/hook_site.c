@@ -101,7 +101,7 @@ static void hook_report_patch(const struct hook_engine *g)
 	size_t off = 0, koff = 0, total = 0, far = 0, n[HOOK_K_COUNT] = { 0 };
 
 	for (size_t i = 0; i < g->nsites; i++)
-		if (g->sites[i]->patched) {
+		if (g->sites[i]->patched && !g->sites[i]->dead) {
 			n[g->sites[i]->kind]++;
 			far += g->sites[i]->kind == HOOK_K_RELOC && g->sites[i]->entry != HOOK_PATCH_LEN;
 		}
@@ -172,12 +172,18 @@ static void hook_apply(int level)
 
 		if (!hook_kinds[s->kind].levelled || s->dead)
 			continue;
-		all++;
-		on += want;
 		s->on = want;
 		__atomic_store_n(s->sw, hook_switch_to(s, want), __ATOMIC_RELAXED);
 	}
 	hook_live_sync(&hook_g);        /* entries: the branch, or their own bytes */
+	for (size_t i = 0; i < hook_g.nsites; i++) {      /* a site's first branch may refuse it */
+		const struct hook_site *s = hook_g.sites[i];
+
+		if (hook_kinds[s->kind].levelled && !s->dead) {
+			all++;
+			on += s->on;
+		}
+	}
 	if (hook_patched)
 		agent_log("hook: level %d: %zu of %zu sites on", level, on, all);
 }
@@ -247,9 +253,11 @@ static void hook_set_level(int level)
 		hook_patched = true;
 		hook_cal_run(&hook_g);  /* before any site exists (hook_cal.c) */
 		hook_engine_patch(&hook_g);
-		hook_report_patch(&hook_g);
+		hook_apply(level);
+		hook_report_patch(&hook_g);     /* with the level's refusals */
+	} else {
+		hook_apply(level);
 	}
-	hook_apply(level);
 	hook_leave();
 }
 
@@ -387,7 +395,7 @@ void hook_engine_stats(struct hook_stats *st)
 			const struct hook_site *s = hook_g.sites[i];
 			const struct hook_kind_ops *k = &hook_kinds[s->kind];
 
-			if (!s->patched || !k->counted)
+			if (!s->patched || s->dead || !k->counted)
 				continue;
 			if (s->kind == HOOK_K_RELOC && s->entry != HOOK_PATCH_LEN)
 				*(s->on ? &cached.far_active : &cached.far_disabled) += 1;
@@ -423,7 +431,7 @@ bool hook_engine_has(uintptr_t fn)
 
 	pthread_mutex_lock(&hook_lock);
 	for (size_t i = hook_byfn_find(fn); i < hook_nbyfn && hook_byfn[i]->fn == fn && !has; i++)
-		has = hook_byfn[i]->patched;
+		has = hook_byfn[i]->patched && !hook_byfn[i]->dead;
 	pthread_mutex_unlock(&hook_lock);
 	return has;
 }

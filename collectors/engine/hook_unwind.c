@@ -161,9 +161,9 @@ void hook_unwind_prepare(struct hook_engine *g)
 		if (fn == NULL || dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 ||
 		    sym == NULL || hook_unwind_mod(g, (uintptr_t)fn) != mi)
 			why = HOOK_R_DECODE;
-		else
-			why = hook_backend.plan(fn, sym->st_size, (uintptr_t)fn,
-			    (uintptr_t)hook_tramp_blk(&r, (size_t)k) + HOOK_BLK_HEAD, &p);
+		else if ((why = hook_backend.plan(fn, sym->st_size, (uintptr_t)fn,
+		    (uintptr_t)hook_tramp_blk(&r, (size_t)k) + HOOK_BLK_HEAD, &p)) == HOOK_OK)
+			why = hook_backend.sweep(fn, sym->st_size, (uintptr_t)fn, p.n);
 		if (why != HOOK_OK) {
 			agent_warn("hook: cannot wrap %s (%s): it will not see through timed calls",
 			    hook_uw_table[i].name, hook_why_name(why));

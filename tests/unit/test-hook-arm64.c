@@ -34,6 +34,16 @@
 #include "elf-funcs.h"
 #include "hook_a64.h"
 
+/* The engine's two steps at once: the relocation (planned for every
+ * function) and the sweep (asked before a site's first branch). */
+static enum hook_why test_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+    bool far, struct hook_plan *p)
+{
+	enum hook_why why = hook_a64_relocate(code, size, addr, dst, far, p);
+
+	return why == HOOK_OK ? hook_a64_sweep(code, size, addr, p->n) : why;
+}
+
 #define MAP_LEN   (4u << 20)
 #define DST_OFF   ((1u << 20) + 4096)   /* the relocated entry, from the function */
 #define COPY_OFF  (512u << 10)          /* a pristine copy of the function */
@@ -134,7 +144,7 @@ static enum hook_why test_place(const struct test_fn *f, struct hook_plan *p, ui
 
 	memset(map, 0, 2 * DST_OFF);
 	memcpy(fn, f->words, f->n * 4);
-	why = hook_a64_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, false, p);
+	why = test_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, false, p);
 	if (why == HOOK_OK) {
 		assert_true(p->n == HOOK_PATCH_LEN && p->entry == HOOK_PATCH_LEN);
 		assert_true(p->len <= HOOK_RELOC_MAX);
@@ -212,13 +222,13 @@ static void test_refusals(void **state)
 	(void)state;
 	assert_int_equal(test_place(&loop, &p, &entry), HOOK_R_INTO);
 	assert_int_equal(test_place(&rec, &p, &entry), HOOK_OK);
-	assert_int_equal(hook_a64_plan((const uint8_t *)fns[0].words, 3, 0x400000, 0x500000, false,
+	assert_int_equal(test_plan((const uint8_t *)fns[0].words, 3, 0x400000, 0x500000, false,
 	    &p), HOOK_R_SHORT);
-	assert_int_equal(hook_a64_plan((const uint8_t *)&undef, 4, 0x400000, 0x500000, false, &p),
+	assert_int_equal(test_plan((const uint8_t *)&undef, 4, 0x400000, 0x500000, false, &p),
 	    HOOK_R_DECODE);
 	/* a block out of the B's reach takes the far entry: b +12 then
 	 * branches into its bytes 4..15 */
-	assert_int_equal(hook_a64_plan((const uint8_t *)fns[0].words, 20, 0x400000,
+	assert_int_equal(test_plan((const uint8_t *)fns[0].words, 20, 0x400000,
 	    0x400000 + (200u << 20), false, &p), HOOK_R_INTO);
 	assert_true(p.entry == HOOK_PATCH_MAX);
 }
@@ -269,7 +279,7 @@ static void test_far_run(const struct test_fn *f, uint8_t *dst, bool mid)
 	memset(map, 0, COPY_OFF + 4096);
 	memcpy(fn, f->words, f->n * 4);
 	memcpy(copy, f->words, f->n * 4);
-	assert_int_equal(hook_a64_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, true, &p), HOOK_OK);
+	assert_int_equal(test_plan(fn, f->n * 4, (uintptr_t)fn, (uintptr_t)dst, true, &p), HOOK_OK);
 	assert_true(p.entry == HOOK_PATCH_MAX && p.n == HOOK_PATCH_MAX);
 	assert_true(p.len <= HOOK_RELOC_MAX && p.bounds.n >= 1 && p.bounds.n <= 4);
 	memcpy(dst, p.out, p.len);
@@ -344,12 +354,12 @@ static void test_far_refusals(void **state)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const struct test_fn *f = cases[i].f;
 
-		if (hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000, 0x500000, true, &p) !=
+		if (test_plan((const uint8_t *)f->words, f->n * 4, 0x400000, 0x500000, true, &p) !=
 		    cases[i].far)
 			fail_msg("%s: far entry: %s, not %s", f->name,
-			    hook_why_name(hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
+			    hook_why_name(test_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
 			    0x500000, true, &p)), hook_why_name(cases[i].far));
-		assert_int_equal(hook_a64_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
+		assert_int_equal(test_plan((const uint8_t *)f->words, f->n * 4, 0x400000,
 		    0x500000, false, &p), HOOK_OK);
 	}
 }
@@ -441,7 +451,7 @@ static void test_func_ip(const uint8_t *code, size_t size, uint64_t addr, void *
 		if ((w & 0x7c000000u) == 0x14000000u)
 			covered = false;
 	}
-	if (under_entry && hook_a64_plan(code, size, addr, addr + 0x100000, true, &p) == HOOK_OK)
+	if (under_entry && test_plan(code, size, addr, addr + 0x100000, true, &p) == HOOK_OK)
 		fail_msg("function at %#lx: x16/x17 under the far entry, plan made",
 		    (unsigned long)addr);
 	t->far_refused += under_entry;

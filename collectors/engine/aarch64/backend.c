@@ -37,7 +37,7 @@ static enum hook_why a64_plan(const uint8_t *code, size_t size, uint64_t addr, u
 
 		forced = e != NULL && strcmp(e, "1") == 0;
 	}
-	return hook_a64_plan(code, size, addr, dst, forced == 1, p);
+	return hook_a64_relocate(code, size, addr, dst, forced == 1, p);
 }
 
 /* The near entry, b from 'from' to 'to' (within reach: the plan chose it),
@@ -128,6 +128,7 @@ static void a64_code_store1(void *dst, uint8_t v)
 const struct hook_backend hook_backend = {
 	.arch          = "arm64",
 	.plan          = a64_plan,
+	.sweep         = hook_a64_sweep,
 	.branch        = a64_branch,
 	.jump_abs      = a64_jump_abs,
 	.entry_nop     = a64_entry_nop,

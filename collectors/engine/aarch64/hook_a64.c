@@ -62,8 +62,9 @@ static bool a64_branch_target(uint32_t insn, uint64_t pc, uint64_t *t, bool *lin
 	return true;
 }
 
-/* Sweep the whole function for direct branches into [addr, addr + n). */
-static enum hook_why a64_sweep(const uint8_t *code, size_t size, uint64_t addr, size_t n)
+/* See hook_a64.h: the whole function, for direct branches into
+ * [addr, addr + n). */
+enum hook_why hook_a64_sweep(const uint8_t *code, size_t size, uint64_t addr, size_t n)
 {
 	for (size_t off = 0; off + 4 <= size; off += 4) {
 		uint32_t insn;
@@ -261,7 +262,7 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 }
 
 /* See hook_a64.h. */
-enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+enum hook_why hook_a64_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     bool far, struct hook_plan *p)
 {
 	enum hook_why why = HOOK_OK;
@@ -299,8 +300,6 @@ enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 		    &ends);
 	}
 	p->n = p->entry;
-	if (why == HOOK_OK)
-		why = a64_sweep(code, size, addr, p->n);
 	if (why == HOOK_OK && !ends) {
 		if (p->len + 16 > HOOK_RELOC_MAX)
 			return HOOK_R_BIG;

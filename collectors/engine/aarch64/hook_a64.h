@@ -1,7 +1,7 @@
 /*
  * hook_a64.h - the arm64 back-end's instruction encoders (the few forms the
  * blocks and the relocator write) and its relocator (hook_a64.c), the
- * back-end's plan op; the unit test calls it directly.
+ * back-end's plan and sweep ops; the unit test calls them directly.
  */
 #ifndef HOOKSCOPE_HOOK_A64_H
 #define HOOKSCOPE_HOOK_A64_H
@@ -24,10 +24,13 @@
  * block's HOOK_BLK_HEAD) and then go on at addr + n: the first instruction
  * for the near entry (a B), the first four for the far one (16 bytes),
  * which is used when far is set or the block is out of the B's reach of
- * addr (p->entry says which).  Scans the whole function for branches into
- * the patched bytes.  HOOK_OK or the refusal reason. */
-enum hook_why hook_a64_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+ * addr (p->entry says which): the back-end's plan op.  HOOK_OK or the
+ * refusal reason. */
+enum hook_why hook_a64_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     bool far, struct hook_plan *p);
+/* Scan the whole function for direct branches into its first n bytes (the
+ * back-end's sweep op).  HOOK_OK or HOOK_R_INTO. */
+enum hook_why hook_a64_sweep(const uint8_t *code, size_t size, uint64_t addr, size_t n);
 
 /* May insn use x16 or x17 (w16, w17), which the far entry and the
  * relocated forms take as scratch?  Read from the register fields of its

@@ -91,7 +91,8 @@ static void x86_code_store1(void *dst, uint8_t v)
 
 const struct hook_backend hook_backend = {
 	.arch          = "x86-64",
-	.plan          = hook_x86_plan,
+	.plan          = hook_x86_relocate,
+	.sweep         = hook_x86_check,
 	.branch        = x86_branch,
 	.jump_abs      = x86_jump_abs,
 	.entry_nop     = x86_entry_nop,

@@ -303,13 +303,24 @@ static enum hook_why hook_x86_emit(const struct x86_insn *in, uint64_t dst, size
 	return HOOK_OK;
 }
 
-/* See hook.h. */
-enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
+/* See hook_x86.h. */
+enum hook_why hook_x86_check(const uint8_t *code, size_t size, uint64_t addr, size_t n)
+{
+	size_t limit = hook_x86_candidates(code, size, n);
+
+	if (limit == 0)
+		return HOOK_OK;
+	return hook_x86_sweep(code, limit + X86_INSN_MAX < size ? limit + X86_INSN_MAX : size,
+	    limit, addr, n);
+}
+
+/* See hook_x86.h. */
+enum hook_why hook_x86_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p)
 {
 	/* the instructions the patch covers (each is at least a byte) */
 	struct x86_insn ins[HOOK_PATCH_LEN];
-	size_t ninsn = 0, limit;
+	size_t ninsn = 0;
 	enum hook_why why = HOOK_OK;
 	int32_t rel;
 
@@ -324,14 +335,6 @@ enum hook_why hook_x86_plan(const uint8_t *code, size_t size, uint64_t addr, uin
 		}
 		p->n += ins[ninsn++].size;
 	}
-	limit = hook_x86_candidates(code, size, p->n);
-	if (limit > 0) {
-		size_t upto = limit + X86_INSN_MAX < size ? limit + X86_INSN_MAX : size;
-
-		why = hook_x86_sweep(code, upto, limit, addr, p->n);
-	}
-	if (why != HOOK_OK)
-		goto out;
 	/* Emit them. */
 	for (size_t k = 0; k < ninsn; k++) {
 		p->bounds.orig[k] = (uint8_t)(ins[k].address - addr);
