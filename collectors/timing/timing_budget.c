@@ -367,6 +367,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		if (now < tb_pk_off_until || !tb_peek())
 			return tb_full_next < now + TB_PEEK_NS ? tb_full_next : now + TB_PEEK_NS;
 		forced = true;
+		tb_tick_ns = TB_TICK_NS;      /* and the next soon, whatever this one decides */
 		agent_log("budget: the hooks' cost since the last peek is over %d budgets: a tick now",
 		    TB_PEEK_OVER);
 	}
@@ -381,7 +382,6 @@ uint64_t timing_budget_tick(uint64_t now)
 			/* Perhaps the quiet time before the phase diluted the
 			 * interval: the next tick decides on fresh figures.  And
 			 * if the rule has nothing to change, peeks rest a while. */
-			tb_tick_ns = TB_TICK_NS;
 			tb_pk_off_until = now + TB_TICK_MAX_NS;
 		} else if (tb_tick_ns < TB_TICK_MAX_NS) {
 			tb_tick_ns *= 2;
