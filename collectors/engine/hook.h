@@ -84,7 +84,8 @@ struct hook_site {
 	const char *name;           /* the module symtab's storage */
 	size_t     n;               /* bytes patched */
 	size_t     size;            /* relocated site: the function's bytes, and ... */
-	bool       swept;           /* ... checked for branches into the n (hook_engine_write) */
+	bool       swept;           /* ... whether they were checked for branches into
+	                             * the first n (hook_engine_write) */
 	size_t     entry;           /* bytes of the entry's branch (its plan's) */
 	bool       global;          /* global or weak binding */
 	bool       exported;        /* and default visibility */

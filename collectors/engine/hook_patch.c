@@ -482,10 +482,9 @@ void hook_engine_write(struct hook_engine *g)
 		enum hook_need need = hook_write_need(s);
 
 		if (need == HOOK_NEED_BRANCH) {
-			hook_site_sweep(g, s);
+			hook_site_sweep(g, s);  /* may refuse it */
 			need = hook_write_need(s);
 		}
-
 		if (need == HOOK_NEED_BRANCH)
 			hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, s->entry);
 		busy += need == HOOK_NEED_BRANCH;
