@@ -30,14 +30,11 @@ start_daemon run -- "$PY" "$HS_TMP/fork.py" "$HS_TMP/child.pid" 12000000
 wait_for 20 test -s "$HS_TMP/child.pid"
 child=$(cat "$HS_TMP/child.pid")
 child_json() { once_json --target "$child" --top 300; }
-wait_for 20 sh -c "'$O/hookscope' --once --json --target $child 'ws://127.0.0.1:$HS_PORT' |
-	jq -e --argjson p $child '.targets[] | select(.pid == \$p) | .state == \"live\"'" ||
+wait_for 20 jq_once "[.targets[] | select(.pid == $child)][0].state == \"live\"" ||
 	fail "the child $child has no live session"
-wait_for 20 sh -c "'$O/hookscope' --once --json --target $child --top 300 'ws://127.0.0.1:$HS_PORT' |
-	jq -e '[.funcs[] | select(.mode != \"timed\")] | length > 0'" ||
+wait_for 20 jq_once '[.funcs[] | select(.mode != "timed")] | length > 0' --target "$child" --top 300 ||
 	fail "the fork child's budget demoted nothing: $(child_json | jq -c '{cost_ppm, budget_ppm, modes: [.funcs[] | .mode] | group_by(.) | map({(.[0]): length}) | add}')"
-wait_for 20 sh -c "'$O/hookscope' --once --json --target $child 'ws://127.0.0.1:$HS_PORT' |
-	jq -e '.cost_ppm > 0 and .cost_ppm <= 50000'" ||
+wait_for 20 jq_once '.cost_ppm > 0 and .cost_ppm <= 50000' --target "$child" ||
 	fail "the fork child's cost is not within its budget: $(child_json | jq -c '{cost_ppm, budget_ppm}')"
-echo "ok: fork child $child: $(child_json | jq -r '[.funcs[] | select(.mode != "timed")] | length') functions demoted, cost $(child_json | jq .cost_ppm) ppm of a $(child_json | jq .budget_ppm) ppm budget"
+echo "ok: fork child $child: $(child_json | jq -r '"\([.funcs[] | select(.mode != "timed")] | length) functions demoted, cost \(.cost_ppm) ppm of a \(.budget_ppm) ppm budget"')"
 kill "$child" 2>/dev/null
