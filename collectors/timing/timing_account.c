@@ -13,9 +13,12 @@
  * the windows (w_calls), so when the anchor's set of functions changes the
  * ratios are taken against the new set over the same windows, without a
  * window of their own; only a function back from off, having missed
- * windows, restarts them all, and a window follows.  A sampled or off
+ * windows, or one sampled whose count the re-based ratios would have
+ * missed by far over the interval decided on (the windows belong to
+ * another phase) restarts them all, and a window follows.  A sampled or off
  * function's figures are marked estimated from its first interval unwatched.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,36 @@ void tb_ratio_rebase(void)
 	for (size_t i = 0; i < tb.n; i++)
 		if (tb_exact(tb.fns[i].mode))
 			tb.w_anchor += tb.fns[i].w_calls;
+}
+
+/* See timing_budget.h.  The new anchor's calls in the interval decided
+ * on (exact: its functions were exact then and stay so) and in the
+ * windows, against each function sampled now that was exact then. */
+double tb_ratio_off(const struct tr_fn *v, size_t *worst)
+{
+	double anchor = 0, w_anchor = 0, off = 0;
+
+	for (size_t i = 0; i < tb.n; i++) {
+		if (tb_exact(v[i].mode) && tb_exact(tb.fns[i].mode)) {
+			anchor += v[i].calls;
+			w_anchor += tb.fns[i].w_calls;
+		}
+	}
+	if (w_anchor <= 0)
+		return 0;         /* no window yet: one comes at once */
+	for (size_t i = 0; i < tb.n; i++) {
+		double e;
+
+		if (!tb_exact(tb.fns[i].mode) || v[i].mode != PROTO_FMODE_SAMPLED ||
+		    v[i].calls < TB_RATIO_MIN_CALLS)
+			continue;
+		e = fabs(tr_est_calls(tb.fns[i].w_calls, w_anchor, anchor) / v[i].calls - 1);
+		if (e > off) {
+			off = e;
+			*worst = i;
+		}
+	}
+	return off;
 }
 
 /* Every ratio starts again with the next window. */

@@ -210,7 +210,8 @@ static bool tb_decide(uint64_t now)
 	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 	bool moved = false, back = false, paths_moved = false;
-	size_t changed = 0;
+	size_t changed = 0, worst = 0;
+	double off;
 
 	tb_cost_ppm = tb_cost_now();
 	for (size_t i = 0; i < tb.n; i++) {
@@ -234,6 +235,7 @@ static bool tb_decide(uint64_t now)
 		agent_log("budget: call paths %s (cost %.2f%% of the CPU, budget %g%%)",
 		    paths ? "back on" : "off", tb_cost_ppm / 1e4, tb_ppm / 1e4);
 	}
+	off = tb_ratio_off(v, &worst);
 	for (size_t i = 0; i < tb.n; i++) {
 		struct tb_fn *f = &tb.fns[i];
 
@@ -255,6 +257,11 @@ static bool tb_decide(uint64_t now)
 		    tb_process_cpu_ms());
 		if (back) {
 			agent_log("budget: the ratios restart (a function back from off missed windows)");
+			tb_ratio_restart();
+		} else if (off > TB_RATIO_OFF) {
+			agent_log("budget: the ratios restart (the windows would put %s's calls %.0f%% "
+			    "off its count just before it was sampled: another phase)",
+			    tm_report_name(worst), off * 100);
 			tb_ratio_restart();
 		} else if (moved) {
 			tb_ratio_rebase();

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "timing_int.h"
+#include "timing_rule.h"
 
 /* One function's budget state (index: its aggregate's, timing_report.c). */
 struct tb_fn {
@@ -64,5 +65,15 @@ void tb_window(bool on, uint64_t now);
 void tb_ratio_rebase(void);
 /* Every ratio starts again with the next window. */
 void tb_ratio_restart(void);
+/* A decision (v: its figures and new modes; tb.fns still the old ones)
+ * samples functions it saw counted exactly: how far off their calls in
+ * the interval decided on would the windows' ratios, re-based on the new
+ * anchor, have put them?  The worst, as a fraction (*worst: its index).
+ * Past TB_RATIO_OFF the windows were taken in another phase of the
+ * program (a start-up's window, then its main loop's functions sampled):
+ * the ratios restart, a window follows. */
+#define TB_RATIO_OFF       0.10
+#define TB_RATIO_MIN_CALLS 1000   /* fewer calls in the interval tell nothing */
+double tb_ratio_off(const struct tr_fn *v, size_t *worst);
 
 #endif

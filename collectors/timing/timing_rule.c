@@ -7,6 +7,7 @@
  * (held, timing_budget.c) is not promoted, so its new figures are seen first.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "protocol.h"
 #include "timing_rule.h"
@@ -93,9 +94,10 @@ static double tr_move(struct tr_fn *f, unsigned m, const struct tr_params *p)
 }
 
 /* Over the budget: take the function first in line (tr_before), demote it
- * one step, put it back in line at its new weight; until the cost is low. */
+ * one step, put it back in line at its new weight; until the cost is low.
+ * f[keep] (n: none) goes no lower than counted. */
 static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
-    double low)
+    double low, size_t keep)
 {
 	size_t *h = xcalloc(n, sizeof *h), hn = 0;
 	double *w = xcalloc(n, sizeof *w);
@@ -110,15 +112,71 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
 	while (hn > 0 && total > low) {
 		struct tr_fn *x = &f[h[0]];
 
-		total += tr_move(x, tr_down(x, p), p);
+		if (h[0] != keep)
+			total += tr_move(x, tr_down(x, p), p);
+		else if (x->mode == PROTO_FMODE_TIMED)
+			total += tr_move(x, PROTO_FMODE_COUNTED, p);
 		w[h[0]] = tr_weight(x, p);
-		if (x->mode == PROTO_FMODE_OFF)
+		if (x->mode == PROTO_FMODE_OFF || (h[0] == keep && x->mode == PROTO_FMODE_COUNTED))
 			h[0] = h[--hn];
 		tr_sift(h, hn, 0, f, w);
 	}
 	free(h);
 	free(w);
 	return total;
+}
+
+/* The anchor f[] would need after demotions to d (timing_rule.h): n when
+ * fewer than two functions with calls are sampled (one would only be
+ * estimated by itself), when the exactly counted calls make the floor, or
+ * when no sampled function is cheap enough to count (half the budget at
+ * most).
+ * Else the sampled function with the fewest calls that make the floor
+ * alone, or failing that the one with the most. */
+static size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
+{
+	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
+	size_t best = n, sampled = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].mode == PROTO_FMODE_TIMED || d[i].mode == PROTO_FMODE_COUNTED)
+			exact += d[i].calls;
+		sampled += d[i].mode == PROTO_FMODE_SAMPLED && d[i].calls > 0;
+	}
+	if (exact >= floor || sampled < 2)
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].mode != PROTO_FMODE_SAMPLED || d[i].calls <= 0 ||
+		    d[i].calls * p->counted_ps > budget / 2)
+			continue;
+		if (best == n || (d[i].calls >= floor ?
+		    d[best].calls < floor || d[i].calls < d[best].calls : d[i].calls > d[best].calls))
+			best = i;
+	}
+	return best;
+}
+
+/* Demote to low; when that samples functions and leaves too few calls
+ * counted to estimate theirs by, demote again from the start keeping an
+ * anchor counted (a trial on a copy picks it), to low plus what counting
+ * it costs but no further than the budget: the anchor is not paid for by
+ * turning functions off. */
+static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_params *p,
+    double total, double low, double budget)
+{
+	struct tr_fn *d = xcalloc(n, sizeof *d);
+	size_t keep;
+
+	memcpy(d, f, n * sizeof *d);
+	tr_demote(d, n, p, total, low, n);
+	keep = tr_anchor(d, n, p, budget);
+	free(d);
+	if (keep == n)
+		return tr_demote(f, n, p, total, low, n);
+	if (f[keep].mode == PROTO_FMODE_SAMPLED)
+		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
+	low += f[keep].calls * p->counted_ps;
+	return tr_demote(f, n, p, total, low < budget ? low : budget, keep);
 }
 
 /* Well under the budget: promote functions not held one step, the named
@@ -185,7 +243,7 @@ uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, b
 		total = tr_total(f, n, &q);
 	}
 	if (total > budget) {
-		total = tr_demote(f, n, &q, total, budget * TR_LOW_PERMILLE / 1000);
+		total = tr_demote_anchored(f, n, &q, total, budget * TR_LOW_PERMILLE / 1000, budget);
 	} else if (total < high) {
 		total = tr_promote(f, n, &q, total, high);
 		if (!*paths && p->path_ps > 0 && !p->paths_held) {

@@ -53,6 +53,16 @@ double tr_mode_cost(const struct tr_params *p, unsigned mode);
  * cheapest, while the cost stays under that share.  Returns the projected
  * cost after the changes, ppm of cpu_ps. */
 uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
+/* The anchor (tr_est_calls): a demotion that samples functions keeps at
+ * least this many calls per ns of CPU counted exactly, a window's
+ * TR_WIN_ANCHOR in TR_WIN_NS, else no sampled call could be estimated (a
+ * loop whose every function is tiny and hot).  When the functions still
+ * exact make fewer, one sampled function stays counted: the one with the
+ * fewest calls that make the floor alone, if counting it costs at most
+ * half the budget (sampled calls estimated by nothing are a window's
+ * only, and look free to promote); the others are demoted around it, to
+ * what demotion aims at plus the anchor's cost, never over the budget. */
+#define TR_ANCHOR_PER_NS ((double)TR_WIN_ANCHOR / TR_WIN_NS)
 /* The same with call paths (*paths: on now; out: on after): over the
  * budget, paths go off first, and functions are demoted only if that is
  * not enough; under TR_PROMOTE_PERMILLE, paths come back last: in a

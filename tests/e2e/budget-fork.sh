@@ -30,11 +30,11 @@ start_daemon run -- "$PY" "$HS_TMP/fork.py" "$HS_TMP/child.pid" 12000000
 wait_for 20 test -s "$HS_TMP/child.pid"
 child=$(cat "$HS_TMP/child.pid")
 child_json() { once_json --target "$child" --top 300; }
-wait_for 20 jq_once "[.targets[] | select(.pid == $child)][0].state == \"live\"" ||
+wait_until 20 jq_once "[.targets[] | select(.pid == $child)][0].state == \"live\"" ||
 	fail "the child $child has no live session"
-wait_for 20 jq_once '[.funcs[] | select(.mode != "timed")] | length > 0' --target "$child" --top 300 ||
+wait_until 20 jq_once '[.funcs[] | select(.mode != "timed")] | length > 0' --target "$child" --top 300 ||
 	fail "the fork child's budget demoted nothing: $(child_json | jq -c '{cost_ppm, budget_ppm, modes: [.funcs[] | .mode] | group_by(.) | map({(.[0]): length}) | add}')"
-wait_for 20 jq_once '.cost_ppm > 0 and .cost_ppm <= 50000' --target "$child" ||
+wait_until 20 jq_once '.cost_ppm > 0 and .cost_ppm <= 50000' --target "$child" ||
 	fail "the fork child's cost is not within its budget: $(child_json | jq -c '{cost_ppm, budget_ppm}')"
 echo "ok: fork child $child: $(child_json | jq -r '"\([.funcs[] | select(.mode != "timed")] | length) functions demoted, cost \(.cost_ppm) ppm of a \(.budget_ppm) ppm budget"')"
 kill "$child" 2>/dev/null

@@ -42,6 +42,6 @@ grep -q "ended: exit status 0" "$HS_TMP/daemon.log" ||
 	fail "dlcycle under the agent failed"
 grep -qx "$plain" "$HS_TMP/daemon.log" ||
 	fail "output differs from '$plain'"
-wait_for 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add > 0' --top 500 ||
+wait_until 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add > 0' --top 500 ||
 	fail "the plugins' calls were not timed"
 echo "ok: 300 rounds of dlopen/dlclose of a NOP and a plain plugin with $toggles level changes: $plain"

@@ -114,13 +114,13 @@ step_at=$((0x$exe + 0x$step_slot)); free_at=$((0x$exe + 0x$free_slot))
 step_fn=$(printf '%016x' $((0x$lib + 0x$step_val))); free_fn=$(printf '%016x' $((0x$lib + 0x$free_val)))
 step_is() { [ "$(mem8 "$SQL2" "$step_at")" = "$1" ]; }
 step_not() { v=$(mem8 "$SQL2" "$step_at") && [ -n "$v" ] && [ "$v" != "$1" ]; }
-wait_for 10 step_is "$step_fn" ||
+wait_until 10 step_is "$step_fn" ||
 	fail "level 2: sqlite3_step's PLT entry holds $(mem8 "$SQL2" "$step_at"), not the function ($step_fn)"
 [ "$(mem8 "$SQL2" "$free_at")" != "$free_fn" ] ||
 	fail "level 2: sqlite3_free's GLOB_DAT entry was given the function back"
 echo "level 2: sqlite3_step's PLT entry holds the function ($step_fn); sqlite3_free's GLOB_DAT a block ($(mem8 "$SQL2" "$free_at"))"
 cmd level 3 || fail "level 3 was refused"
-wait_for 10 step_not "$step_fn" || fail "level 3: sqlite3_step's PLT entry still holds the function"
+wait_until 10 step_not "$step_fn" || fail "level 3: sqlite3_step's PLT entry still holds the function"
 blk=$(mem8 "$SQL2" "$step_at")
 i=0
 while [ "$(calls sqlite3_step)" = "sqlite3_step=0" ]; do
@@ -130,7 +130,7 @@ while [ "$(calls sqlite3_step)" = "sqlite3_step=0" ]; do
 done
 echo "level 3: the PLT entry holds the block ($blk), and the calls are timed"
 cmd level 2 || fail "level 2 was refused"
-wait_for 10 step_is "$step_fn" || fail "back at level 2: sqlite3_step's PLT entry holds $(mem8 "$SQL2" "$step_at")"
+wait_until 10 step_is "$step_fn" || fail "back at level 2: sqlite3_step's PLT entry holds $(mem8 "$SQL2" "$step_at")"
 [ "$(mem8 "$SQL2" "$free_at")" != "$free_fn" ] || fail "back at level 2: the GLOB_DAT entry changed"
 echo "back at level 2: the PLT entry holds the function again"
 exec 3>&-

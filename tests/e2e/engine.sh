@@ -57,7 +57,7 @@ levels() {
 
 	# 1. level 4: static functions with exact counts, the ticker and spinner move.
 	wait_for 20 jq_once '.funcs[] | select(.name == "st_tick" and .calls > 3)' --top 500
-	wait_for 10 exact || fail "$1: level 4: counts are not exact: $(dump)"
+	wait_until 10 exact || fail "$1: level 4: counts are not exact: $(dump)"
 	wait_for 10 moving st_spin
 	wait_for 10 moving ex_tick
 

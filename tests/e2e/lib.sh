@@ -59,12 +59,19 @@ free_port() {
 }
 HS_PORT=$(free_port)
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; fail after SECONDS.
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; fail after SECONDS
+# (bash: every test runs under it).
 wait_for() {
+	wait_until "$@" || fail "timed out after ${1}s waiting for: ${*:2}"
+}
+
+# wait_until SECONDS CMD...: the same, but a timeout returns 1, for the
+# caller's own message: wait_until 10 cond || fail "what it found".
+wait_until() {
 	local limit=$1; shift
 	local end=$(( $(date +%s%N) + limit * 1000000000 ))
 	while ! "$@" >/dev/null 2>&1; do
-		[ "$(date +%s%N)" -lt "$end" ] || fail "timed out after ${limit}s waiting for: $*"
+		[ "$(date +%s%N)" -lt "$end" ] || return 1
 		sleep 0.1
 	done
 }

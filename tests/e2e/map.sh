@@ -49,7 +49,7 @@ check() {
 	HOOKSCOPE_MAP="*/m-$kind=$HS_TMP/m-$kind.map" HOOKSCOPE_LEVEL=$2
 	export HOOKSCOPE_MAP HOOKSCOPE_LEVEL
 	start_daemon run -- "$HS_TMP/m-$kind"
-	wait_for 20 jq_once "[.funcs[].name] | $cond" --top 50 ||
+	wait_until 20 jq_once "[.funcs[].name] | $cond" --top 50 ||
 		fail "$kind: functions not named from the map: $(names)"
 	echo "ok: $kind: $(names)"
 	stop_daemon
@@ -83,7 +83,7 @@ echo "ok: malformed map reported as $(grep -o 'bad.map:5: [a-z ]*' "$HS_TMP/daem
 unset HOOKSCOPE_MAP
 rel=$(realpath --relative-to=. "$HS_TMP/m-nopie.map") || fail "realpath failed"
 start_daemon run --map "*/m-nopie=$rel" -- "$HS_TMP/m-nopie"
-wait_for 20 jq_once '[.funcs[].name] | index("map_leaf") != null and index("map_work") != null' --top 50 ||
+wait_until 20 jq_once '[.funcs[].name] | index("map_leaf") != null and index("map_work") != null' --top 50 ||
 	fail "--map: functions not named from the map: $(names)"
 echo "ok: --map $rel: $(names)"
 stop_daemon

@@ -30,7 +30,7 @@ fps_known() {
 	query "hookscope_fps{pid=\"$DEMO_PID\",stream=\"demo\"}" >"$HS_TMP/q.json" &&
 		jq -e '.status == "success" and (.data.result | length) == 1' "$HS_TMP/q.json"
 }
-wait_for 60 fps_known || fail "Prometheus never had hookscope_fps: $(tail -5 "$HS_TMP/prometheus.log")"
+wait_until 60 fps_known || fail "Prometheus never had hookscope_fps: $(tail -5 "$HS_TMP/prometheus.log")"
 v=$(jq -r '.data.result[0].value[1]' "$HS_TMP/q.json")
 labels=$(jq -c '.data.result[0].metric' "$HS_TMP/q.json")
 awk -v f="$v" 'BEGIN {exit !(f >= 40 && f <= 70)}' || fail "Prometheus says the demo's FPS is $v"

@@ -148,6 +148,39 @@ static void test_budget_settles(void **state)
 	assert_false(moved);
 }
 
+/* A loop of tiny hot functions only: sampling them all leaves nothing
+ * counted to estimate their calls by.  The cheapest to count that makes
+ * the anchor's floor alone stays counted, the others sampled, none turned
+ * off to pay for it, within the budget; decided again, nothing moves.
+ * When counting any of them costs too much, none is kept. */
+static void test_budget_keeps_anchor(void **state)
+{
+	struct tr_fn v[7];
+	uint32_t after;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		v[i] = (struct tr_fn){ .calls = 3e7, .avg_ps = 3000 };   /* counted 7.5% each */
+	v[5] = (struct tr_fn){ .calls = 5e6, .avg_ps = 3000 };       /* counted 1.25% */
+	v[6] = (struct tr_fn){ .calls = 1e5, .avg_ps = 3000 };       /* under the floor */
+	after = tr_decide(v, 7, &P);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(v[i].mode, PROTO_FMODE_SAMPLED);
+	assert_int_equal(v[5].mode, PROTO_FMODE_COUNTED);
+	assert_true(v[6].mode == PROTO_FMODE_TIMED || v[6].mode == PROTO_FMODE_COUNTED);
+	assert_true(after <= P.budget_ppm);
+	assert_int_equal(after, (uint32_t)(cost_ppm(v, 7) + 0.5));
+	tr_decide(v, 7, &P);
+	for (int i = 0; i < 7; i++)
+		assert_false(v[i].changed);
+
+	for (int i = 0; i < 7; i++)
+		v[i] = (struct tr_fn){ .calls = i < 6 ? 3e7 : 1e5, .avg_ps = 3000 };
+	tr_decide(v, 7, &P);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(v[i].mode, PROTO_FMODE_SAMPLED);
+}
+
 /* The sampled estimate: calls per anchor call in the windows, times the
  * anchor outside them; no window yet: nothing. */
 /* Call paths go first: over the budget with them, under it without them
@@ -229,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_budget_named_last),
 		cmocka_unit_test(test_budget_promotes_one_step),
 		cmocka_unit_test(test_budget_settles),
+		cmocka_unit_test(test_budget_keeps_anchor),
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),

@@ -1,12 +1,13 @@
 /*
  * phases.c - a CPU-bound target that changes phase, for the overhead
- * budget's tests (tests/e2e/budget-phase.sh).  PHASES times: a quiet spell
- * (one call of quiet(), QUIET ms of the process's CPU in its own loop) and
- * then a hot one (HOT ms of CPU in group G's ten tiny functions: millions
- * of calls a second, far over any budget while they are timed).  Each hot
- * spell has a group of its own, new to the budget when the spell starts,
- * and says so on stderr: "phases: group G hot at CPU_MS" (the process's
- * CPU time in ms, the clock the agent's debug log uses).
+ * budget's tests (tests/e2e/budget-phase.sh, budget-restart.sh).  PHASES
+ * times: a quiet spell (one call of quiet(), QUIET ms of the process's CPU
+ * in its own loop) and then a hot one (HOT ms of CPU in group G's ten
+ * tiny functions: millions of calls a second, far over any budget while
+ * they are timed).  Each hot spell has a group of its own, new to the
+ * budget when the spell starts, and says so on stderr: "phases: group G
+ * hot at CPU_MS" (the process's CPU time in ms, the clock the agent's
+ * debug log uses).
  *   phases [PHASES [QUIET_MS [HOT_MS]]]   (default 4 600 200; PHASES <= 4)
  */
 #include <stdio.h>
