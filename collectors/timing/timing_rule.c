@@ -130,9 +130,8 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
  * fewer than two functions with calls are sampled (one would only be
  * estimated by itself), when the exactly counted calls make the floor, or
  * when no sampled function is cheap enough to count (half the budget at
- * most).
- * Else the sampled function with the fewest calls that make the floor
- * alone, or failing that the one with the most. */
+ * most).  Else the sampled function with the fewest calls that make the
+ * floor alone, or failing that the one with the most. */
 static size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
 {
 	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
@@ -165,14 +164,17 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
     double total, double low, double budget)
 {
 	struct tr_fn *d = xcalloc(n, sizeof *d);
+	double trial;
 	size_t keep;
 
 	memcpy(d, f, n * sizeof *d);
-	tr_demote(d, n, p, total, low, n);
+	trial = tr_demote(d, n, p, total, low, n);
 	keep = tr_anchor(d, n, p, budget);
+	if (keep == n)
+		memcpy(f, d, n * sizeof *d);      /* the trial stands */
 	free(d);
 	if (keep == n)
-		return tr_demote(f, n, p, total, low, n);
+		return trial;
 	if (f[keep].mode == PROTO_FMODE_SAMPLED)
 		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
 	low += f[keep].calls * p->counted_ps;

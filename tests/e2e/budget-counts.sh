@@ -14,9 +14,7 @@
 . tests/e2e/lib.sh
 
 ITER=3000
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/apps/tinyfuncs"
-cc -O2 -g -o "$HS_TMP/tinyfuncs" tests/apps/tinyfuncs/tinyfuncs.c ||
-	fail "cannot build tests/apps/tinyfuncs with cc -O2 -g"
+cc_prog tests/apps/tinyfuncs/tinyfuncs.c
 export HOOKSCOPE_LEVEL=4
 
 # run BUDGET PROG OUT: the figures of PROG's whole run at BUDGET, as JSON.

@@ -9,9 +9,7 @@
 . tests/e2e/lib.sh
 
 ITER=3000
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/apps/tinyfuncs"
-cc -O2 -g -o "$HS_TMP/tinyfuncs" tests/apps/tinyfuncs/tinyfuncs.c ||
-	fail "cannot build tests/apps/tinyfuncs with cc -O2 -g"
+cc_prog tests/apps/tinyfuncs/tinyfuncs.c
 
 # 1. perf: the ten with the most self samples, of those with >= 1% of them.
 perf_top=$(perf_top 10 1 "$HS_TMP/tinyfuncs" $ITER) || exit 1

@@ -12,9 +12,7 @@
 
 ITER=12000
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/apps/tinyfuncs"
-cc -O2 -g -o "$HS_TMP/tinyfuncs" tests/apps/tinyfuncs/tinyfuncs.c ||
-	fail "cannot build tests/apps/tinyfuncs with cc -O2 -g"
+cc_prog tests/apps/tinyfuncs/tinyfuncs.c
 export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
 start_daemon run -- "$HS_TMP/tinyfuncs" $ITER
 rows='[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))]'

@@ -10,9 +10,7 @@
 # within 5% of 100 times group_1's exact one.
 . tests/e2e/lib.sh
 
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/apps/phases"
-cc -O2 -g -o "$HS_TMP/phases" tests/apps/phases/phases.c ||
-	fail "cannot build tests/apps/phases with cc -O2 -g"
+cc_prog tests/apps/phases/phases.c
 export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
 start_daemon run -- "$HS_TMP/phases" 2 600 300
 wait_for 120 jq_once '.targets[0].state == "exited"'

@@ -13,9 +13,7 @@
 . tests/e2e/lib.sh
 
 ROUNDS=1500      # about 2 s per run
-command -v cc >/dev/null || fail "no C compiler (cc) to build tests/e2e/data/perfwork.c"
-cc -O2 -g -o "$HS_TMP/perfwork" tests/e2e/data/perfwork.c ||
-	fail "cannot build tests/e2e/data/perfwork.c with cc -O2 -g"
+cc_prog tests/e2e/data/perfwork.c
 
 # 1. perf: self samples per symbol, highest first (perf sorts by overhead).
 perf_top=$(perf_top 5 0 "$HS_TMP/perfwork" $ROUNDS) || exit 1

@@ -118,6 +118,15 @@ once_json() {
 	"$O/hookscope" --once --json "$@" "ws://127.0.0.1:$HS_PORT"
 }
 
+# cc_prog SRC: build the test program SRC (a .c file) with plain cc -O2 -g
+# (what the hook engine patches) as $HS_TMP/NAME, NAME its base name.
+cc_prog() {
+	local name
+	name=$(basename "$1" .c)
+	command -v cc >/dev/null || fail "no C compiler (cc) to build $1"
+	cc -O2 -g -o "$HS_TMP/$name" "$1" || fail "cannot build $1 with cc -O2 -g"
+}
+
 # jq_once FILTER [TUI OPTIONS]: one snapshot, filtered through jq -e.
 jq_once() {
 	local filter=$1; shift
