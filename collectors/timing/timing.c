@@ -29,6 +29,8 @@
 
 #define TM_CAL_RUNS   5           /* measured runs (plus one warm-up) */
 #define TM_CAL_ITERS  4000        /* enter+exit pairs per run */
+#define TM_CAL_TRIES  4           /* measures of the counted path at most */
+#define TM_CAL_COUNT_MIN_PS 300   /* a counted call measured cheaper is jitter */
 #define TM_SLOW_NS_DEFAULT 10000000  /* 10 ms */
 
 #define STORE(p, v)  __atomic_store_n((p), (v), __ATOMIC_RELAXED)
@@ -197,27 +199,39 @@ void tm_calibrate_site(void (*call)(void), void (*plain)(void), uintptr_t fn)
 
 /* See timing.h.  Ticks per call through the counted path minus per plain
  * call, median of TM_CAL_RUNS runs, on a private block; each of call's
- * and plain's calls makes per calls. */
+ * and plain's calls makes per calls.  A few ns a call is as much as a
+ * run's jitter on a loaded machine: a median under TM_CAL_COUNT_MIN_PS
+ * (0 or 0.07 ns, about one start in twenty under a test suite's load,
+ * where 0.6-3.8 ns is the spread; at 0 the budget charges a counted call
+ * a quarter of a timed one, near 0 nothing) is measured again, up to
+ * TM_CAL_TRIES measures in all, the largest kept. */
 void tm_calibrate_count(void (*call)(void), void (*plain)(void), unsigned per)
 {
 	double full[TM_CAL_RUNS], in[TM_CAL_RUNS] = { 0 };
 	struct tm_block *cb = tm_block_new(), *saved;
 	uint64_t o_in, o_out;
 	unsigned iters = TM_CAL_ITERS / per > 0 ? TM_CAL_ITERS / per : 1;
+	uint64_t ps, best = 0;
+	int tries = 0;
 
 	if (cb == NULL)
 		return;
 	saved = tm_tls_swap(cb);
-	for (int r = -1; r < TM_CAL_RUNS; r++) {
-		double base = tm_ticks_per_call(plain, iters), with = tm_ticks_per_call(call, iters);
+	do {
+		for (int r = -1; r < TM_CAL_RUNS; r++) {
+			double base = tm_ticks_per_call(plain, iters), with = tm_ticks_per_call(call, iters);
 
-		if (r >= 0)
-			full[r] = with > base ? (with - base) / per : 0;
-	}
+			if (r >= 0)
+				full[r] = with > base ? (with - base) / per : 0;
+		}
+		ps = (uint64_t)(tm_cal_split(full, in, &o_in, &o_out) * tm_ns_per_tick * 1000.0 + 0.5);
+		if (ps > best)
+			best = ps;
+	} while (++tries < TM_CAL_TRIES && best < TM_CAL_COUNT_MIN_PS);
 	tm_tls_swap(saved);
 	tm_block_free(cb);
-	tm_count_ps = (uint64_t)(tm_cal_split(full, in, &o_in, &o_out) * tm_ns_per_tick * 1000.0 + 0.5);
-	agent_log("calibration (counted sites): %.2f ns per call", tm_count_ps / 1000.0);
+	tm_count_ps = best;
+	agent_log("calibration (counted sites): %.2f ns per call (%d measures)", tm_count_ps / 1000.0, tries);
 }
 
 /* Call paths on unless HOOKSCOPE_PATHS=0; the calibration with them

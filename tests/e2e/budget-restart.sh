@@ -16,7 +16,8 @@ start_daemon run -- "$HS_TMP/phases" 2 600 300
 wait_for 120 jq_once '.targets[0].state == "exited"'
 once_json --top 300 >"$HS_TMP/f.json" || fail "hookscope --once --json failed"
 stop_daemon
-HS_ON_FAIL="grep -E 'phases: group|budget:' $HS_TMP/daemon.log"
+restart_log() { grep -E 'phases: group|budget:|calibration' "$HS_TMP/daemon.log"; }
+HS_ON_FAIL=restart_log
 
 jq -e '[.funcs[] | select(.name == "group_1" and (.mode == "timed" or .mode == "counted"))] | length == 1' \
 	"$HS_TMP/f.json" >/dev/null ||
