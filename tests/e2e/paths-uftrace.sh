@@ -17,9 +17,9 @@ cc -O2 -g -finstrument-functions -o "$HS_TMP/cg" tests/e2e/data/callgraph.c ||
 	fail "cannot build tests/e2e/data/callgraph.c with -finstrument-functions"
 rounds=1000
 args=
-# The tools' runs alternate: this VM's speed drifts by several per cent
-# over a minute, and three runs of one tool then three of the other read
-# the drift as a difference between them (every edge 6-10% apart once).
+# The tools' runs alternate: three runs of one tool then three of the
+# other read any drift of the machine's speed between them as a
+# difference (every edge 6-10% apart once, on a VM).
 for i in 1 2 3; do
 	chrt -f 10 uftrace record -d "$HS_TMP/ut$i" "$HS_TMP/cg" $rounds >/dev/null 2>&1 ||
 		fail "uftrace record fails on callgraph"
