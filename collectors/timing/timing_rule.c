@@ -148,9 +148,12 @@ static size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params 
 		if (d[i].mode != PROTO_FMODE_SAMPLED || d[i].calls <= 0 ||
 		    d[i].calls * p->counted_ps > budget / 2)
 			continue;
-		if (best == n || (d[i].calls >= floor ?
-		    d[best].calls < floor || d[i].calls < d[best].calls : d[i].calls > d[best].calls))
+		if (best == n)
 			best = i;
+		else if (d[i].calls >= floor)       /* the fewest that make the floor */
+			best = d[best].calls < floor || d[i].calls < d[best].calls ? i : best;
+		else if (d[best].calls < floor)     /* none yet: the most */
+			best = d[i].calls > d[best].calls ? i : best;
 	}
 	return best;
 }
