@@ -15,7 +15,11 @@
  * window of their own; only a function back from off, having missed
  * windows, or one sampled whose count the re-based ratios would have
  * missed by far over the interval decided on (the windows belong to
- * another phase) restarts them all, and a window follows.  A sampled or off
+ * another phase) restarts them all, and a window follows.  A window whose
+ * own calls of a sampled function the windows before it would have missed
+ * by far restarts them from itself; every window, closing, estimates the
+ * interval since the last one again with the ratios it leaves (a count
+ * shown too high is held back, never lowered).  A sampled or off
  * function's figures are marked estimated from its first interval unwatched.
  */
 #include <math.h>
@@ -48,11 +52,16 @@ static void tb_grow(void)
 	}
 }
 
-/* Add x estimated calls of f at its clean averages. */
+/* Show x more estimated calls of f, at its clean averages; calls shown
+ * too many before (es_hold) are taken from them first, so a count never
+ * goes down. */
 static void tb_add_est(struct tb_fn *f, double x)
 {
+	double held = f->es_hold < x ? f->es_hold : x;
+
+	f->es_hold -= held;
+	x -= held;
 	f->es_calls += x;
-	f->dec_calls += x;
 	f->calls_est = f->time_est = true;
 	if (f->ref_calls > 0) {
 		f->es_total += x * (double)f->ref_total / (double)f->ref_calls;
@@ -132,6 +141,8 @@ void tm_budget_account(void)
 				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
 			f->time_est = true;
 		}
+		if (tb.win && f->mode == PROTO_FMODE_SAMPLED)
+			tb.win_sampled += (double)(dcalls + dcounts);
 		if (tb.win && f->mode != PROTO_FMODE_OFF)
 			f->w_calls += (double)(dcalls + dcounts);
 		else if (!tb_exact(f->mode))
@@ -141,10 +152,23 @@ void tm_budget_account(void)
 		if (!tb.win)
 			f->owed += anchor;
 		if (tb.w_anchor > 0 && f->owed > 0) {
-			tb_add_est(f, tr_est_calls(f->w_calls, tb.w_anchor, f->owed));
+			double x = tr_est_calls(f->w_calls, tb.w_anchor, f->owed);
+
+			f->dec_calls += x;
+			f->iv_anchor += f->owed;
+			f->iv_est += x;
+			tb_add_est(f, x);
 			f->owed = 0;
 		}
 	}
+}
+
+/* The interval to mend starts again: its anchor calls would otherwise mix
+ * two sets of functions.  What was estimated before stands. */
+static void tb_iv_clear(void)
+{
+	for (size_t i = 0; i < tb.n; i++)
+		tb.fns[i].iv_anchor = tb.fns[i].iv_est = 0;
 }
 
 /* The anchor's set changed (functions moved into or out of the exactly
@@ -152,10 +176,13 @@ void tm_budget_account(void)
  * already (each tick accounts before it decides). */
 void tb_ratio_rebase(void)
 {
+	tb_iv_clear();
 	tb.w_anchor = 0;
 	for (size_t i = 0; i < tb.n; i++)
 		if (tb_exact(tb.fns[i].mode))
 			tb.w_anchor += tb.fns[i].w_calls;
+	if (tb.w_anchor <= 0)
+		tb_ratio_restart();       /* the new anchor made no call in them */
 }
 
 /* See timing_budget.h.  The new anchor's calls in the interval decided
@@ -191,12 +218,63 @@ double tb_ratio_off(const struct tr_fn *v, size_t *worst)
 /* Every ratio starts again with the next window. */
 void tb_ratio_restart(void)
 {
+	tb_iv_clear();
 	for (size_t i = 0; i < tb.n; i++) {
 		tb.fns[i].w_calls = 0;
 		tb.fns[i].w_missed = false;
 	}
 	tb.w_anchor = 0;
 	tb.ratio_new = true;
+}
+
+/* See timing_budget.h. */
+void tb_ratio_mend(void)
+{
+	double a = tb.w_anchor - tb.w_anchor_open, off = 0;
+	size_t worst = 0;
+
+	/* The window's own calls against what the windows before it expected. */
+	for (size_t i = 0; a > 0 && tb.w_anchor_open > 0 && i < tb.n; i++) {
+		const struct tb_fn *f = &tb.fns[i];
+		double own = f->w_calls - f->w_open, before, e;
+
+		if (f->mode != PROTO_FMODE_SAMPLED)
+			continue;
+		before = tr_est_calls(f->w_open, tb.w_anchor_open, a);
+		if (own < TB_RATIO_MIN_CALLS && before < TB_RATIO_MIN_CALLS)
+			continue;         /* too few to tell a change from chance */
+		e = own > 0 ? fabs(before / own - 1) : 1;
+		if (e > off) {
+			off = e;
+			worst = i;
+		}
+	}
+	if (off > TB_RATIO_OFF) {
+		agent_log("budget: the ratios restart from this window (the windows before it would "
+		    "have put %s's calls in it %.0f%% off: the program left their phase)",
+		    tm_report_name(worst), off * 100);
+		for (size_t i = 0; i < tb.n; i++) {
+			tb.fns[i].w_calls -= tb.fns[i].w_open;
+			tb.fns[i].w_open = 0;
+			tb.fns[i].w_missed = tb.fns[i].mode == PROTO_FMODE_OFF;
+		}
+		tb.w_anchor = a;
+		tb.w_anchor_open = 0;
+	}
+	/* The interval since the last window, at the ratios now. */
+	for (size_t i = 0; i < tb.n; i++) {
+		struct tb_fn *f = &tb.fns[i];
+
+		if (f->mode == PROTO_FMODE_SAMPLED && f->iv_anchor > 0 && tb.w_anchor > 0) {
+			double d = tr_est_calls(f->w_calls, tb.w_anchor, f->iv_anchor) - f->iv_est;
+
+			if (d > 0)
+				tb_add_est(f, d);
+			else
+				f->es_hold -= d;
+		}
+		f->iv_anchor = f->iv_est = 0;
+	}
 }
 
 /* Open or close the sampling window: the sampled functions' sites.  The
@@ -212,25 +290,36 @@ void tb_window(bool on, uint64_t now)
 
 	if (on) {
 		tb.win_start = now;
+		tb.win_sampled = 0;
 	} else {
 		char after[48] = "the first";
+		/* Sampled calls and none of the anchor's: a longer window would
+		 * tell no more; one of them stays counted (tb_reanchor). */
+		bool lost = tb.win_anchor < 1 && tb.win_sampled >= TR_WIN_ANCHOR;
+		bool first = tb.wins++ == 0;
 
 		if (tb.win_end != 0)
 			snprintf(after, sizeof after, "%.0f ms after the last",
 			    (double)(tb.win_start - tb.win_end) / 1e6);
-		tb.win_next = now + tr_window_gap(now - tb.win_start);
+		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls%s, %s",
+		    (double)(now - tb.win_start) / 1e6, tb.demoted, tb.win_anchor,
+		    lost ? " (the anchor lost)" : "", after);
+		tb_ratio_mend();
+		tb.win_next = now + tr_window_gap(lost ? TR_WIN_NS : now - tb.win_start, first);
 		tb.win_end = now;
-		agent_log("budget: a window of %.1f ms over %zu demoted functions, %.0f anchor calls, %s",
-		    (double)(now - tb.win_start) / 1e6, tb.demoted, tb.win_anchor, after);
+		tb.anchor_lost = lost;
 	}
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
 	for (size_t i = 0; on && i < tb.n; i++) {
 		tb.fns[i].w_calls /= 2;
+		tb.fns[i].w_open = tb.fns[i].w_calls;
 		tb.fns[i].w_missed |= tb.fns[i].mode == PROTO_FMODE_OFF;
 	}
-	if (on)
+	if (on) {
 		tb.w_anchor /= 2;
+		tb.w_anchor_open = tb.w_anchor;
+	}
 	for (size_t i = 0; i < tb.n; i++)
 		pick[i] = tb.fns[i].mode == PROTO_FMODE_SAMPLED || tb.fns[i].mode == PROTO_FMODE_COUNTED;
 	tb.win = on;              /* tb_apply's modes are the window's, or not */
@@ -276,6 +365,7 @@ void tm_budget_reset(void)
 
 		f->sh_calls = f->sh_total = f->sh_self = 0;
 		f->es_calls = f->es_total = f->es_self = 0;
+		f->es_hold = f->iv_anchor = f->iv_est = 0;
 		f->calls_est = f->time_est = false;
 	}
 }

@@ -246,6 +246,7 @@ static bool tb_decide(uint64_t now)
 		tb.demoted += (f->mode == tb.start) - (v[i].mode == tb.start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
 		f->mode = v[i].mode;
+		f->iv_anchor = f->iv_est = 0;     /* what is mended was sampled throughout */
 		f->since_ns = now;
 		f->held_until = now + TB_HOLD_NS;
 		pick[i] = true;
@@ -273,6 +274,42 @@ static bool tb_decide(uint64_t now)
 	free(v);
 	free(pick);
 	return changed > 0 || paths_moved;
+}
+
+/* The window just closed saw sampled calls and none of the anchor's (the
+ * functions exact when a decision chose them stopped being called): one
+ * of the sampled functions stays counted, chosen as a demotion chooses
+ * its anchor, on the window's calls; the ratios re-base on it. */
+static void tb_reanchor(uint64_t now)
+{
+	double ps = (double)(tb.win_end - tb.win_start) * 1000;
+	struct tr_params p = { .budget_ppm = tb_ppm, .cpu_ps = ps, .timed_ps = tb_timed_ps(),
+		.counted_ps = tb_counted_ps() };
+	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
+	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
+	size_t keep;
+
+	tb.anchor_lost = false;
+	for (size_t i = 0; i < tb.n; i++)
+		v[i] = (struct tr_fn){ .calls = tb.fns[i].w_calls - tb.fns[i].w_open,
+			.mode = tb.fns[i].mode };
+	keep = tr_anchor(v, tb.n, &p, ps * tb_ppm / 1e6);
+	if (keep < tb.n) {
+		struct tb_fn *f = &tb.fns[keep];
+
+		agent_log("budget: the anchor made no call in the window: %s stays counted "
+		    "(%.0f calls in it)", tm_report_name(keep), v[keep].calls);
+		f->mode = PROTO_FMODE_COUNTED;
+		f->iv_anchor = f->iv_est = 0;
+		f->since_ns = now;
+		f->held_until = now + TB_HOLD_NS;
+		pick[keep] = true;
+		tb_apply(pick);
+		tb_tabs_build();
+		tb_ratio_rebase();
+	}
+	free(v);
+	free(pick);
 }
 
 /* Every function back to the starting mode (the budget turned off). */
@@ -394,8 +431,11 @@ uint64_t timing_budget_tick(uint64_t now)
 			tb_tick_ns *= 2;
 		}
 	}
-	if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor))
+	if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor, tb.win_sampled)) {
 		tb_window(false, now);
+		if (tb.anchor_lost)
+			tb_reanchor(now);
+	}
 	else if (!tb.win && tb.demoted > 0 && (now >= tb.win_next || tb.ratio_new)) {
 		tb.ratio_new = false;
 		tb_window(true, now);

@@ -25,8 +25,12 @@ struct tb_fn {
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
 	double   w_calls;         /* calls in the windows since the ratios' restart */
+	double   w_open;          /* w_calls when the open window opened */
 	bool     w_missed;        /* off in one of those windows */
 	double   owed;            /* sampled: anchor calls outside the windows */
+	double   iv_anchor, iv_est;   /* sampled: since the last window, the anchor */
+	                          /* calls outside windows and the calls estimated for them */
+	double   es_hold;         /* estimated calls shown too many: held back from the next */
 	uint64_t sh_calls, sh_total, sh_self;      /* shown since the reset: exact part */
 	double   es_calls, es_total, es_self;      /* and estimated part */
 	uint64_t samples;         /* self-time samples since the last accounting */
@@ -44,7 +48,11 @@ struct tb_state {
 	bool     win;             /* a sampling window is open */
 	uint64_t win_start, win_next, win_end;
 	double   win_anchor;      /* anchor calls in the open window */
+	double   win_sampled;     /* and sampled functions' calls */
+	unsigned wins;            /* windows so far */
+	bool     anchor_lost;     /* the last window's anchor made no call */
 	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
+	double   w_anchor_open;   /* w_anchor when the open window opened */
 	bool     ratio_new;       /* the ratios restarted: a window is due */
 	double   dec_cpu_ns, dec_cost_ps;   /* the threads' CPU and the hooks' cost since the last decision */
 };
@@ -65,6 +73,12 @@ void tb_window(bool on, uint64_t now);
 void tb_ratio_rebase(void);
 /* Every ratio starts again with the next window. */
 void tb_ratio_restart(void);
+/* A window closes: a sampled function whose calls per anchor call in it
+ * are over TB_RATIO_OFF off the windows' before it (the program left the
+ * phase they were taken in: a start-up's warm-up, say) restarts the ratios
+ * from this window; then the interval since the last window, estimated
+ * with the ratios at its start, is estimated again with those at its end. */
+void tb_ratio_mend(void);
 /* A decision (v: its figures and new modes; tb.fns still the old ones)
  * samples functions it saw counted exactly: how far off their calls in
  * the interval decided on would the windows' ratios, re-based on the new

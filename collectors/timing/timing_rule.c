@@ -132,7 +132,7 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
  * when no sampled function is cheap enough to count (half the budget at
  * most).  Else the sampled function with the fewest calls that make the
  * floor alone, or failing that the one with the most. */
-static size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
+size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
 {
 	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
 	size_t best = n, sampled = 0;
@@ -275,13 +275,16 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 }
 
 /* See timing_rule.h. */
-bool tr_window_done(uint64_t open_ns, double anchor)
+bool tr_window_done(uint64_t open_ns, double anchor, double sampled)
 {
-	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS && anchor >= TR_WIN_ANCHOR);
+	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS &&
+	    (anchor >= TR_WIN_ANCHOR || (anchor < 1 && sampled >= TR_WIN_ANCHOR)));
 }
 
 /* See timing_rule.h. */
-uint64_t tr_window_gap(uint64_t open_ns)
+uint64_t tr_window_gap(uint64_t open_ns, bool first)
 {
-	return open_ns > TR_WIN_NS ? (uint64_t)((double)TR_PERIOD_NS * open_ns / TR_WIN_NS) : TR_PERIOD_NS;
+	uint64_t gap = first ? TR_CONFIRM_NS : TR_PERIOD_NS;
+
+	return open_ns > TR_WIN_NS ? (uint64_t)((double)gap * open_ns / TR_WIN_NS) : gap;
 }

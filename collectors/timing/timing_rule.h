@@ -63,6 +63,10 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
  * only, and look free to promote); the others are demoted around it, to
  * what demotion aims at plus the anchor's cost, never over the budget. */
 #define TR_ANCHOR_PER_NS ((double)TR_WIN_ANCHOR / TR_WIN_NS)
+/* That choice alone (f's modes after a demotion, calls over p->cpu_ps):
+ * the sampled function to keep counted, or n when the exact ones make the
+ * floor, fewer than two are sampled or none is cheap enough. */
+size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget);
 /* The same with call paths (*paths: on now; out: on after): over the
  * budget, paths go off first, and functions are demoted only if that is
  * not enough; under TR_PROMOTE_PERMILLE, paths come back last: in a
@@ -81,15 +85,25 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * them (a dispatcher calling tiny functions thousands of times per call)
  * would otherwise get a ratio off by the share of a burst a window's edge
  * cuts.  The next window is as much later as this one was longer, so the
- * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS. */
+ * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
+ * whose anchor made no call while the sampled functions made TR_WIN_ANCHOR
+ * closes after TR_WIN_NS (the anchor is lost: waiting tells no more).
+ * The first window is confirmed by a second one TR_CONFIRM_NS later (if
+ * a restart of the ratios has not brought one sooner): it comes right
+ * after the first demotion, often in a program's warm-up (a dictionary
+ * filling, a cache warming); the interval until the next window is
+ * estimated with its ratios, then again with the next one's
+ * (timing_account.c). */
 #define TR_WIN_NS      10000000ull        /* a window, at least (one budget tick) */
 #define TR_WIN_MAX_NS  (20 * TR_WIN_NS)   /* and at most */
 #define TR_WIN_ANCHOR  2000               /* anchor calls a window waits for */
 #define TR_PERIOD_NS   1000000000ull      /* one window per second (of TR_WIN_NS) */
-/* Is a window open for open_ns, with anchor calls in it, done? */
-bool tr_window_done(uint64_t open_ns, double anchor);
+#define TR_CONFIRM_NS  100000000ull       /* and the first's confirmation this soon */
+/* Is a window open for open_ns, with anchor calls and sampled calls in
+ * it, done? */
+bool tr_window_done(uint64_t open_ns, double anchor, double sampled);
 /* The time from a window's close to the next one's opening, after it was
- * open for open_ns. */
-uint64_t tr_window_gap(uint64_t open_ns);
+ * open for open_ns; first: it was the first window. */
+uint64_t tr_window_gap(uint64_t open_ns, bool first);
 
 #endif

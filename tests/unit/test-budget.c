@@ -238,19 +238,26 @@ static void test_budget_estimate(void **state)
 	assert_true(tr_est_calls(250, 0, 1100) == 0);
 }
 
-/* A window waits for enough anchor calls, within its bounds; the next one
- * is as much later as this one was longer. */
+/* A window waits for enough anchor calls, within its bounds, unless the
+ * anchor made none while sampled functions made plenty; the next one is as
+ * much later as this one was longer, sooner after the first of its ratios. */
 static void test_budget_window(void **state)
 {
 	(void)state;
-	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9));           /* never shorter */
-	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR));
-	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1));  /* few anchor calls: on */
-	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0));
-	assert_true(tr_window_done(TR_WIN_MAX_NS, 0));               /* never longer */
-	assert_true(tr_window_gap(TR_WIN_NS) == TR_PERIOD_NS);
-	assert_true(tr_window_gap(TR_WIN_NS / 2) == TR_PERIOD_NS);
-	assert_true(tr_window_gap(4 * TR_WIN_NS) == 4 * TR_PERIOD_NS);
+	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9, 0));        /* never shorter */
+	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR, 0));
+	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1, 1e9));  /* few anchor calls: on */
+	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0, 0));
+	assert_true(tr_window_done(TR_WIN_MAX_NS, 0, 0));           /* never longer */
+	assert_true(tr_window_done(TR_WIN_NS, 0, TR_WIN_ANCHOR));   /* the anchor lost */
+	assert_false(tr_window_done(TR_WIN_NS - 1, 0, 1e9));
+	assert_false(tr_window_done(TR_WIN_NS, 0, TR_WIN_ANCHOR - 1));
+	assert_true(tr_window_gap(TR_WIN_NS, false) == TR_PERIOD_NS);
+	assert_true(tr_window_gap(TR_WIN_NS / 2, false) == TR_PERIOD_NS);
+	assert_true(tr_window_gap(4 * TR_WIN_NS, false) == 4 * TR_PERIOD_NS);
+	assert_true(tr_window_gap(TR_WIN_NS, true) == TR_CONFIRM_NS);
+	assert_true(tr_window_gap(4 * TR_WIN_NS, true) == 4 * TR_CONFIRM_NS);
+	assert_true(TR_CONFIRM_NS < TR_PERIOD_NS);
 }
 
 int main(void)

@@ -7,8 +7,11 @@
  * they are timed).  Each hot spell has a group of its own, new to the
  * budget when the spell starts, and says so on stderr: "phases: group G
  * hot at CPU_MS" (the process's CPU time in ms, the clock the agent's
- * debug log uses).
- *   phases [PHASES [QUIET_MS [HOT_MS]]]   (default 4 600 200; PHASES <= 4)
+ * debug log uses).  With WARM_MS, each hot spell starts warming up: for
+ * its first WARM_MS of CPU the group calls its last tiny function 200
+ * times per call instead of 100 (a cache filling), and says so when that
+ * ends: "phases: group G warm until CPU_MS, N calls" (N: of group_G in it).
+ *   phases [PHASES [QUIET_MS [HOT_MS [WARM_MS]]]]   (default 4 600 200 0; PHASES <= 4)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #define GROUPS 4
 
 static volatile unsigned sink;
+static volatile int last_calls = 1;      /* calls of tiny_G_9 per round */
 
 static double cpu_ms(void)
 {
@@ -37,7 +41,8 @@ static double cpu_ms(void)
 			a = tiny_##g##_0(a); a = tiny_##g##_1(a); a = tiny_##g##_2(a); \
 			a = tiny_##g##_3(a); a = tiny_##g##_4(a); a = tiny_##g##_5(a); \
 			a = tiny_##g##_6(a); a = tiny_##g##_7(a); a = tiny_##g##_8(a); \
-			a = tiny_##g##_9(a);                                     \
+			for (int k = 0; k < last_calls; k++)                     \
+				a = tiny_##g##_9(a);                             \
 		}                                                                \
 		return a;                                                        \
 	}
@@ -60,20 +65,31 @@ int main(int argc, char **argv)
 {
 	int phases = argc > 1 ? atoi(argv[1]) : 4;
 	double q = argc > 2 ? atof(argv[2]) : 600, h = argc > 3 ? atof(argv[3]) : 200;
+	double w = argc > 4 ? atof(argv[4]) : 0;
 
-	if (phases < 1 || phases > GROUPS || q <= 0 || h <= 0) {
-		fprintf(stderr, "usage: phases [PHASES 1-%d [QUIET_MS [HOT_MS]]]\n", GROUPS);
+	if (phases < 1 || phases > GROUPS || q <= 0 || h <= 0 || w < 0 || w >= h) {
+		fprintf(stderr, "usage: phases [PHASES 1-%d [QUIET_MS [HOT_MS [WARM_MS < HOT_MS]]]]\n",
+		    GROUPS);
 		return 2;
 	}
 	for (int g = 0; g < phases; g++) {
 		unsigned a = sink;
-		double now, end;
+		unsigned long warm_calls = 0;
+		double now, end, t;
 
 		quiet(q);
 		now = cpu_ms();
 		fprintf(stderr, "phases: group %d hot at %.1f\n", g, now);
-		for (end = now + h; cpu_ms() < end;)
+		last_calls = w > 0 ? 2 : 1;
+		for (end = now + h; (t = cpu_ms()) < end;) {
+			if (last_calls > 1 && t >= now + w) {
+				last_calls = 1;
+				fprintf(stderr, "phases: group %d warm until %.1f, %lu calls\n", g, t,
+				    warm_calls);
+			}
 			a = groups[g](a);
+			warm_calls += last_calls > 1;
+		}
 		sink = a;
 	}
 	printf("phases: %d phases, %u\n", phases, sink);
