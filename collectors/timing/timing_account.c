@@ -227,8 +227,12 @@ void tb_ratio_restart(void)
 	tb.ratio_new = true;
 }
 
-/* See timing_budget.h. */
-void tb_ratio_mend(void)
+/* A window closes: a sampled function whose calls per anchor call in it
+ * are over TB_RATIO_OFF off the windows' before it (the program left the
+ * phase they were taken in: a start-up's warm-up, say) restarts the ratios
+ * from this window; then the interval since the last window, estimated
+ * with the ratios at its start, is estimated again with those at its end. */
+static void tb_ratio_mend(void)
 {
 	double a = tb.w_anchor - tb.w_anchor_open, off = 0;
 	size_t worst = 0;
@@ -284,19 +288,22 @@ void tb_ratio_mend(void)
  * window's ratio of sampled calls to the anchor only covers time when the
  * sampled sites were all watched.  How long a window lasts and when the
  * next one opens: timing_rule.h. */
-void tb_window(bool on, uint64_t now)
+bool tb_window(bool on, uint64_t now)
 {
-	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
+	bool *pick = xcalloc(tb.n + 1, sizeof *pick), lost = false;
 
 	if (on) {
 		tb.win_start = now;
 		tb.win_sampled = 0;
 	} else {
 		char after[48] = "the first";
+		/* The first window with sampled calls is confirmed: counted
+		 * functions are exact, their averages need no haste. */
+		bool first = tb.win_sampled > 0 && tb.wins++ == 0;
+
 		/* Sampled calls and none of the anchor's: a longer window would
 		 * tell no more; one of them stays counted (tb_reanchor). */
-		bool lost = tb.win_anchor < 1 && tb.win_sampled >= TR_WIN_ANCHOR;
-		bool first = tb.wins++ == 0;
+		lost = tb.win_anchor < 1 && tb.win_sampled >= TR_WIN_ANCHOR;
 
 		if (tb.win_end != 0)
 			snprintf(after, sizeof after, "%.0f ms after the last",
@@ -307,7 +314,6 @@ void tb_window(bool on, uint64_t now)
 		tb_ratio_mend();
 		tb.win_next = now + tr_window_gap(lost ? TR_WIN_NS : now - tb.win_start, first);
 		tb.win_end = now;
-		tb.anchor_lost = lost;
 	}
 	/* The ratios weigh each window half as much as the next: a program
 	 * whose mix of calls changes is followed within a few windows. */
@@ -332,6 +338,7 @@ void tb_window(bool on, uint64_t now)
 	tb.win_anchor = 0;
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
+	return lost;
 }
 
 /* See timing_int.h. */

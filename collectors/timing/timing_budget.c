@@ -289,7 +289,6 @@ static void tb_reanchor(uint64_t now)
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 	size_t keep;
 
-	tb.anchor_lost = false;
 	for (size_t i = 0; i < tb.n; i++)
 		v[i] = (struct tr_fn){ .calls = tb.fns[i].w_calls - tb.fns[i].w_open,
 			.mode = tb.fns[i].mode };
@@ -432,8 +431,7 @@ uint64_t timing_budget_tick(uint64_t now)
 		}
 	}
 	if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor, tb.win_sampled)) {
-		tb_window(false, now);
-		if (tb.anchor_lost)
+		if (tb_window(false, now))
 			tb_reanchor(now);
 	}
 	else if (!tb.win && tb.demoted > 0 && (now >= tb.win_next || tb.ratio_new)) {

@@ -49,8 +49,7 @@ struct tb_state {
 	uint64_t win_start, win_next, win_end;
 	double   win_anchor;      /* anchor calls in the open window */
 	double   win_sampled;     /* and sampled functions' calls */
-	unsigned wins;            /* windows so far */
-	bool     anchor_lost;     /* the last window's anchor made no call */
+	unsigned wins;            /* windows with sampled calls so far */
 	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
 	double   w_anchor_open;   /* w_anchor when the open window opened */
 	bool     ratio_new;       /* the ratios restarted: a window is due */
@@ -67,18 +66,14 @@ void tb_apply(const bool *pick);          /* the engine's modes of the functions
 void tb_dec_reset(void);                  /* a new decision interval */
 
 /* timing_account.c */
-/* Open or close the sampling window (its switch accounted outside it). */
-void tb_window(bool on, uint64_t now);
+/* Open or close the sampling window (its switch accounted outside it).
+ * Closing, true when its anchor made no call while the sampled functions
+ * made TR_WIN_ANCHOR: the anchor is lost. */
+bool tb_window(bool on, uint64_t now);
 /* The anchor's set of functions changed: the ratios against the new set. */
 void tb_ratio_rebase(void);
 /* Every ratio starts again with the next window. */
 void tb_ratio_restart(void);
-/* A window closes: a sampled function whose calls per anchor call in it
- * are over TB_RATIO_OFF off the windows' before it (the program left the
- * phase they were taken in: a start-up's warm-up, say) restarts the ratios
- * from this window; then the interval since the last window, estimated
- * with the ratios at its start, is estimated again with those at its end. */
-void tb_ratio_mend(void);
 /* A decision (v: its figures and new modes; tb.fns still the old ones)
  * samples functions it saw counted exactly: how far off their calls in
  * the interval decided on would the windows' ratios, re-based on the new

@@ -88,12 +88,12 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
  * whose anchor made no call while the sampled functions made TR_WIN_ANCHOR
  * closes after TR_WIN_NS (the anchor is lost: waiting tells no more).
- * The first window is confirmed by a second one TR_CONFIRM_NS later (if
- * a restart of the ratios has not brought one sooner): it comes right
- * after the first demotion, often in a program's warm-up (a dictionary
- * filling, a cache warming); the interval until the next window is
- * estimated with its ratios, then again with the next one's
- * (timing_account.c). */
+ * The first window with sampled calls is confirmed by a second one
+ * TR_CONFIRM_NS later (if a restart of the ratios has not brought one
+ * sooner): it comes right after the first demotion, often in a program's
+ * warm-up (a dictionary filling, a cache warming); the interval until the
+ * next window is estimated with its ratios, then again with the next
+ * one's (timing_account.c). */
 #define TR_WIN_NS      10000000ull        /* a window, at least (one budget tick) */
 #define TR_WIN_MAX_NS  (20 * TR_WIN_NS)   /* and at most */
 #define TR_WIN_ANCHOR  2000               /* anchor calls a window waits for */
@@ -103,7 +103,7 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * it, done? */
 bool tr_window_done(uint64_t open_ns, double anchor, double sampled);
 /* The time from a window's close to the next one's opening, after it was
- * open for open_ns; first: it was the first window. */
+ * open for open_ns; first: it was the first with sampled calls. */
 uint64_t tr_window_gap(uint64_t open_ns, bool first);
 
 #endif
