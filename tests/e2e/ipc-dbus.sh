@@ -73,7 +73,7 @@ wait_for 10 grep -q "serving" "$HS_TMP/service2.out"
 HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD "$O/apps/dbusapp" sdclient "$ADDR" "$NAME" $P $A ||
 	fail "the sd-bus client failed"
 wait_for 20 jq_once '[.targets[] | select(.name == "dbusapp" and .state == "exited")] | length == 2'
-pid=$(once_json | jq -e '[.targets[] | select(.name == "dbusapp")] | max_by(.pid) | .pid')
+pid=$(once_json | jq -e '[.targets[] | select(.name == "dbusapp")] | max_by(.started_ms) | .pid')
 once_json --target "$pid" >"$HS_TMP/f.json"
 jq -r '.ipc.endpoints[] | select(.kind == "sd-bus") | "\(.name) \(.method): \(.calls) calls"' "$HS_TMP/f.json"
 [ "$(calls sd-bus $NAME org.hookscope.Test.Ping)" = $P ] || fail "sd-bus Ping (sd_bus_call_method): not $P calls"

@@ -39,7 +39,7 @@ slow_feed() { for _ in $(seq 1 "$1"); do head -c 4096 /dev/zero; sleep 0.05; don
 # The endpoint figures "$2" of target named $1 (the newest), as JSON.
 ep_of() {
 	local pid
-	pid=$(once_json | jq -e --arg n "$1" '[.targets[] | select(.name == $n)] | max_by(.pid) | .pid') || return 1
+	pid=$(once_json | jq -e --arg n "$1" '[.targets[] | select(.name == $n)] | max_by(.started_ms) | .pid') || return 1
 	once_json --target "$pid" | jq -c "$2"
 }
 

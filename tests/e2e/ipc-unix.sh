@@ -57,7 +57,7 @@ wait_for 10 test -S "$S"
 spawn under_agent_strace "$HS_TMP/cli" "$O/apps/ipcpeer" client "$S" $N $SIZE --wait-file "$HS_TMP/go1"
 cli_strace=$SPAWNED
 wait_for 30 jq_once "[.targets[] | select(.name == \"ipcpeer\")] | length == 2"
-cli=$(once_json | jq -e '[.targets[] | select(.name == "ipcpeer")] | max_by(.pid) | .pid') || fail "no client target"
+cli=$(once_json | jq -e '[.targets[] | select(.name == "ipcpeer")] | max_by(.started_ms) | .pid') || fail "no client target"
 srv=$(once_json | jq -e '[.targets[] | select(.name == "ipcpeer")] | min_by(.pid) | .pid') || fail "no server target"
 wait_for 30 jq_once "[.ipc.endpoints[] | select(.name == \"$S\")][0].sends == $N" --target "$cli"
 touch "$HS_TMP/go1"

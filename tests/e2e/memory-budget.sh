@@ -26,7 +26,7 @@ run_sql() {
 	env "$@" HOOKSCOPE_SOCKET="$HS_SOCK" LD_PRELOAD="$HS_PRELOAD" \
 		/usr/bin/sqlite3 :memory: ".read $HS_TMP/w.sql" >/dev/null || fail "sqlite3 under the agent failed ($*)"
 	wait_for 20 jq_once "[.targets[] | select(.name == \"sqlite3\" and .state == \"exited\")] | length == $((n + 1))"
-	pid=$(once_json | jq -r '[.targets[] | select(.name == "sqlite3")] | max_by(.pid) | .pid')
+	pid=$(once_json | jq -r '[.targets[] | select(.name == "sqlite3")] | max_by(.started_ms) | .pid')
 	once_json --target "$pid" | jq -r '.memory | "\(.mode) \(.sample_bytes) \(.alloc_bytes)"'
 }
 

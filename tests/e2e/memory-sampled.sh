@@ -21,7 +21,7 @@ heap_at_exit() {   # MODE: the heap in use at exit of memleak many 30000, "bytes
 	HOOKSCOPE_MEMORY=$1 HOOKSCOPE_MEMORY_SAMPLE=16384 HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
 		"$O/apps/memleak" many 30000 >/dev/null || fail "memleak many under the agent failed"
 	wait_for 20 jq_once "[.targets[] | select(.name == \"memleak\" and .state == \"exited\")] | length == $((n + 1))"
-	pid=$(once_json | jq -r '[.targets[] | select(.name == "memleak")] | max_by(.pid) | .pid')
+	pid=$(once_json | jq -r '[.targets[] | select(.name == "memleak")] | max_by(.started_ms) | .pid')
 	once_json --target "$pid" | jq -r --arg m "$1" '.memory | select(.mode == $m) | "\(.heap_bytes) \(.heap_blocks)"'
 }
 exact=$(heap_at_exit full)
