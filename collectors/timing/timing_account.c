@@ -224,6 +224,7 @@ void tb_ratio_restart(void)
 		tb.fns[i].w_missed = false;
 	}
 	tb.w_anchor = 0;
+	tb.wins = 0;              /* the next window's ratios are confirmed too */
 	tb.ratio_new = true;
 }
 
@@ -264,6 +265,7 @@ static void tb_ratio_mend(void)
 		}
 		tb.w_anchor = a;
 		tb.w_anchor_open = 0;
+		tb.wins = 0;
 	}
 	/* The interval since the last window, at the ratios now. */
 	for (size_t i = 0; i < tb.n; i++) {
@@ -297,8 +299,10 @@ bool tb_window(bool on, uint64_t now)
 		tb.win_sampled = 0;
 	} else {
 		char after[48] = "the first";
-		/* The first window with sampled calls is confirmed: counted
-		 * functions are exact, their averages need no haste. */
+		/* The first window with sampled calls of a set of ratios is
+		 * confirmed (a restart's window as much as the first: a restart
+		 * comes as a program changes phase); counted functions are
+		 * exact, their averages need no haste. */
 		bool first = tb.win_sampled > 0 && tb.wins++ == 0;
 
 		/* Sampled calls and none of the anchor's: a longer window would

@@ -49,7 +49,7 @@ struct tb_state {
 	uint64_t win_start, win_next, win_end;
 	double   win_anchor;      /* anchor calls in the open window */
 	double   win_sampled;     /* and sampled functions' calls */
-	unsigned wins;            /* windows with sampled calls so far */
+	unsigned wins;            /* windows with sampled calls since the ratios' restart */
 	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
 	double   w_anchor_open;   /* w_anchor when the open window opened */
 	bool     ratio_new;       /* the ratios restarted: a window is due */

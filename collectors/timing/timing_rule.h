@@ -88,9 +88,9 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
  * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
  * whose anchor made no call while the sampled functions made TR_WIN_ANCHOR
  * closes after TR_WIN_NS (the anchor is lost: waiting tells no more).
- * The first window with sampled calls is confirmed by a second one
- * TR_CONFIRM_NS later (if a restart of the ratios has not brought one
- * sooner): it comes right after the first demotion, often in a program's
+ * The first window with sampled calls of a set of ratios (the first
+ * demotion's, a restart's) is confirmed by a second one TR_CONFIRM_NS
+ * later: it comes as a program starts or changes phase, often in a
  * warm-up (a dictionary filling, a cache warming); the interval until the
  * next window is estimated with its ratios, then again with the next
  * one's (timing_account.c). */
