@@ -295,7 +295,6 @@ bool tb_window(bool on, uint64_t now)
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick), lost = false;
 
 	if (on) {
-		tb.win_start = now;
 		tb.win_sampled = 0;
 	} else {
 		char after[48] = "the first";
@@ -316,7 +315,8 @@ bool tb_window(bool on, uint64_t now)
 		    (double)(now - tb.win_start) / 1e6, tb.demoted, tb.win_anchor,
 		    lost ? " (the anchor lost)" : "", after);
 		tb_ratio_mend();
-		tb.win_next = now + tr_window_gap(lost ? TR_WIN_NS : now - tb.win_start, first);
+		tb.win_len = now - tb.win_start;
+		tb.win_next = now + tr_window_gap(lost ? TR_WIN_NS : tb.win_len, first);
 		tb.win_end = now;
 	}
 	/* The ratios weigh each window half as much as the next: a program
@@ -340,6 +340,8 @@ bool tb_window(bool on, uint64_t now)
 	tm_budget_account();
 	tb.win = on;
 	tb.win_anchor = 0;
+	if (on)
+		tb.win_start = proto_now_ns();  /* the switch took a while (a world stop) */
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 	return lost;

@@ -11,8 +11,8 @@
  * Every tick (timing_budget_tick) the figures are harvested again and, once
  * the threads used TB_DECIDE_CPU_NS of CPU since the last decision, the
  * rule (timing_rule.c) may change modes.  Ticks are TB_TICK_NS apart while
- * a window is open or modes change, and back off to TB_TICK_MAX_NS while
- * decisions change nothing: the reporter's harvests are most of what the
+ * modes change, come when an open window should be done (tr_window_wait),
+ * and back off to TB_TICK_MAX_NS while decisions change nothing: the reporter's harvests are most of what the
  * budget itself costs the target.  Between backed-off ticks a peek every
  * TB_PEEK_NS reads only the threads' call counters and CPU clocks: when
  * the cost since its own last verdict is over TB_PEEK_OVER budgets (the
@@ -20,8 +20,8 @@
  *
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
- * window of TR_WIN_NS every TR_PERIOD_NS, in which every sampled and
- * counted function is timed); off (never watched).  A "clean" interval is
+ * short window every TR_PERIOD_NS, in which every sampled and counted
+ * function is timed: timing_rule.h); off (never watched).  A "clean" interval is
  * one where every function watched is timed (a window, or no function
  * demoted): only clean figures make the averages.  While functions are
  * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
@@ -203,13 +203,13 @@ static bool tb_decide(uint64_t now)
 {
 	struct tr_params p = {
 		.budget_ppm = tb_ppm, .cpu_ps = tb.dec_cpu_ns * 1000, .timed_ps = tb_timed_ps(),
-		.counted_ps = tb_counted_ps(), .duty_ppm = (uint32_t)(TR_WIN_NS * 1000000 / TR_PERIOD_NS),
+		.counted_ps = tb_counted_ps(), .duty_ppm = tr_window_duty(tb.win_len),
 		.path_ps = (double)tm_paths_ps(), .paths_held = now < tb_paths_held_until,
 	};
 	bool paths = tm_paths_on();
 	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
-	bool moved = false, back = false, paths_moved = false;
+	bool moved = false, back = false, paths_moved = false, sampled = false;
 	size_t changed = 0, worst = 0;
 	double off;
 
@@ -224,6 +224,7 @@ static bool tb_decide(uint64_t now)
 			.avg_ps = f->ref_calls ? (uint64_t)((double)f->ref_total / (double)f->ref_calls *
 			    tm_ns_per_tick * 1000.0) : 0,
 			.mode = f->mode, .named = f->named, .held = now < f->held_until,
+			.anchor = f->anchor,
 		};
 		f->dec_calls = 0;
 	}
@@ -243,9 +244,11 @@ static bool tb_decide(uint64_t now)
 			continue;
 		moved |= tb_exact(f->mode) != tb_exact(v[i].mode);
 		back |= f->mode == PROTO_FMODE_OFF && f->w_missed;
+		sampled |= v[i].mode == PROTO_FMODE_SAMPLED;
 		tb.demoted += (f->mode == tb.start) - (v[i].mode == tb.start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
 		f->mode = v[i].mode;
+		f->anchor = false;
 		f->iv_anchor = f->iv_est = 0;     /* what is mended was sampled throughout */
 		f->since_ns = now;
 		f->held_until = now + TB_HOLD_NS;
@@ -264,8 +267,17 @@ static bool tb_decide(uint64_t now)
 			    "off its count just before it was sampled: another phase)",
 			    tm_report_name(worst), off * 100);
 			tb_ratio_restart();
-		} else if (moved) {
-			tb_ratio_rebase();
+		} else {
+			if (moved)
+				tb_ratio_rebase();
+			/* Sampled on the ratios of windows that saw none sampled
+			 * (they timed these while counted): the next window
+			 * confirms them, as a first window's second does. */
+			if (sampled && tb.wins == 0 && !tb.ratio_new) {
+				tb.wins = 1;
+				if (tb.win_next > now + TR_CONFIRM_NS)
+					tb.win_next = now + TR_CONFIRM_NS;
+			}
 		}
 		tb_apply(pick);
 		tb_tabs_build();
@@ -299,6 +311,7 @@ static void tb_reanchor(uint64_t now)
 		agent_log("budget: the anchor made no call in the window: %s stays counted "
 		    "(%.0f calls in it)", tm_report_name(keep), v[keep].calls);
 		f->mode = PROTO_FMODE_COUNTED;
+		f->anchor = true;
 		f->iv_anchor = f->iv_est = 0;
 		f->since_ns = now;
 		f->held_until = now + TB_HOLD_NS;
@@ -318,6 +331,7 @@ static void tb_restore(uint64_t now)
 
 	tb.win = false;
 	for (size_t i = 0; i < tb.n; i++) {
+		tb.fns[i].anchor = false;
 		if (tb.fns[i].mode == tb.start)
 			continue;
 		tb.fns[i].mode = tb.start;
@@ -417,7 +431,11 @@ uint64_t timing_budget_tick(uint64_t now)
 	tm_report_harvest();
 	tm_budget_account();      /* the peek's base moves here too */
 	tb_pk_cpu_ns = tb_pk_cost_ps = 0;
-	if (!tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS) {
+	/* Between a set of ratios' first window and its confirmation a
+	 * decision within the budget waits: one that changes the anchor's set
+	 * would leave the interval the first window estimated unmended. */
+	if (!tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS &&
+	    !(tb.wins == 1 && tb_cost_now() <= tb_ppm)) {
 		if (tb_decide(now)) {
 			tb_tick_ns = TB_TICK_NS;
 			tb_pk_off_until = 0;
@@ -439,12 +457,15 @@ uint64_t timing_budget_tick(uint64_t now)
 		tb_window(true, now);
 	}
 	tb_ip_sync();
-	if (tb.win)
-		next = now + TB_TICK_NS;      /* a window lasts a few ticks */
-	else if (tb.demoted > 0 && tb.win_next > now && tb.win_next < now + tb_tick_ns)
+	if (tb.win) {
+		uint64_t t = proto_now_ns();  /* opening it took a while */
+
+		next = t + tr_window_wait(t - tb.win_start, tb.win_anchor);
+	} else if (tb.demoted > 0 && tb.win_next > now && tb.win_next < now + tb_tick_ns) {
 		next = tb.win_next;           /* the next window opens on time */
-	else
+	} else {
 		next = now + tb_tick_ns;
+	}
 	tb_full_next = next;
 	return next < now + TB_PEEK_NS ? next : now + TB_PEEK_NS;
 }

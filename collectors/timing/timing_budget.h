@@ -22,6 +22,7 @@ struct tb_fn {
 	uint32_t hook_ppm;
 	uint64_t since_ns;
 	uint64_t held_until;
+	bool     anchor;          /* counted as the anchor after a lost window (tb_reanchor) */
 	struct tm_fig prev;       /* the sums at the last accounting */
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
 	double   w_calls;         /* calls in the windows since the ratios' restart */
@@ -47,6 +48,7 @@ struct tb_state {
 	bool     ip;              /* self time from samples (timing_ipsample.c) */
 	bool     win;             /* a sampling window is open */
 	uint64_t win_start, win_next, win_end;
+	uint64_t win_len;         /* the last window's length, ns (0: none yet) */
 	double   win_anchor;      /* anchor calls in the open window */
 	double   win_sampled;     /* and sampled functions' calls */
 	unsigned wins;            /* windows with sampled calls since the ratios' restart */

@@ -158,6 +158,24 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 	return best;
 }
 
+/* The anchor a lost window kept counted (struct tr_fn), while the other
+ * exact functions make fewer calls than the floor: else a demotion over
+ * the budget by its own cost turns it off again, and the next window
+ * loses its anchor again.  n when there is none. */
+static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params *p)
+{
+	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
+	size_t pin = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].anchor && f[i].mode == PROTO_FMODE_COUNTED)
+			pin = i;
+		else if (f[i].mode == PROTO_FMODE_TIMED || f[i].mode == PROTO_FMODE_COUNTED)
+			exact += f[i].calls;
+	}
+	return exact < floor ? pin : n;
+}
+
 /* Demote to low; when that samples functions and leaves too few calls
  * counted to estimate theirs by, demote again from the start keeping an
  * anchor counted (a trial on a copy picks it), to low plus what counting
@@ -166,18 +184,21 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_params *p,
     double total, double low, double budget)
 {
-	struct tr_fn *d = xcalloc(n, sizeof *d);
-	double trial;
-	size_t keep;
+	size_t keep = tr_pinned(f, n, p);
 
-	memcpy(d, f, n * sizeof *d);
-	trial = tr_demote(d, n, p, total, low, n);
-	keep = tr_anchor(d, n, p, budget);
-	if (keep == n)
-		memcpy(f, d, n * sizeof *d);      /* the trial stands */
-	free(d);
-	if (keep == n)
-		return trial;
+	if (keep == n) {
+		struct tr_fn *d = xcalloc(n, sizeof *d);
+		double trial;
+
+		memcpy(d, f, n * sizeof *d);
+		trial = tr_demote(d, n, p, total, low, n);
+		keep = tr_anchor(d, n, p, budget);
+		if (keep == n)
+			memcpy(f, d, n * sizeof *d);      /* the trial stands */
+		free(d);
+		if (keep == n)
+			return trial;
+	}
 	if (f[keep].mode == PROTO_FMODE_SAMPLED)
 		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
 	low += f[keep].calls * p->counted_ps;
@@ -277,8 +298,32 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 /* See timing_rule.h. */
 bool tr_window_done(uint64_t open_ns, double anchor, double sampled)
 {
-	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_NS &&
+	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_MIN_NS &&
 	    (anchor >= TR_WIN_ANCHOR || (anchor < 1 && sampled >= TR_WIN_ANCHOR)));
+}
+
+/* See timing_rule.h. */
+uint64_t tr_window_wait(uint64_t open_ns, double anchor)
+{
+	double left;
+
+	if (open_ns < TR_WIN_MIN_NS)
+		return TR_WIN_MIN_NS - open_ns;
+	if (anchor < 1)
+		return TR_WIN_NS;
+	left = (TR_WIN_ANCHOR - anchor) * (double)open_ns / anchor;
+	if (left < TR_WIN_MIN_NS / 2)
+		return TR_WIN_MIN_NS / 2;         /* the reporter's poll counts in ms */
+	return left < TR_WIN_NS ? (uint64_t)left : TR_WIN_NS;
+}
+
+/* See timing_rule.h.  A window longer than TR_WIN_NS puts the next one
+ * as much later: the share stays. */
+uint32_t tr_window_duty(uint64_t len_ns)
+{
+	if (len_ns == 0 || len_ns > TR_WIN_NS)
+		len_ns = TR_WIN_NS;
+	return (uint32_t)(len_ns * 1000000 / TR_PERIOD_NS);
 }
 
 /* See timing_rule.h. */

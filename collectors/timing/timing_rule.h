@@ -28,6 +28,9 @@ struct tr_fn {
 	uint8_t  mode;            /* enum proto_fmode now; tr_decide writes the new one */
 	bool     named;           /* the user named it (level 1): demoted last */
 	bool     held;            /* changed too recently to be promoted */
+	bool     anchor;          /* counted as the anchor since a window lost the one
+	                           * before: demotion keeps it while the other exact
+	                           * functions make fewer calls than the floor */
 	bool     changed;         /* out: tr_decide changed mode */
 };
 
@@ -79,29 +82,42 @@ uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, b
  * functions) over those windows, times the anchor outside them. */
 double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
 
-/* Sampling windows.  A window lasts TR_WIN_NS, or longer (up to
- * TR_WIN_MAX_NS) until the anchor made TR_WIN_ANCHOR calls in it: a program
+/* Sampling windows.  A window lasts until the anchor made TR_WIN_ANCHOR
+ * calls in it, at least TR_WIN_MIN_NS and at most TR_WIN_MAX_NS: a program
  * whose anchor calls are few and the sampled calls come in bursts between
  * them (a dispatcher calling tiny functions thousands of times per call)
  * would otherwise get a ratio off by the share of a burst a window's edge
- * cuts.  The next window is as much later as this one was longer, so the
- * windows' share of the time stays TR_WIN_NS / TR_PERIOD_NS.  A window
- * whose anchor made no call while the sampled functions made TR_WIN_ANCHOR
- * closes after TR_WIN_NS (the anchor is lost: waiting tells no more).
+ * cuts; one whose anchor makes them sooner pays for no more window than
+ * that (every demoted function is timed in it: on python3 a window costs a
+ * third of its time).  TR_WIN_NS is the window an anchor at the floor
+ * (TR_ANCHOR_PER_NS) fills; the next window is as much later as this one
+ * was longer, so the windows' share of the time stays at most TR_WIN_NS /
+ * TR_PERIOD_NS.  A window whose anchor made no call while the sampled
+ * functions made TR_WIN_ANCHOR closes as well (the anchor is lost: waiting
+ * tells no more).
  * The first window with sampled calls of a set of ratios (the first
  * demotion's, a restart's) is confirmed by a second one TR_CONFIRM_NS
  * later: it comes as a program starts or changes phase, often in a
  * warm-up (a dictionary filling, a cache warming); the interval until the
  * next window is estimated with its ratios, then again with the next
  * one's (timing_account.c). */
-#define TR_WIN_NS      10000000ull        /* a window, at least (one budget tick) */
+#define TR_WIN_NS      10000000ull        /* a window at the anchor's floor */
+#define TR_WIN_MIN_NS  2000000ull         /* a window, at least */
 #define TR_WIN_MAX_NS  (20 * TR_WIN_NS)   /* and at most */
 #define TR_WIN_ANCHOR  2000               /* anchor calls a window waits for */
-#define TR_PERIOD_NS   1000000000ull      /* one window per second (of TR_WIN_NS) */
+#define TR_PERIOD_NS   1000000000ull      /* one window per second */
 #define TR_CONFIRM_NS  100000000ull       /* and the first's confirmation this soon */
 /* Is a window open for open_ns, with anchor calls and sampled calls in
  * it, done? */
 bool tr_window_done(uint64_t open_ns, double anchor, double sampled);
+/* How much longer a window open for open_ns, with anchor calls in it,
+ * should be given before it is looked at again: the time its anchor needs
+ * for the rest at its rate so far, within [TR_WIN_MIN_NS / 2, TR_WIN_NS]
+ * (until it is TR_WIN_MIN_NS old: the rest of that). */
+uint64_t tr_window_wait(uint64_t open_ns, double anchor);
+/* A sampled function's share of the time it is timed, ppm, when windows
+ * last len_ns (0: none yet, taken as TR_WIN_NS). */
+uint32_t tr_window_duty(uint64_t len_ns);
 /* The time from a window's close to the next one's opening, after it was
  * open for open_ns; first: it was the first with sampled calls. */
 uint64_t tr_window_gap(uint64_t open_ns, bool first);

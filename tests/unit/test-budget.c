@@ -181,6 +181,31 @@ static void test_budget_keeps_anchor(void **state)
 		assert_int_equal(v[i].mode, PROTO_FMODE_SAMPLED);
 }
 
+/* The anchor a lost window kept counted, over half the budget to count,
+ * pushes the cost over it: a demotion keeps it while the other exact
+ * functions make fewer calls than the floor (the sampled ones pay), and
+ * may demote it once they make the floor; unflagged, it goes. */
+static void test_budget_pinned_anchor(void **state)
+{
+	struct tr_fn v[7];
+	uint32_t after;
+
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 5; i++)     /* sampled: 0.6% each */
+			v[i] = (struct tr_fn){ .calls = 3e7, .avg_ps = 3000, .mode = PROTO_FMODE_SAMPLED };
+		v[5] = (struct tr_fn){ .calls = 1.2e7, .avg_ps = 3000, .mode = PROTO_FMODE_COUNTED,
+			.anchor = round != 2 };          /* counted: 3% */
+		v[6] = (struct tr_fn){ .calls = round == 1 ? 1e6 : 1e3, .avg_ps = 3000 };
+		after = tr_decide(v, 7, &P);
+		assert_true(after <= P.budget_ppm);
+		if (round == 0)
+			assert_int_equal(v[5].mode, PROTO_FMODE_COUNTED);
+		else
+			assert_int_not_equal(v[5].mode, PROTO_FMODE_COUNTED);
+	}
+}
+
 /* The sampled estimate: calls per anchor call in the windows, times the
  * anchor outside them; no window yet: nothing. */
 /* Call paths go first: over the budget with them, under it without them
@@ -239,25 +264,37 @@ static void test_budget_estimate(void **state)
 }
 
 /* A window waits for enough anchor calls, within its bounds, unless the
- * anchor made none while sampled functions made plenty; the next one is as
- * much later as this one was longer, sooner after the first of its ratios. */
+ * anchor made none while sampled functions made plenty, and is looked at
+ * again when its anchor should have made them; the next one is as much
+ * later as this one was longer, sooner after the first of its ratios. */
 static void test_budget_window(void **state)
 {
 	(void)state;
-	assert_false(tr_window_done(TR_WIN_NS - 1, 1e9, 0));        /* never shorter */
-	assert_true(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR, 0));
+	assert_false(tr_window_done(TR_WIN_MIN_NS - 1, 1e9, 0));    /* never shorter */
+	assert_true(tr_window_done(TR_WIN_MIN_NS, TR_WIN_ANCHOR, 0));
 	assert_false(tr_window_done(TR_WIN_NS, TR_WIN_ANCHOR - 1, 1e9));  /* few anchor calls: on */
 	assert_false(tr_window_done(TR_WIN_MAX_NS - 1, 0, 0));
 	assert_true(tr_window_done(TR_WIN_MAX_NS, 0, 0));           /* never longer */
-	assert_true(tr_window_done(TR_WIN_NS, 0, TR_WIN_ANCHOR));   /* the anchor lost */
-	assert_false(tr_window_done(TR_WIN_NS - 1, 0, 1e9));
+	assert_true(tr_window_done(TR_WIN_MIN_NS, 0, TR_WIN_ANCHOR));   /* the anchor lost */
+	assert_false(tr_window_done(TR_WIN_MIN_NS - 1, 0, 1e9));
 	assert_false(tr_window_done(TR_WIN_NS, 0, TR_WIN_ANCHOR - 1));
+	assert_true(TR_WIN_MIN_NS < TR_WIN_NS && TR_WIN_NS < TR_WIN_MAX_NS);
+	assert_true(tr_window_wait(0, 0) == TR_WIN_MIN_NS);         /* first look */
+	assert_true(tr_window_wait(TR_WIN_MIN_NS / 4, 1e9) == TR_WIN_MIN_NS * 3 / 4);
+	/* a quarter of the anchor's calls in 2 ms: 6 ms more */
+	assert_true(tr_window_wait(2000000, TR_WIN_ANCHOR / 4) == 6000000);
+	assert_true(tr_window_wait(TR_WIN_MIN_NS, TR_WIN_ANCHOR - 1) == TR_WIN_MIN_NS / 2);
+	assert_true(tr_window_wait(TR_WIN_MIN_NS, 1) == TR_WIN_NS);     /* slow: at most this */
+	assert_true(tr_window_wait(TR_WIN_MIN_NS, 0) == TR_WIN_NS);
 	assert_true(tr_window_gap(TR_WIN_NS, false) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(TR_WIN_NS / 2, false) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(4 * TR_WIN_NS, false) == 4 * TR_PERIOD_NS);
 	assert_true(tr_window_gap(TR_WIN_NS, true) == TR_CONFIRM_NS);
 	assert_true(tr_window_gap(4 * TR_WIN_NS, true) == 4 * TR_CONFIRM_NS);
 	assert_true(TR_CONFIRM_NS < TR_PERIOD_NS);
+	assert_true(tr_window_duty(0) == TR_WIN_NS * 1000000 / TR_PERIOD_NS);   /* none yet */
+	assert_true(tr_window_duty(TR_WIN_MIN_NS) == TR_WIN_MIN_NS * 1000000 / TR_PERIOD_NS);
+	assert_true(tr_window_duty(4 * TR_WIN_NS) == tr_window_duty(TR_WIN_NS));
 }
 
 int main(void)
@@ -270,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_budget_promotes_one_step),
 		cmocka_unit_test(test_budget_settles),
 		cmocka_unit_test(test_budget_keeps_anchor),
+		cmocka_unit_test(test_budget_pinned_anchor),
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
