@@ -159,10 +159,12 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 }
 
 /* The anchor a lost window kept counted (struct tr_fn), while the other
- * exact functions make fewer calls than the floor: else a demotion over
- * the budget by its own cost turns it off again, and the next window
- * loses its anchor again.  n when there is none. */
-static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params *p)
+ * exact functions make fewer calls than the floor and counting it costs at
+ * most half the budget (as tr_anchor's choice: a budget lowered since may
+ * not afford it): else a demotion over the budget by its own cost turns it
+ * off again, and the next window loses its anchor again.  n when there is
+ * none. */
+static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget)
 {
 	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
 	size_t pin = n;
@@ -173,7 +175,9 @@ static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params 
 		else if (f[i].mode == PROTO_FMODE_TIMED || f[i].mode == PROTO_FMODE_COUNTED)
 			exact += f[i].calls;
 	}
-	return exact < floor ? pin : n;
+	if (pin == n || exact >= floor || f[pin].calls * p->counted_ps > budget / 2)
+		return n;
+	return pin;
 }
 
 /* Demote to low; when that samples functions and leaves too few calls
@@ -184,7 +188,7 @@ static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params 
 static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_params *p,
     double total, double low, double budget)
 {
-	size_t keep = tr_pinned(f, n, p);
+	size_t keep = tr_pinned(f, n, p, budget);
 
 	if (keep == n) {
 		struct tr_fn *d = xcalloc(n, sizeof *d);

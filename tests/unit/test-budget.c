@@ -181,24 +181,29 @@ static void test_budget_keeps_anchor(void **state)
 		assert_int_equal(v[i].mode, PROTO_FMODE_SAMPLED);
 }
 
-/* The anchor a lost window kept counted, over half the budget to count,
- * pushes the cost over it: a demotion keeps it while the other exact
- * functions make fewer calls than the floor (the sampled ones pay), and
- * may demote it once they make the floor; unflagged, it goes. */
+/* The anchor a lost window kept counted (2% of the CPU) pushes the cost
+ * over the budget: a demotion keeps it while the other exact functions
+ * make fewer calls than the floor (the sampled ones pay), though the
+ * demotion's own choice of an anchor would be another (v[4], cheaper).  It
+ * may demote it once the others make the floor, or once counting it costs
+ * over half the budget (a budget lowered since); unflagged, it goes. */
 static void test_budget_pinned_anchor(void **state)
 {
+	struct tr_params p = P;
 	struct tr_fn v[7];
 	uint32_t after;
 
 	(void)state;
-	for (int round = 0; round < 3; round++) {
-		for (int i = 0; i < 5; i++)     /* sampled: 0.6% each */
-			v[i] = (struct tr_fn){ .calls = 3e7, .avg_ps = 3000, .mode = PROTO_FMODE_SAMPLED };
-		v[5] = (struct tr_fn){ .calls = 1.2e7, .avg_ps = 3000, .mode = PROTO_FMODE_COUNTED,
-			.anchor = round != 2 };          /* counted: 3% */
+	for (int round = 0; round < 4; round++) {
+		p.budget_ppm = round == 3 ? 30000 : 50000;
+		for (int i = 0; i < 4; i++)     /* sampled: 0.8% each */
+			v[i] = (struct tr_fn){ .calls = 4e7, .avg_ps = 3000, .mode = PROTO_FMODE_SAMPLED };
+		v[4] = (struct tr_fn){ .calls = 1e6, .avg_ps = 3000, .mode = PROTO_FMODE_SAMPLED };
+		v[5] = (struct tr_fn){ .calls = 8e6, .avg_ps = 3000, .mode = PROTO_FMODE_COUNTED,
+			.anchor = round != 2 };
 		v[6] = (struct tr_fn){ .calls = round == 1 ? 1e6 : 1e3, .avg_ps = 3000 };
-		after = tr_decide(v, 7, &P);
-		assert_true(after <= P.budget_ppm);
+		after = tr_decide(v, 7, &p);
+		assert_true(after <= p.budget_ppm);
 		if (round == 0)
 			assert_int_equal(v[5].mode, PROTO_FMODE_COUNTED);
 		else
