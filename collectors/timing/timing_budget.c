@@ -12,18 +12,19 @@
  * the threads used TB_DECIDE_CPU_NS of CPU since the last decision, the
  * rule (timing_rule.c) may change modes.  Ticks are TB_TICK_NS apart while
  * modes change, come when an open window should be done (tr_window_wait),
- * and back off to TB_TICK_MAX_NS while decisions change nothing: the reporter's harvests are most of what the
- * budget itself costs the target.  Between backed-off ticks a peek every
- * TB_PEEK_NS reads only the threads' call counters and CPU clocks: when
+ * and back off to TB_TICK_MAX_NS while decisions change nothing: the
+ * reporter's harvests are most of what the budget itself costs the target.
+ * Between backed-off ticks a peek every TB_PEEK_NS reads only the threads'
+ * call counters and CPU clocks: when
  * the cost since its own last verdict is over TB_PEEK_OVER budgets (the
  * program entered another phase), the tick comes at once.
  *
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
  * short window every TR_PERIOD_NS, in which every sampled and counted
- * function is timed: timing_rule.h); off (never watched).  A "clean" interval is
- * one where every function watched is timed (a window, or no function
- * demoted): only clean figures make the averages.  While functions are
+ * function is timed: timing_rule.h); off (never watched).  A "clean"
+ * interval is one where every function watched is timed (a window, or no
+ * function demoted): only clean figures make the averages.  While functions are
  * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
  * self time never absorbs the children no longer timed.
  */

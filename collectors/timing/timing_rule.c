@@ -126,6 +126,19 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
 	return total;
 }
 
+/* The anchor's floor: calls counted exactly over p's CPU time that let a
+ * window estimate the sampled ones (timing_rule.h). */
+static double tr_anchor_floor(const struct tr_params *p)
+{
+	return p->cpu_ps / 1000 * TR_ANCHOR_PER_NS;
+}
+
+/* Can f be the anchor: does counting it cost at most half the budget? */
+static bool tr_anchor_affordable(const struct tr_fn *f, const struct tr_params *p, double budget)
+{
+	return f->calls * p->counted_ps <= budget / 2;
+}
+
 /* The anchor f[] would need after demotions to d (timing_rule.h): n when
  * fewer than two functions with calls are sampled (one would only be
  * estimated by itself), when the exactly counted calls make the floor, or
@@ -134,7 +147,7 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
  * floor alone, or failing that the one with the most. */
 size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
 {
-	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
+	double floor = tr_anchor_floor(p), exact = 0;
 	size_t best = n, sampled = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -146,7 +159,7 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 		return n;
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].mode != PROTO_FMODE_SAMPLED || d[i].calls <= 0 ||
-		    d[i].calls * p->counted_ps > budget / 2)
+		    !tr_anchor_affordable(&d[i], p, budget))
 			continue;
 		if (best == n)
 			best = i;
@@ -166,7 +179,7 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
  * none. */
 static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget)
 {
-	double floor = p->cpu_ps / 1000 * TR_ANCHOR_PER_NS, exact = 0;
+	double exact = 0;
 	size_t pin = n;
 
 	for (size_t i = 0; i < n; i++) {
@@ -175,7 +188,7 @@ static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params 
 		else if (f[i].mode == PROTO_FMODE_TIMED || f[i].mode == PROTO_FMODE_COUNTED)
 			exact += f[i].calls;
 	}
-	if (pin == n || exact >= floor || f[pin].calls * p->counted_ps > budget / 2)
+	if (pin == n || exact >= tr_anchor_floor(p) || !tr_anchor_affordable(&f[pin], p, budget))
 		return n;
 	return pin;
 }

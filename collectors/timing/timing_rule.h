@@ -30,7 +30,8 @@ struct tr_fn {
 	bool     held;            /* changed too recently to be promoted */
 	bool     anchor;          /* counted as the anchor since a window lost the one
 	                           * before: demotion keeps it while the other exact
-	                           * functions make fewer calls than the floor */
+	                           * functions make fewer calls than the floor and it
+	                           * costs at most half the budget */
 	bool     changed;         /* out: tr_decide changed mode */
 };
 
