@@ -112,10 +112,8 @@ BEGIN {
 	printf "call paths over flat timing (HOOKSCOPE_PATHS=0; the budget turns them off first):\n"
 	printf "  finstrument %+.1f ns per call (%.1f flat), patch %+.1f ns (%.1f flat)\n",
 	    fi - fiflat, fiflat, patch - flat, flat
-	printf "counted only (the budget'"'"'s cheaper path; goal: much cheaper than timed):
-"
-	printf "  patch +%.1f ns over uninstrumented (%.2fx less than timed +%.1f); finstrument +%.1f ns (timed +%.1f)
-",
+	printf "counted only (the budget'"'"'s cheaper path; goal: much cheaper than timed):\n"
+	printf "  patch +%.1f ns over uninstrumented (%.2fx less than timed +%.1f); finstrument +%.1f ns (timed +%.1f)\n",
 	    cnt - plain, (patch - plain) / (cnt - plain), patch - plain, ficnt - plain, fi - plain
 	printf "enabled / floor (goal <= 1.3x; floor %.2f ns, %.2f ns over uninstrumented):\n", floor, floor - plain
 	printf "  finstrument %5.2fx  patch %5.2fx  nop %5.2fx  uftrace %5.2fx   goal: finstrument %s, patch %s, nop %s\n",
