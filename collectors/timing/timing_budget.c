@@ -397,7 +397,7 @@ static bool tb_peek(void)
  * peek between backed-off ticks. */
 uint64_t timing_budget_tick(uint64_t now)
 {
-	bool forced = false;
+	bool forced = false, due;
 	uint64_t next;
 
 	if (tb_nforgot > 0) {
@@ -434,9 +434,13 @@ uint64_t timing_budget_tick(uint64_t now)
 	tb_pk_cpu_ns = tb_pk_cost_ps = 0;
 	/* Between a set of ratios' first window and its confirmation a
 	 * decision within the budget waits: one that changes the anchor's set
-	 * would leave the interval the first window estimated unmended. */
-	if (!tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS &&
-	    !(tb.wins == 1 && tb_cost_now() <= tb_ppm)) {
+	 * would leave the interval the first window estimated unmended.  The
+	 * status bar meanwhile shows the cost since the last decision, not the
+	 * one that decision was taken on (100 ms old or more). */
+	due = !tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
+	if (due && tb.wins == 1 && tb_cost_now() <= tb_ppm) {
+		tb_cost_ppm = tb_cost_now();
+	} else if (due) {
 		if (tb_decide(now)) {
 			tb_tick_ns = TB_TICK_NS;
 			tb_pk_off_until = 0;
