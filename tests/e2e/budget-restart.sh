@@ -1,6 +1,7 @@
 # budget-restart.sh - a sampled function's count stays true across a change
 # of phase: tests/apps/phases (plain cc -O2 -g: the hook engine) at level 4
-# runs group 0's ten tiny functions hot, where the budget demotes them and
+# (the default 5% budget; budget_for scales it under a sanitizer) runs
+# group 0's ten tiny functions hot, where the budget demotes them and
 # takes its first sampling window, then a quiet spell, then group 1's.  The
 # window saw none of group 1's calls; when the budget samples them, the
 # ratios it would estimate them by are taken in another phase: they must
@@ -12,7 +13,7 @@
 
 cc_prog tests/apps/phases/phases.c
 export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
-start_daemon run -- "$HS_TMP/phases" 2 600 300
+start_daemon --budget "$(budget_for 5)" run -- "$HS_TMP/phases" 2 600 300
 wait_for 120 jq_once '.targets[0].state == "exited"'
 once_json --top 300 >"$HS_TMP/f.json" || fail "hookscope --once --json failed"
 stop_daemon

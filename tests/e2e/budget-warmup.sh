@@ -1,8 +1,8 @@
 # budget-warmup.sh - a sampled function's count stays true when the
 # program leaves the phase of the budget's first window: tests/apps/phases
-# (plain cc -O2 -g: the hook engine) at level 4 with a 20% budget (at the
-# default, sampling all ten of a loop's tiny functions costs over it and
-# some are turned off), one hot spell of group 0 that starts warming up:
+# (plain cc -O2 -g: the hook engine) at level 4 with a 20% budget (scaled
+# under a sanitizer: budget_for; at the default, sampling all ten of a
+# loop's tiny functions costs over it and some are turned off), one hot spell of group 0 that starts warming up:
 # for its first 100 ms of CPU the group calls tiny_0_9 200 times per call,
 # then 100 times, like the others.  The budget demotes the tiny functions
 # and takes its first window within the warm-up; the ratios it estimated
@@ -20,7 +20,7 @@
 
 cc_prog tests/apps/phases/phases.c
 export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
-start_daemon --budget 20 run -- "$HS_TMP/phases" 1 300 3000 100
+start_daemon --budget "$(budget_for 20)" run -- "$HS_TMP/phases" 1 300 3000 100
 wait_for 120 jq_once '.targets[0].state == "exited"'
 once_json --top 300 >"$HS_TMP/f.json" || fail "hookscope --once --json failed"
 stop_daemon
