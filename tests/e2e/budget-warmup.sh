@@ -1,21 +1,21 @@
-# budget-warmup.sh - a sampled function's count stays true when the
-# program leaves the phase of the budget's first window: tests/apps/phases
-# (plain cc -O2 -g: the hook engine) at level 4 with a 20% budget (scaled
-# under a sanitizer: budget_for; at the default, sampling all ten of a
-# loop's tiny functions costs over it and some are turned off), one hot spell of group 0 that starts warming up:
-# for its first 100 ms of CPU the group calls tiny_0_9 200 times per call,
-# then 100 times, like the others.  The budget demotes the tiny functions
-# and takes its first window within the warm-up; the ratios it estimated
-# them by then would put tiny_0_9 at twice its calls.  The window
-# confirming them comes after the warm-up: the ratios restart from it and
-# the interval since the first is estimated again (the calls shown too
-# many are held back from the next estimates: a count never goes down).
-# group_0 stays timed (a few calls a ms); the program prints how many of
-# its calls were in the warm-up (N): every sampled tiny function's
-# estimated count is within 5% of its exact one, 100 x group_0's calls
-# (tiny_0_9: plus 100 x N).  The other direction (a function called more
-# once warm: python3's memcmp as its dictionary fills) is checked on
-# Debian's python3 against a `--budget off` run.
+# budget-warmup.sh - a sampled function's count stays true when the program
+# leaves the phase of the budget's first window: tests/apps/phases (plain cc
+# -O2 -g: the hook engine) at level 4 with a 20% budget (scaled under a
+# sanitizer: budget_for; at the default, sampling all ten of a loop's tiny
+# functions costs over it and some are turned off), one hot spell of group 0
+# that starts warming up: for its first 100 ms of CPU the group calls tiny_0_9
+# 200 times per call, then 100 times, like the others.  The budget demotes the
+# tiny functions and takes its first window within the warm-up; the ratios it
+# estimated them by then would put tiny_0_9 at twice its calls.  The window
+# confirming them comes after the warm-up: the ratios restart from it and the
+# interval since the first is estimated again (the calls shown too many are
+# held back from the next estimates: a count never goes down).  group_0 stays
+# timed (a few calls a ms); the program prints how many of its calls were in
+# the warm-up (N): every sampled tiny function's estimated count is within 5%
+# of its exact one, 100 x group_0's calls (tiny_0_9: plus 100 x N).  The other
+# direction (a function called more once warm: python3's memcmp as its
+# dictionary fills) is checked on Debian's python3 against a `--budget off`
+# run.
 . tests/e2e/lib.sh
 
 cc_prog tests/apps/phases/phases.c
