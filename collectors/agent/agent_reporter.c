@@ -213,7 +213,6 @@ static void *rep_main(void *arg)
 	pthread_mutex_lock(&rep.cycle_lock);
 	rep.fds_private = agent_thread_begin("hookscope", rep.wakefd);
 	pthread_mutex_unlock(&rep.cycle_lock);
-	hook_stop_exempt();     /* never runs target code; blocks the stop signal */
 	rep_attach_level();
 	for (;;) {
 		struct pollfd pfd[2] = {

@@ -56,6 +56,7 @@
 
 #include "agent.h"
 #include "collector.h"
+#include "engine.h"
 #include "protocol.h"
 
 #ifndef SYS_close_range
@@ -185,6 +186,7 @@ int agent_thread_stderr(void)
 struct thread_start {
 	void *(*fn)(void *);
 	void *arg;
+	bool  exempt;      /* every signal blocked: the engine's stop passes it by */
 	int   begun;       /* futex word */
 	int   refs;
 };
@@ -201,6 +203,11 @@ static void *thread_trampoline(void *p)
 	void *(*fn)(void *) = s->fn;
 	void *arg = s->arg;
 
+	/* Before the creator goes on: a thread that can take no signal would
+	 * make a stop of the world (the first patch, as soon as the
+	 * constructor gets there) wait for it in vain and patch nothing. */
+	if (s->exempt)
+		hook_stop_exempt();
 	__atomic_store_n(&s->begun, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &s->begun, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	thread_start_put(s);
@@ -217,7 +224,7 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
 	uint64_t end;
 	int err;
 
-	*s = (struct thread_start){ .fn = fn, .arg = arg, .refs = 2 };
+	*s = (struct thread_start){ .fn = fn, .arg = arg, .exempt = unblocked <= 0, .refs = 2 };
 	sigfillset(&all);
 	if (unblocked > 0)
 		sigdelset(&all, unblocked);

@@ -216,8 +216,18 @@ static int hook_stop_wait(const int *sent, int nsent, char *err, size_t errlen)
 			continue;
 		}
 		if (proto_now_ns() > end) {
-			snprintf(err, errlen, "thread %d did not stop within %d ms "
-			    "(signal %d blocked?)", sent[k], HOOK_STOP_WAIT_MS, HOOK_STOP_SIG);
+			char comm[32] = "?";
+			int fd;
+			ssize_t n;
+
+			snprintf(path, sizeof path, "/proc/self/task/%d/comm", sent[k]);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+				if ((n = read(fd, comm, sizeof comm - 1)) > 0)
+					comm[n - (comm[n - 1] == '\n')] = '\0';
+				close(fd);
+			}
+			snprintf(err, errlen, "thread %d (%s) did not stop within %d ms "
+			    "(signal %d blocked?)", sent[k], comm, HOOK_STOP_WAIT_MS, HOOK_STOP_SIG);
 			return -1;
 		}
 		nanosleep(&nap, NULL);

@@ -37,8 +37,9 @@ extern __thread int agent_own_thread __attribute__((tls_model("initial-exec")));
  * shared). */
 bool agent_thread_begin(const char *name, int keep);
 /* Start an agent thread running fn(arg) with every signal blocked but
- * unblocked (0: none) and a stack of stack bytes; if wait, return once it
- * runs (bounded).  0, or -1 with errno set. */
+ * unblocked (0: none, and the hook engine's stop of the world passes the
+ * thread by: hook_stop_exempt) and a stack of stack bytes; if wait, return
+ * once it runs (bounded).  0, or -1 with errno set. */
 int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
     void *(*fn)(void *), void *arg);
 /* The program's stderr as a descriptor usable on this thread (close it
