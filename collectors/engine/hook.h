@@ -91,7 +91,8 @@ struct hook_site {
 	bool       exported;        /* and default visibility */
 	int        mod;             /* index in the engine's module list */
 	bool       patched;
-	bool       dead;            /* could not be patched (busy) */
+	bool       dead;            /* could not be patched (busy), or unloaded */
+	bool       gone;            /* patched, then its module was unloaded */
 	bool       on;
 	enum hook_kind kind;        /* how the site is reached (hook_kinds) */
 	bool       code_on;         /* nop site: the branch is written (else the NOP) */

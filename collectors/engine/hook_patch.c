@@ -372,6 +372,7 @@ static void hook_engine_gone(struct hook_engine *g, const struct hook_mods *now)
 			struct hook_site *s = g->sites[i];
 
 			if (s->mod == k) {
+				s->gone |= s->patched;
 				s->dead = true;
 				s->patched = s->on = s->code_on = false;
 			}

@@ -422,6 +422,24 @@ const char *hook_engine_name(uintptr_t fn)
 	return name;
 }
 
+/* See engine.h: the sites by function (hook_byfn). */
+const char *hook_engine_gone_name(uintptr_t fn)
+{
+	const char *name = NULL;
+	bool live = false;
+
+	pthread_mutex_lock(&hook_lock);
+	for (size_t i = hook_byfn_find(fn); i < hook_nbyfn && hook_byfn[i]->fn == fn; i++) {
+		const struct hook_site *s = hook_byfn[i];
+
+		live |= s->patched && !s->dead;
+		if (s->gone && hook_kinds[s->kind].named)
+			name = s->name;         /* the newest is the last */
+	}
+	pthread_mutex_unlock(&hook_lock);
+	return live ? NULL : name;
+}
+
 /* See engine.h: the sites by function (hook_byfn); asked for every new
  * timing function, a walk of every site each time cost the reporter a
  * millisecond on python3's 1,862. */

@@ -66,6 +66,10 @@ void hook_engine_stats(struct hook_stats *st);
 /* The name of the newest site at fn, patched or dead (its module may be
  * unloaded: the name outlives it), or NULL. */
 const char *hook_engine_name(uintptr_t fn);
+/* The name of the newest site at fn whose module was unloaded after it was
+ * patched, when no patched site is at fn now (the function there now, if
+ * any, is another module's: its symbol is not the timed one's), or NULL. */
+const char *hook_engine_gone_name(uintptr_t fn);
 /* Is fn the address of a patched site?  (Sites do not move once patched.) */
 bool hook_engine_has(uintptr_t fn);
 /* The function whose trampoline block holds addr (a return address into

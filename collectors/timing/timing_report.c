@@ -260,17 +260,23 @@ void tm_report_reset(void)
 	tm_budget_reset();
 }
 
-/* Name, module and offset of a function, looked up once. */
+/* Name, module and offset of a function, looked up once.  A site whose
+ * module was unloaded is named by the engine, which named it while it was
+ * loaded: another module may be mapped at its address since. */
 static void tm_agg_resolve(struct tm_agg *a)
 {
+	const char *gone;
 	struct sym_info si;
 
 	if (a->resolved)
 		return;
-	if (sym_resolve(a->fn, &si) == 0) {
+	if ((gone = hook_engine_gone_name(a->fn)) != NULL) {
+		a->name = xstrdup(gone);
+		si = (struct sym_info){ .module = "" };
+	} else if (sym_resolve(a->fn, &si) == 0) {
 		a->name = xstrdup(si.name);
 	} else if (hook_engine_name(a->fn) != NULL) {
-		/* A site of a module dlclosed before it was named here. */
+		/* Not in the catalogue: the engine's name of its site. */
 		a->name = xstrdup(hook_engine_name(a->fn));
 	} else {
 		char hex[2 + 2 * sizeof(uintptr_t) + 1];

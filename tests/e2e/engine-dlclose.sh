@@ -7,7 +7,8 @@
 # one was.  The engine must forget a closed module's sites before the next
 # level change writes code: the program finishes with the same output as
 # without the agent, and the plugins' calls were timed (the budget off: it
-# would rightly demote plug, a function of a few instructions).
+# would rightly demote plug, a function of a few instructions); and their
+# functions keep their names once the other plugin is loaded where they were.
 . tests/e2e/lib.sh
 
 command -v clang >/dev/null || fail "clang not found (package clang): needed for the NOP build"
@@ -45,3 +46,22 @@ grep -qx "$plain" "$HS_TMP/daemon.log" ||
 wait_until 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add > 0' --top 500 ||
 	fail "the plugins' calls were not timed"
 echo "ok: 300 rounds of dlopen/dlclose of a NOP and a plain plugin with $toggles level changes: $plain"
+stop_daemon
+
+# 2. Names: the plain plugin, then the NOP one loaded where it was, which
+# stays loaded while the agent reports (DLCYCLE_HOLD_MS).  A function timed
+# in the closed plugin keeps its own name, not that of whatever the other
+# maps at its address (on Debian 12's gcc and clang the plain plugin's plug
+# sits where the NOP one has its _fini): every name shown is one of a
+# function the program called.
+HS_ON_FAIL=""
+export DLCYCLE_HOLD_MS=500 HOOKSCOPE_DEBUG=0
+start_daemon --budget off run -- "$HS_TMP/dlcycle" 1 "$HS_TMP/pb.so" "$HS_TMP/pa.so"
+wait_for 20 grep -q "ended: exit status 0" "$HS_TMP/daemon.log"
+called='["main", "plug", "plug_a_inner", "plug_b_inner", "printf", "strtol", "atol", "getenv", "nanosleep"]'
+wait_until 10 jq_once '[.funcs[] | select(.name == "plug") | .calls] | add >= 200' --top 500 ||
+	fail "the plugins' calls were not timed: $(once_json --top 500 | jq -c '[.funcs[] | {name, calls}]')"
+once_json --top 500 | jq -e --argjson ok "$called" '[.funcs[].name] - $ok == []' >/dev/null ||
+	fail "a function of a closed plugin named after another: $(once_json --top 500 |
+		jq -c --argjson ok "$called" '[.funcs[] | select([.name] - $ok != []) | {name, calls}]')"
+echo "ok: a plugin's functions keep their names once another is loaded at their addresses"

@@ -4,11 +4,14 @@
  * command line in turn, call its function plug(i) 100 times, dlclose it.
  * The libraries are different builds, so one loaded after another was
  * closed often lands at the same address.  Prints "sum=S rounds=R".
+ * DLCYCLE_HOLD_MS=N: the last library stays loaded N ms after its calls
+ * (the agent reports, naming the functions, while it is mapped).
  *   dlcycle ROUNDS LIB...
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
@@ -32,6 +35,12 @@ int main(int argc, char **argv)
 				return 1;
 			for (long i = 0; i < 100; i++)
 				sum += plug(i);
+			if (r == rounds - 1 && k == argc - 1 && getenv("DLCYCLE_HOLD_MS") != NULL) {
+				long ms = atol(getenv("DLCYCLE_HOLD_MS"));
+				struct timespec t = { ms / 1000, ms % 1000 * 1000000 };
+
+				nanosleep(&t, NULL);
+			}
 			if (dlclose(h) != 0)
 				return 1;
 		}
