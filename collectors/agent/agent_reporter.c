@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "engine.h"
 #include "collector.h"
 #include "timing.h"
 

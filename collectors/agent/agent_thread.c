@@ -204,8 +204,8 @@ static void *thread_trampoline(void *p)
 	void *arg = s->arg;
 
 	/* Before the creator goes on: a thread that can take no signal would
-	 * make a stop of the world (the first patch, as soon as the
-	 * constructor gets there) wait for it in vain and patch nothing. */
+	 * make a stop of the world right after (a dlopen first thing in main
+	 * patches the module it loads) wait for it in vain and patch nothing. */
 	if (s->exempt)
 		hook_stop_exempt();
 	__atomic_store_n(&s->begun, 1, __ATOMIC_RELEASE);
