@@ -113,8 +113,12 @@ BEGIN {
 	printf "  finstrument %+.1f ns per call (%.1f flat), patch %+.1f ns (%.1f flat)\n",
 	    fi - fiflat, fiflat, patch - flat, flat
 	printf "counted only (the budget'"'"'s cheaper path; goal: much cheaper than timed):\n"
-	printf "  patch +%.1f ns over uninstrumented (%.2fx less than timed +%.1f); finstrument +%.1f ns (timed +%.1f)\n",
-	    cnt - plain, (patch - plain) / (cnt - plain), patch - plain, ficnt - plain, fi - plain
+	# Under 0.5 ns the difference is noise between runs: no ratio.
+	less = "within the noise, against"
+	if (cnt - plain >= 0.5)
+		less = sprintf("%.2fx less than", (patch - plain) / (cnt - plain))
+	printf "  patch %+.1f ns over uninstrumented (%s timed %+.1f); finstrument %+.1f ns (timed %+.1f)\n",
+	    cnt - plain, less, patch - plain, ficnt - plain, fi - plain
 	printf "enabled / floor (goal <= 1.3x; floor %.2f ns, %.2f ns over uninstrumented):\n", floor, floor - plain
 	printf "  finstrument %5.2fx  patch %5.2fx  nop %5.2fx  uftrace %5.2fx   goal: finstrument %s, patch %s, nop %s\n",
 	    fi / floor, patch / floor, nop / floor, uf / floor,
