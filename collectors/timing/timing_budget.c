@@ -398,6 +398,7 @@ static bool tb_peek(void)
 uint64_t timing_budget_tick(uint64_t now)
 {
 	bool forced = false, due;
+	uint32_t cost;
 	uint64_t next;
 
 	if (tb_nforgot > 0) {
@@ -438,8 +439,9 @@ uint64_t timing_budget_tick(uint64_t now)
 	 * status bar meanwhile shows the cost since the last decision, not the
 	 * one that decision was taken on (100 ms old or more). */
 	due = !tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
-	if (due && tb.wins == 1 && tb_cost_now() <= tb_ppm) {
-		tb_cost_ppm = tb_cost_now();
+	cost = due ? tb_cost_now() : 0;
+	if (due && tb.wins == 1 && cost <= tb_ppm) {
+		tb_cost_ppm = cost;
 	} else if (due) {
 		if (tb_decide(now)) {
 			tb_tick_ns = TB_TICK_NS;
