@@ -214,6 +214,7 @@ __attribute__((constructor)) static void agent_init(void)
 		agent_attach_defer_level(agent_cfg.level);
 		agent_cfg.level = 0;
 	}
+	agent_reals_resolve();
 	agent_stack_init();
 	if (collector_init_all() < 0) {
 		agent_warn("no collector could start; the agent stays idle");

@@ -60,7 +60,7 @@ static NO_TSAN block_sigaction_fn block_real_sigaction(void)
 {
 	static void *slot;
 
-	return (block_sigaction_fn)agent_real(&slot, "sigaction", false);
+	return (block_sigaction_fn)AGENT_REAL(slot, "sigaction", false);
 }
 
 /* The interrupted pc of a signal's ucontext. */

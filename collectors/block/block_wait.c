@@ -146,7 +146,7 @@ void block_wait_atfork_child(void)
 	static void *block_real_##name;                                        \
 	API type name params                                                   \
 	{                                                                      \
-		type (*fn) params = (type (*) params)bind_real(&block_real_##name, #name); \
+		type (*fn) params = (type (*) params)AGENT_REAL(block_real_##name, #name, false); \
 		type ret_;                                                     \
 		if (fn == NULL) {                                              \
 			errno = ENOSYS;                                        \

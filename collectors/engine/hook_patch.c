@@ -563,7 +563,7 @@ void hook_engine_rescan(struct hook_engine *g)
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
 	static void *slot;
-	void *(*real)(const char *, int) = (void *(*)(const char *, int))agent_real(&slot, "dlopen", false);
+	void *(*real)(const char *, int) = (void *(*)(const char *, int))AGENT_REAL(slot, "dlopen", false);
 	uint64_t t0;
 	void *h;
 
@@ -573,8 +573,14 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	t0 = startup_dlopen_begin();
 	h = real(file, mode);
 	startup_dlopen_end(t0, file, mode, h);
-	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD))
+	if (h != NULL && file != NULL && !(mode & RTLD_NOLOAD)) {
+		agent_reals_resolve();
 		hook_engine_loaded();
+	}
+	/* A load succeeded: no error is pending, whatever the agent looked up
+	 * since (a failed dlopen's error stays the caller's). */
+	if (h != NULL)
+		(void)dlerror();
 	__atomic_sub_fetch(&hook_wrap_inflight, 1, __ATOMIC_ACQ_REL);
 	return h;
 }
@@ -585,7 +591,7 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 __attribute__((visibility("default"))) int dlclose(void *h)
 {
 	static void *slot;
-	int (*real)(void *) = (int (*)(void *))agent_real(&slot, "dlclose", false);
+	int (*real)(void *) = (int (*)(void *))AGENT_REAL(slot, "dlclose", false);
 	int r;
 
 	if (real == NULL)

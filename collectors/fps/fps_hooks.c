@@ -68,6 +68,7 @@ static const char *const fps_real_names[FPS_R_COUNT] = {
 };
 
 static void *fps_reals[FPS_R_COUNT];      /* atomics (agent_real) */
+AGENT_REALS(fps, fps_reals, fps_real_names, FPS_R_COUNT);
 static struct { void *key, *fn; } fps_vk_dev[FPS_VK_DEVICES];
 
 /* The real function id: learnt, else the next definition after ours. */

@@ -120,7 +120,17 @@ void agent_reporter_detach(void);
  * x86-64 both are plain moves.  Not instrumented by ThreadSanitizer: its
  * runtime calls the agent's sigaction (block_signal.c) while it
  * initializes, before instrumented code may run; the slot is touched here
- * only, so it hides no race. */
+ * only, so it hides no race.
+ *
+ * Code uses AGENT_REAL, which also lists the slot for agent_reals_resolve:
+ * a dlsym on a target's thread inside one of its calls would end the
+ * thread's pending dlerror state (glibc frees it at the next dl function),
+ * and a target that reads dlerror() after a failed dlopen would get NULL,
+ * or, when the call was inside dlerror itself (a sampled allocation of its
+ * message whose stack walk makes a first call of a wrapper), freed memory.
+ * So every listed slot is looked up at the agent's start and after each
+ * dlopen that loaded something, and a wrapper's own lookup is only the
+ * fallback. */
 __attribute__((no_sanitize("thread")))
 static inline void *agent_real(void **slot, const char *name, bool anywhere)
 {
@@ -134,5 +144,31 @@ static inline void *agent_real(void **slot, const char *name, bool anywhere)
 	}
 	return p;
 }
+
+/* One listed lookup: n consecutive slots, named by name (n = 1) or by
+ * names[0..n). */
+struct agent_real_ref {
+	void              **slot;
+	const char         *name;
+	const char *const  *names;
+	unsigned            n;
+};
+#define AGENT_REAL_SECTION \
+	__attribute__((section("hookscope_reals"), used, aligned(sizeof(void *))))
+/* agent_real on slot (an object with static storage: its address is a
+ * constant) with the slot listed. */
+#define AGENT_REAL(slot_, name_, any_) __extension__ ({                        \
+	static const struct agent_real_ref agent_ref_ AGENT_REAL_SECTION =     \
+	    { .slot = (void **)&(slot_), .name = (name_), .n = 1 };               \
+	(void)agent_ref_;                                                      \
+	agent_real((void **)&(slot_), (name_), (any_)); })
+/* List n slots at file scope, slot[i] named names[i]. */
+#define AGENT_REALS(id, slots_, names_, n_)                                    \
+	static const struct agent_real_ref agent_refs_##id AGENT_REAL_SECTION = \
+	    { .slot = (slots_), .names = (names_), .n = (n_) }
+/* Look up every listed slot still empty (agent_real.c): at the start, and
+ * by the dlopen wrapper after a load (no error is pending then).  Leaves
+ * no dlerror state behind. */
+void agent_reals_resolve(void);
 
 #endif

@@ -9,7 +9,7 @@
  * binder (collectors/agent/bind.c), which installs it one of two ways:
  *   - preloaded agent: the loader already binds every call of the symbol to
  *     the exported wrapper (interposition); the real function is looked up
- *     on the wrapper's first call (bind_real: dlsym(RTLD_NEXT));
+ *     at the agent's start (AGENT_REAL in agent.h: dlsym(RTLD_NEXT));
  *   - attached agent (loaded RTLD_LOCAL: nothing interposes): the engine's
  *     GOT patcher (engine/hook_got.c) points the GOT entries of the symbol at
  *     the wrapper in the program's own modules and in the system libraries
@@ -38,7 +38,7 @@ enum {
 struct bind_fn {
 	const char *name;       /* the symbol ("recv") */
 	void       *wrapper;    /* the agent's definition of it */
-	void      **real;       /* the function the wrapper calls (bind_real's slot) */
+	void      **real;       /* the function the wrapper calls (its AGENT_REAL slot) */
 	unsigned    flags;      /* BIND_* */
 };
 
@@ -70,12 +70,6 @@ void bind_add(const struct bind_table *t);
  * modules), or NULL. */
 size_t bind_ntables(void);
 const struct bind_fn *bind_find(size_t k, const char *name, const char *path, bool own);
-
-/* The real function behind a wrapper (agent_real over its table slot). */
-static inline void *bind_real(void **slot, const char *name)
-{
-	return agent_real(slot, name, false);
-}
 
 /* ---- blocking wrappers and detach ----
  * BIND_BLOCKING(r, CALL): r = CALL, the real call, with this thread known

@@ -134,7 +134,7 @@ static int (*ipc_real_ioctl(void))(int, unsigned long, void *)
 {
 	static void *slot;
 
-	return (int (*)(int, unsigned long, void *))agent_real(&slot, "ioctl", false);
+	return (int (*)(int, unsigned long, void *))AGENT_REAL(slot, "ioctl", false);
 }
 
 /* See ipc.h: the body of the agent's ioctl. */

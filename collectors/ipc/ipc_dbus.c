@@ -35,15 +35,10 @@ static struct {
 } ipc_pend[IPC_PENDING];
 static pthread_mutex_t ipc_pend_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A function of the bus library (next after ours, or anywhere). */
-static void *ipc_bus_fn(void **slot, const char *name)
-{
-	return agent_real(slot, name, true);
-}
-
-/* fn_: the library's function name, of type __VA_ARGS__. */
+/* fn_: the bus library's function name (next after ours, or anywhere), of
+ * type __VA_ARGS__. */
 #define IPC_BUS_FN(name, ...) \
-	static void *slot_; __typeof__(__VA_ARGS__) fn_ = (__typeof__(__VA_ARGS__))ipc_bus_fn(&slot_, name)
+	static void *slot_; __typeof__(__VA_ARGS__) fn_ = (__typeof__(__VA_ARGS__))AGENT_REAL(slot_, name, true)
 
 /* The endpoint of a call: destination, interface.member. */
 static uint16_t ipc_bus_ep(uint8_t kind, const char *dest, const char *iface, const char *member)
@@ -67,6 +62,8 @@ static struct ipc_bus_getters ipc_dbus_get = { IPC_K_DBUS,
 static struct ipc_bus_getters ipc_sdbus_get = { IPC_K_SDBUS,
 	{ "sd_bus_message_get_destination", "sd_bus_message_get_interface",
 	  "sd_bus_message_get_member" }, { NULL, NULL, NULL } };
+AGENT_REALS(dbus_get, ipc_dbus_get.slots, ipc_dbus_get.names, 3);
+AGENT_REALS(sdbus_get, ipc_sdbus_get.slots, ipc_sdbus_get.names, 3);
 
 /* Endpoint of a message of the library g describes. */
 static uint16_t ipc_bus_msg_ep(struct ipc_bus_getters *g, void *msg)
@@ -75,7 +72,7 @@ static uint16_t ipc_bus_msg_ep(struct ipc_bus_getters *g, void *msg)
 	const char *v[3] = { NULL, NULL, NULL };
 
 	for (int i = 0; i < 3 && msg != NULL; i++) {
-		get_fn f = (get_fn)ipc_bus_fn(&g->slots[i], g->names[i]);
+		get_fn f = (get_fn)agent_real(&g->slots[i], g->names[i], true);
 
 		v[i] = f != NULL ? f(msg) : NULL;
 	}

@@ -65,7 +65,7 @@ IPC_HOOKS(IPC_SLOT)
 /* Fetch the real function real_ of type T for wrapper name; without it
  * the call fails with ENOSYS. */
 #define IPC_REAL(name, fail, ...)                                        \
-	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))bind_real(&ipc_real_##name, #name); \
+	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))AGENT_REAL(ipc_real_##name, #name, false); \
 	if (real_ == NULL) {                                               \
 		errno = ENOSYS;                                            \
 		return fail;                                               \

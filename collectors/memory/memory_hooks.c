@@ -119,6 +119,7 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 	uintptr_t pc[MEM_FRAMES];
 	uint64_t wb = size, wm = 1000, t0 = 0;
 	uint32_t n, id;
+	int e;
 	bool sampled = LOAD(&mem.mode) == MEM_SAMPLED;
 
 	if (p == NULL)
@@ -127,6 +128,7 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 		return;
 	if (sampled)                    /* what sampling costs, for the budget */
 		t0 = proto_now_ns();
+	e = errno;                      /* the allocation succeeded: errno is the caller's */
 	g = timing_guard_enter();
 	n = mem_stack_capture(frame, pc, MEM_FRAMES);
 	id = mem_stack_id(pc, n);
@@ -134,6 +136,7 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 	timing_guard_leave(g);
 	if (sampled)
 		ADD(&mem.sample_ns, proto_now_ns() - t0);
+	errno = e;
 }
 
 BODY void *mem_malloc(size_t n)
@@ -171,8 +174,12 @@ BODY void mem_free(void *p)
 	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
 		return;
 	if (LOAD(&mem.live) && (mem_maybe_kept(p) || LOAD(&mem.mode) == MEM_FULL) &&
-	    !timing_guarded())
+	    !timing_guarded()) {
+		int e = errno;          /* free keeps errno (POSIX.1-2024) */
+
 		mem_block_del(p);
+		errno = e;
+	}
 	real.free(p);
 }
 

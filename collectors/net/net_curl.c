@@ -75,9 +75,9 @@ void net_url_split(const char *url, bool keep_query, char *scheme, size_t sl, ch
 static void net_curl_done(void *h, int res, uint64_t t0)
 {
 	static void *gslot, *sslot;
-	int (*getinfo)(void *, int, ...) = (int (*)(void *, int, ...))agent_real(&gslot,
+	int (*getinfo)(void *, int, ...) = (int (*)(void *, int, ...))AGENT_REAL(gslot,
 	    "curl_easy_getinfo", true);
-	const char *(*strerr)(int) = (const char *(*)(int))agent_real(&sslot,
+	const char *(*strerr)(int) = (const char *(*)(int))AGENT_REAL(sslot,
 	    "curl_easy_strerror", true);
 	const char *url = NULL, *method = NULL, *err = NULL;
 	long status = 0;
@@ -141,7 +141,7 @@ static void net_curl_done(void *h, int res, uint64_t t0)
 API int curl_easy_perform(void *h)
 {
 	static void *slot;
-	int (*real)(void *) = (int (*)(void *))agent_real(&slot, "curl_easy_perform", false);
+	int (*real)(void *) = (int (*)(void *))AGENT_REAL(slot, "curl_easy_perform", false);
 	uint64_t t0 = net_now();
 	int r;
 
@@ -159,7 +159,7 @@ API struct net_curlmsg *curl_multi_info_read(void *m, int *left)
 {
 	static void *slot;
 	struct net_curlmsg *(*real)(void *, int *) = (struct net_curlmsg *(*)(void *, int *))
-	    agent_real(&slot, "curl_multi_info_read", false);
+	    AGENT_REAL(slot, "curl_multi_info_read", false);
 	struct net_curlmsg *msg;
 
 	if (real == NULL) {

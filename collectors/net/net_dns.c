@@ -18,7 +18,7 @@
  * the call fails with FAIL and ENOSYS. */
 #define NET_REAL(name, fail, ...)                                                \
 	static void *slot_;                                                      \
-	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))agent_real(&slot_, name, false); \
+	__typeof__(__VA_ARGS__) real_ = (__typeof__(__VA_ARGS__))AGENT_REAL(slot_, name, false); \
 	if (real_ == NULL) {                                                     \
 		errno = ENOSYS;                                                  \
 		return fail;                                                     \

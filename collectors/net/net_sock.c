@@ -215,7 +215,7 @@ API int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	static void *slot;
 	int (*real)(int, int, int, void *, socklen_t *) =
-	    (int (*)(int, int, int, void *, socklen_t *))agent_real(&slot, "getsockopt", false);
+	    (int (*)(int, int, int, void *, socklen_t *))AGENT_REAL(slot, "getsockopt", false);
 	int r, e;
 
 	if (real == NULL) {

@@ -27,7 +27,7 @@ static __thread int net_tls_depth;
 /* An OpenSSL function by name (libssl or libcrypto), NULL if absent. */
 #define NET_SSL_FN(var, name, ...) \
 	static void *var##_slot; \
-	__typeof__(__VA_ARGS__) var = (__typeof__(__VA_ARGS__))agent_real(&var##_slot, name, true)
+	__typeof__(__VA_ARGS__) var = (__typeof__(__VA_ARGS__))AGENT_REAL(var##_slot, name, true)
 
 /* The reason a handshake failed into buf; OpenSSL's static text of it (or
  * NULL) into *st, for the endpoint's last error. */
@@ -103,10 +103,10 @@ static void net_tls_after(void *ssl, int r, uint64_t t0)
 	errno = saved;
 }
 
-/* The wrapper of a handshake function named name. */
-static int net_tls_call(void **slot, const char *name, void *ssl)
+/* The wrapper of a handshake function, whose real one is fn. */
+static int net_tls_call(void *fn, void *ssl)
 {
-	int (*real)(void *) = (int (*)(void *))agent_real(slot, name, false);
+	int (*real)(void *) = (int (*)(void *))fn;
 	uint64_t t0 = net_now();
 	int r;
 
@@ -124,12 +124,12 @@ API int SSL_connect(void *ssl)
 {
 	static void *slot;
 
-	return net_tls_call(&slot, "SSL_connect", ssl);
+	return net_tls_call(AGENT_REAL(slot, "SSL_connect", false), ssl);
 }
 
 API int SSL_do_handshake(void *ssl)
 {
 	static void *slot;
 
-	return net_tls_call(&slot, "SSL_do_handshake", ssl);
+	return net_tls_call(AGENT_REAL(slot, "SSL_do_handshake", false), ssl);
 }

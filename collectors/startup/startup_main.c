@@ -68,7 +68,7 @@ API int __libc_start_main(int (*main)(int, char **, char **), int argc, char **a
 	int (*real)(int (*)(int, char **, char **), int, char **, void (*)(void),
 	    void (*)(void), void (*)(void), void *) =
 	    (int (*)(int (*)(int, char **, char **), int, char **, void (*)(void),
-	    void (*)(void), void (*)(void), void *))agent_real(&slot, "__libc_start_main", false);
+	    void (*)(void), void (*)(void), void *))AGENT_REAL(slot, "__libc_start_main", false);
 
 	if (real == NULL) {
 		fprintf(stderr, "hookscope: libc's __libc_start_main not found\n");

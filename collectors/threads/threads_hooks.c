@@ -68,7 +68,7 @@ static int (*real_thrd_create)(thrd_t *, thrd_start_t, void *);
 static int (*real_thrd_join)(thrd_t, int *);
 static int (*real_thrd_detach)(thrd_t);
 
-#define REAL(var, sym) ((__typeof__(var))agent_real((void **)&(var), (sym), false))
+#define REAL(var, sym) ((__typeof__(var))AGENT_REAL(var, (sym), false))
 
 /* This thread's kernel id. */
 static THR_NOSAN int32_t thr_gettid(void)

@@ -64,7 +64,7 @@ static struct thr_uv_req *thr_uv_tab[THR_UV_BUCKETS];
 static struct thr_pool *thr_uv_pool;
 
 /* The next definition of sym after ours, looked up once per call site. */
-#define thr_next_sym(sym) ({ static void *slot_; agent_real(&slot_, (sym), false); })
+#define thr_next_sym(sym) ({ static void *slot_; AGENT_REAL(slot_, (sym), false); })
 
 /* A new pool entry, published; NULL past THR_MAX_POOLS (not tracked). */
 static struct thr_pool *thr_pool_add(const char *kind, int64_t size)
