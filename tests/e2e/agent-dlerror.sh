@@ -19,7 +19,7 @@ start_daemon
 for level in 2 4; do
 	for mem in full sampled; do
 		out=$(HOOKSCOPE_LEVEL=$level HOOKSCOPE_MEMORY=$mem HOOKSCOPE_MEMORY_SAMPLE=4096 \
-			HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$O/libhookscope.so "$HS_TMP/dlerror")
+			HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD "$HS_TMP/dlerror")
 		rc=$?
 		[ "$rc" -eq 0 ] || fail "level $level, memory $mem: exit $rc: $(echo "$out" | grep -v '^ok' | head -5)"
 		[ "$(echo "$out" | grep -c '^ok ')" -eq 18 ] ||
@@ -37,7 +37,7 @@ done
 EOF
 for run in $(seq 30); do
 	HOOKSCOPE_LEVEL=2 HOOKSCOPE_MEMORY=sampled HOOKSCOPE_MEMORY_SAMPLE=400000 \
-		HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$O/libhookscope.so \
+		HOOKSCOPE_SOCKET=$HS_SOCK LD_PRELOAD=$HS_PRELOAD \
 		/bin/bash "$HS_TMP/enable.sh" 2>"$HS_TMP/enable.err"
 	rc=$?
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "run $run: bash ended with status $rc (a crash)"
