@@ -195,6 +195,7 @@ static void agent_atfork_child(void)
 {
 	struct tm_block *g;
 
+	agent_tids_forget();
 	agent_reporter_atfork_child();
 	collector_atfork_child_all();     /* unguarded: it needs this thread's block */
 	g = timing_guard_enter();

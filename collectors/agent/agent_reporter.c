@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -205,7 +206,7 @@ static void *rep_main(void *arg)
 	uint64_t interval = (uint64_t)agent_cfg.interval_ms * MS;
 	uint64_t next = proto_now_ns() + (rep.delay_first ? interval : 0);
 	uint64_t budget_next = 0;     /* the overhead budget's next tick */
-	bool detach = false;
+	bool detach = false, gone = false;
 
 	(void)arg;
 	timing_guard_forever();
@@ -249,6 +250,8 @@ static void *rep_main(void *arg)
 		}
 		if (req == done && now < next)
 			continue;
+		if ((gone = agent_program_gone()))
+			break;
 		rep_cycle(false, req != done);
 		if (now >= next)
 			next = now + interval;
@@ -262,6 +265,10 @@ static void *rep_main(void *arg)
 	rep_cycle(true, true);
 	if (detach)
 		rep_detach_finish();
+	if (gone) {
+		agent_log("the program's last thread has exited: exit(0), as glibc would have");
+		exit(0);                      /* the destructors run here: agent_reporter_stop knows */
+	}
 	return NULL;
 }
 
@@ -293,6 +300,10 @@ void agent_reporter_stop(unsigned budget_ms)
 
 	if (!rep.running) {
 		rep_cycle(true, true);
+		return;
+	}
+	if (pthread_equal(pthread_self(), rep.thread)) {   /* its exit(0): the last report went */
+		rep.running = false;
 		return;
 	}
 	pthread_mutex_lock(&rep.lock);

@@ -201,17 +201,21 @@ static void *thread_trampoline(void *p)
 {
 	struct thread_start *s = p;
 	void *(*fn)(void *) = s->fn;
-	void *arg = s->arg;
+	void *arg = s->arg, *ret;
+	int tid = (int)syscall(SYS_gettid);
 
 	/* Before the creator goes on: a thread that can take no signal would
 	 * make a stop of the world right after (a dlopen first thing in main
 	 * patches the module it loads) wait for it in vain and patch nothing. */
 	if (s->exempt)
 		hook_stop_exempt();
+	agent_tid_note(tid, true);      /* not the program's (agent_last.c) */
 	__atomic_store_n(&s->begun, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &s->begun, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	thread_start_put(s);
-	return fn(arg);
+	ret = fn(arg);
+	agent_tid_note(tid, false);
+	return ret;
 }
 
 /* See collector.h. */

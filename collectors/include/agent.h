@@ -96,6 +96,15 @@ int  agent_detach_begin(char *err, size_t errlen);
 int  agent_detach_finish(void);
 bool agent_detach_unloading(void);
 
+/* ---- agent_last.c: the program's last thread ---- */
+/* An agent thread began (alive) or ends (agent_thread_start's trampoline). */
+void agent_tid_note(int tid, bool alive);
+/* In a fork child, before its agent threads start. */
+void agent_tids_forget(void);
+/* Every thread of the program has exited (only the agent's are left): the
+ * exit(0) glibc's last thread would have made is the agent's to make. */
+bool agent_program_gone(void);
+
 /* ---- agent_reporter.c: the "hookscope" thread ---- */
 int  agent_reporter_init(void);
 /* in_child: a fork child's new reporter (its first report waits an
