@@ -75,7 +75,7 @@ int agent_reporter_init(void)
 	agent_link_init(&rep.link);
 	msgpack_sbuffer_init(&rep.sb);
 	rep_cond_init();
-	rep.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rep.wakefd = agent_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	return rep.wakefd < 0 ? -1 : 0;
 }
 
@@ -378,7 +378,7 @@ void agent_reporter_atfork_child(void)
 	msgpack_sbuffer_clear(&rep.sb);
 	if (rep.wakefd >= 0)
 		close(rep.wakefd);
-	rep.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rep.wakefd = agent_fd_high(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 	rep.stop = false;
 	rep.flush_req = rep.flush_done = 0;
 	rep.next_connect_ns = 0;

@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,6 +70,7 @@
 #define SYS_pidfd_getfd 438
 #endif
 #define THREAD_START_WAIT_NS 1000000000ull   /* a thread that has not run by then: go on */
+#define AGENT_FD_SPAN 32                     /* agent_fd_high: the top numbers it may take */
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1u << 1)
@@ -179,6 +181,28 @@ bool agent_thread_begin(const char *name, int keep)
 int agent_thread_stderr(void)
 {
 	return fds_private ? fds_program_fd(STDERR_FILENO) : STDERR_FILENO;
+}
+
+/* See collector.h.  A program counts on its low numbers: a closed 0, 1 or
+ * 2 it means to leave closed (a child spawned with stdin closed checks
+ * fstat(0) fails), the lowest free number as its next.  The top is the
+ * soft limit, or 1024 (select's FD_SETSIZE) when higher: a table that
+ * large costs the kernel nothing worth counting. */
+int agent_fd_high(int fd)
+{
+	struct rlimit rl;
+	rlim_t top = 1024;
+	int hi, fl;
+
+	if (fd < 0 || (fl = fcntl(fd, F_GETFD)) < 0)
+		return fd;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	if (top <= AGENT_FD_SPAN + 3 || (hi = fcntl(fd, (fl & FD_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD,
+	    (int)(top - AGENT_FD_SPAN))) < 0)
+		return fd;
+	close(fd);
+	return hi;
 }
 
 /* A thread being started: the creator waits for begun; whichever of the

@@ -45,6 +45,10 @@ int agent_thread_start(pthread_t *t, size_t stack, int unblocked, bool wait,
 /* The program's stderr as a descriptor usable on this thread (close it
  * after use unless it is STDERR_FILENO), or -1. */
 int agent_thread_stderr(void);
+/* A descriptor the agent keeps in the program's table, moved to the top of
+ * the numbers the program uses (its close-on-exec flag kept): the number fd
+ * had is free again.  fd itself if it cannot move. */
+int agent_fd_high(int fd);
 /* The CPU clock of thread tid of this process (glibc's
  * MAKE_THREAD_CPUCLOCK, CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD: the clockid
  * pthread_getcpuclockid gives, from a tid in the caller's thread group). */

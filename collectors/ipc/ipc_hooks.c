@@ -350,10 +350,16 @@ API int socket(int domain, int type, int proto)
 	return r;
 }
 
-/* A call that made two fds (r == 0): both are new. */
-static int ipc_forget_pair(int r, const int fds[2])
+/* A call that made two fds (r == 0): both are new.  Made by agent code on
+ * a program thread (libunwind's first stack walk makes a pipe), they move
+ * out of the program's low numbers. */
+static int ipc_forget_pair(int r, int fds[2])
 {
 	if (r == 0) {
+		if (timing_guarded() && !agent_own_thread) {
+			fds[0] = agent_fd_high(fds[0]);
+			fds[1] = agent_fd_high(fds[1]);
+		}
 		ipc_forget(fds[0]);
 		ipc_forget(fds[1]);
 	}

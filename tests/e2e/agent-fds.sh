@@ -53,3 +53,32 @@ wait_for 20 grep -q "target pid $pid ended" "$HS_TMP/daemon.log"
 grep -q "target pid $pid ended: exit status 0" "$HS_TMP/daemon.log" ||
 	fail "dash did not exit 0: $(grep ended "$HS_TMP/daemon.log")"
 echo "dash wrote $N lines through builtin redirections beside harvests every 10 ms: all arrived, in order; the reporter's own table: 0-2 /dev/null and the socket"
+
+# What the agent keeps in the program's table (the reporter's wake-up
+# eventfd; libunwind's pipe, made on a program thread by its first stack
+# walk) sits at the top of the numbers: Debian's python3 started with stdin
+# closed, recording every allocation with its stack, still finds fd 0
+# closed (CPython's own test_posix spawns a child that way and checks it)
+# and gets 0 from its next open, as it does without the agent.
+[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing: apt-get install python3"
+expect=$(/usr/bin/python3 -c '
+import os
+try:
+    os.fstat(0); print("fd 0 open")
+except OSError:
+    print("fd 0 closed")
+print("next", os.open("/dev/null", 0))' 0<&- | tr '\n' ' ')
+[ "$expect" = "fd 0 closed next 0 " ] || fail "python3 without the agent: $expect"
+for mem in full sampled; do
+	got=$(HOOKSCOPE_LEVEL=4 HOOKSCOPE_MEMORY=$mem HOOKSCOPE_MEMORY_SAMPLE=4096 HOOKSCOPE_SOCKET=$HS_SOCK \
+		LD_PRELOAD=$HS_PRELOAD /usr/bin/python3 -c '
+import os
+blocks = [bytearray(1000) for i in range(2000)]
+try:
+    os.fstat(0); print("fd 0 open")
+except OSError:
+    print("fd 0 closed")
+print("next", os.open("/dev/null", 0))' 0<&- | tr '\n' ' ')
+	[ "$got" = "$expect" ] || fail "python3 with stdin closed under the agent (memory $mem): $got, not $expect"
+done
+echo "python3 with stdin closed: fd 0 stays closed and is its next number under the agent"
