@@ -61,24 +61,19 @@ echo "dash wrote $N lines through builtin redirections beside harvests every 10 
 # closed (CPython's own test_posix spawns a child that way and checks it)
 # and gets 0 from its next open, as it does without the agent.
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing: apt-get install python3"
-expect=$(/usr/bin/python3 -c '
-import os
-try:
-    os.fstat(0); print("fd 0 open")
-except OSError:
-    print("fd 0 closed")
-print("next", os.open("/dev/null", 0))' 0<&- | tr '\n' ' ')
-[ "$expect" = "fd 0 closed next 0 " ] || fail "python3 without the agent: $expect"
-for mem in full sampled; do
-	got=$(HOOKSCOPE_LEVEL=4 HOOKSCOPE_MEMORY=$mem HOOKSCOPE_MEMORY_SAMPLE=4096 HOOKSCOPE_SOCKET=$HS_SOCK \
-		LD_PRELOAD=$HS_PRELOAD /usr/bin/python3 -c '
+fd0='
 import os
 blocks = [bytearray(1000) for i in range(2000)]
 try:
     os.fstat(0); print("fd 0 open")
 except OSError:
     print("fd 0 closed")
-print("next", os.open("/dev/null", 0))' 0<&- | tr '\n' ' ')
+print("next", os.open("/dev/null", 0))'
+expect=$(/usr/bin/python3 -c "$fd0" 0<&- | tr '\n' ' ')
+[ "$expect" = "fd 0 closed next 0 " ] || fail "python3 without the agent: $expect"
+for mem in full sampled; do
+	got=$(HOOKSCOPE_LEVEL=4 HOOKSCOPE_MEMORY=$mem HOOKSCOPE_MEMORY_SAMPLE=4096 HOOKSCOPE_SOCKET=$HS_SOCK \
+		LD_PRELOAD=$HS_PRELOAD /usr/bin/python3 -c "$fd0" 0<&- | tr '\n' ' ')
 	[ "$got" = "$expect" ] || fail "python3 with stdin closed under the agent (memory $mem): $got, not $expect"
 done
 echo "python3 with stdin closed: fd 0 stays closed and is its next number under the agent"
