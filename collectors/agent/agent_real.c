@@ -46,7 +46,7 @@ void agent_reals_resolve(void)
 
 			if (__atomic_load_n(&r->slot[i], __ATOMIC_ACQUIRE) != NULL)
 				continue;
-			p = dlsym(RTLD_NEXT, r->n == 1 && r->name != NULL ? r->name : r->names[i]);
+			p = dlsym(RTLD_NEXT, r->name != NULL ? r->name : r->names[i]);
 			looked = true;
 			if (p != NULL)
 				__atomic_store_n(&r->slot[i], p, __ATOMIC_RELEASE);
