@@ -162,7 +162,7 @@ void hook_engine_write(struct hook_engine *g);
  * its unwinder entry points wrap sites (after). */
 void hook_unwind_load(void);
 void hook_unwind_prepare(struct hook_engine *g);
-/* hook_patch.c: threads inside the dlopen or dlclose wrapper (maybe in the
+/* hook_wrap.c: threads inside the dlopen or dlclose wrapper (maybe in the
  * real call, outside the agent's code): detach waits for none. */
 extern uint32_t hook_wrap_inflight;
 /* hook_got.c: attach mode: bind module mi's PLT calls of dlopen, dlclose
