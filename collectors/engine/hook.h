@@ -147,14 +147,27 @@ void      hook_site_count(const uint8_t *counted);
 /* hook_stop.c: stop every other thread of the process. */
 struct hook_stopped {
 	int        n;               /* threads stopped */
+	int        left;            /* threads left running, blocked in a system call */
 	uintptr_t *pcs;             /* where each one was interrupted (or is moved to) */
 	struct hook_stopped_thread *ts;  /* each one's stack and vector state (engine.h) */
 };
 /* Stopped thread i resumes at pc instead. */
 void hook_stop_move(struct hook_stopped *st, int i, uintptr_t pc);
-/* 0 with every other thread parked in a signal handler, or -1 with err
- * (a thread did not answer within the time limit: all are released). */
-int  hook_stop_world(struct hook_stopped *st, char *err, size_t errlen);
+/* Which threads a stop may leave running: those blocked in a system call
+ * whose resume address ok accepts (and that do not block SIGTRAP). */
+struct hook_stop_leave {
+	bool (*ok)(uintptr_t pc, void *arg);
+	void *arg;
+};
+/* 0 with every other thread parked in a signal handler but those leave
+ * lets run (NULL: none), or -1 with err (a thread did not answer within
+ * the time limit: all are released). */
+int  hook_stop_world(struct hook_stopped *st, const struct hook_stop_leave *leave, char *err,
+    size_t errlen);
+/* Stop the threads the stop left running that leave no longer lets run, and
+ * threads new since: 0, or -1 with err and the stopped ones still stopped
+ * (the caller undoes its work, then resumes).  A thread keeps its index. */
+int  hook_stop_again(struct hook_stopped *st, char *err, size_t errlen);
 void hook_stop_resume(struct hook_stopped *st);
 /* Give the stop signal its previous action back (detach). */
 void hook_stop_uninstall(void);

@@ -121,7 +121,7 @@ int hook_detach_run(struct hook_engine *g, char *err, size_t errlen)
 	if (bind_let_out(HOOK_LET_OUT_MS, err, errlen) < 0)
 		return -1;
 	for (int tries = 0;; tries++) {
-		if (hook_stop_world(&st, err, errlen) < 0) {
+		if (hook_stop_world(&st, NULL, err, errlen) < 0) {
 			if (!hook_detach_data_only(g))
 				return -1;
 			/* Only data to give back: each GOT entry is one atomic

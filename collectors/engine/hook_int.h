@@ -149,10 +149,17 @@ uintptr_t hook_live_branch_to(const struct hook_site *s);
 /* hook_live.c: can entries be rewritten with the threads running
  * (membarrier SYNC_CORE registered)? */
 bool hook_live_can_sync(void);
+/* hook_live.c: install the trap handler and the live sites' table before a
+ * trap is written (again if the program replaced the handler since: then
+ * its handler is the one chained to); allocates. */
+void hook_live_trap_install(const struct hook_engine *g);
+/* hook_live.c: every core running a thread of ours serializes its
+ * instruction stream (membarrier SYNC_CORE). */
+void hook_live_barrier(void);
 /* Give SIGTRAP its previous action back if ours is installed (detach: no
  * trap of ours is left). */
 void hook_live_untrap(void);
-/* hook_patch.c: with the world stopped, write the branch of every entry-branch site that
+/* hook_write.c: with the world stopped, write the branch of every entry-branch site that
  * needs one: new sites, and relocated sites whose own bytes are back but are
  * watched again.  Threads inside the bytes are waited for a few times; a new
  * site still in the way dies, a site back to its own bytes waits for the

@@ -22,7 +22,8 @@
  *   - a relocated site's own bytes replaced by the branch: a thread may be
  *     between two of the instructions it covers, so this is written with the
  *     world stopped and no thread inside them, as the first patch was
- *     (hook_engine_write).
+ *     (hook_engine_write; threads asleep in a system call are left running
+ *     and the writes trap: hook_write.c).
  * Without membarrier SYNC_CORE nothing is rewritten live: relocated sites
  * keep their branch and are disabled through their switch only; a NOP
  * module is relocated instead (hook_nop.c).  Where the back-end has
@@ -81,8 +82,8 @@ bool hook_live_can_sync(void)
 	return ok == 1;
 }
 
-/* Every core running a thread of ours serializes its instruction stream. */
-static void hook_live_barrier(void)
+/* See hook_int.h. */
+void hook_live_barrier(void)
 {
 	if (hook_live_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) != 0)
 		agent_warn("hook: membarrier(SYNC_CORE) failed: %s", strerror(errno));
@@ -129,10 +130,9 @@ static void hook_live_trap(int sig, siginfo_t *si, void *ctx)
 	}
 }
 
-/* Install the trap handler before a trap is written, again if the program
- * replaced it since (then its handler is the one we chain to).  The table
- * is rebuilt when the live sites changed (a dlopen or dlclose). */
-static void hook_live_trap_install(const struct hook_engine *g)
+/* See hook_int.h.  The table is rebuilt when the live sites changed (a
+ * dlopen or dlclose). */
+void hook_live_trap_install(const struct hook_engine *g)
 {
 	const struct hook_trap_tab *cur_tab = __atomic_load_n(&hook_trap_tab, __ATOMIC_ACQUIRE);
 	struct sigaction sa, cur;

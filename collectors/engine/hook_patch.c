@@ -9,7 +9,7 @@
  * sites only.  Candidates: the function symbols of the module's
  * symbol table (symbols.h) that lie in an executable segment.  The slow part
  * (symbols, decoding, writing the blocks) runs while the target runs; only
- * the 5-byte writes happen with the threads stopped.  A module whose
+ * the 5-byte writes happen with the threads stopped (hook_write.c).  A module whose
  * compiler left one 5-byte NOP per function and a table of them goes to
  * hook_nop.c instead: no relocation and no stop (its code is rewritten live
  * by hook_live_sync, after each level change).  Each own module's calls into
@@ -33,7 +33,6 @@
 #include "protocol.h"
 #include "symbols.h"
 
-#define HOOK_TRIES     5              /* stops tried while a thread is in the way */
 
 
 /* See hook_int.h. */
@@ -259,27 +258,6 @@ static void hook_mod_prepare(const struct hook_mod *m, struct hook_engine *g)
 	}
 }
 
-/* Move every stopped thread inside site s's patched bytes (past the first)
- * to the same instruction of the relocated copy, which goes on into the
- * original code after them.  False when one is not at an instruction the
- * plan knows (then the site is busy). */
-static bool hook_site_vacate(const struct hook_site *s, struct hook_stopped *st)
-{
-	for (int i = 0; i < st->n; i++) {
-		uintptr_t pc = st->pcs[i];
-		int k;
-
-		if (pc <= s->fn || pc >= s->fn + s->n)
-			continue;
-		for (k = 0; k < s->bounds.n && s->bounds.orig[k] != pc - s->fn; k++)
-			;
-		if (k == s->bounds.n)
-			return false;
-		hook_stop_move(st, i, s->reloc + s->bounds.reloc[k]);
-	}
-	return true;
-}
-
 /* See hook_int.h. */
 int hook_mod_protect(const struct hook_mod *m, bool writable)
 {
@@ -293,62 +271,6 @@ int hook_mod_protect(const struct hook_mod *m, bool writable)
 			return -1;
 	}
 	return 0;
-}
-
-/* What the stopped writer does for site s. */
-enum hook_need {
-	HOOK_NEED_NONE,
-	HOOK_NEED_ADOPT,        /* new, and not watched: its own bytes stay (saved) */
-	HOOK_NEED_BRANCH,       /* its branch must be written */
-};
-
-static enum hook_need hook_write_need(const struct hook_site *s)
-{
-	uintptr_t to;
-
-	if (s->dead || !hook_kinds[s->kind].entry_branch)
-		return HOOK_NEED_NONE;
-	to = hook_live_branch_to(s);
-	if (!s->patched)
-		return to != 0 ? HOOK_NEED_BRANCH : HOOK_NEED_ADOPT;
-	return s->code_on || to == 0 ? HOOK_NEED_NONE : HOOK_NEED_BRANCH;
-}
-
-/* With the world stopped: write the branch of every site that needs one,
- * once no thread is inside its bytes, their pages already open (nothing is
- * allocated or opened while the other threads are stopped: one of them may
- * hold the allocator's or the kernel's mapping lock).  Returns how many
- * stayed busy. */
-static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
-{
-	size_t busy = 0;
-
-	for (size_t i = 0; i < g->nsites; i++) {
-		struct hook_site *s = g->sites[i];
-		uint8_t branch[HOOK_PATCH_MAX];
-		enum hook_need need = hook_write_need(s);
-
-		if (need == HOOK_NEED_NONE)
-			continue;
-		if (!s->patched)        /* for detach, and the entry put back */
-			hook_code_copy(s->orig, (void *)s->fn, s->entry);
-		if (need == HOOK_NEED_ADOPT) {
-			s->patched = true;
-			continue;
-		}
-		if (!hook_site_vacate(s, st)) {
-			busy++;
-			continue;
-		}
-		s->code_to = hook_live_branch_to(s);
-		/* a far entry is several instructions: written whole only
-		 * with the world stopped and no thread inside, as here */
-		hook_backend.branch(branch, s->fn, s->code_to, s->entry);
-		hook_code_gather((void *)s->fn, branch, s->entry);
-		s->patched = s->code_on = true;
-	}
-	hook_code_flush();              /* before the threads run on */
-	return busy;
 }
 
 /* Modules of g no longer in now were dlclosed: their sites die (never
@@ -434,88 +356,6 @@ static int hook_engine_scan(struct hook_engine *g)
 			hook_got_prepare(g, added[k]);
 		}
 	return nadded;
-}
-
-/* New sites that never got their branch die (busy: still in the way; or
- * the world could not be stopped): never written again. */
-static void hook_engine_bury(struct hook_engine *g, enum hook_why why)
-{
-	for (size_t i = 0; i < g->nsites; i++)
-		if (!g->sites[i]->patched && !g->sites[i]->dead &&
-		    hook_kinds[g->sites[i]->kind].entry_branch) {
-			g->sites[i]->dead = true;
-			g->refused[why]++;
-		}
-}
-
-/* Before relocated site s's first branch: does its function branch back
- * into the bytes it covers?  Then it dies (refused).  Asked only now, not
- * when the site is planned: the sweep reads the whole function, and most
- * functions are never watched at the levels below 4. */
-static void hook_site_sweep(struct hook_engine *g, struct hook_site *s)
-{
-	enum hook_why why;
-
-	if (s->kind != HOOK_K_RELOC || s->swept)
-		return;
-	s->swept = true;
-	why = hook_backend.sweep((const uint8_t *)s->fn, s->size, s->fn, s->n);
-	if (why != HOOK_OK) {
-		s->dead = true;
-		g->refused[why]++;
-		agent_log("hook: %s: %s", s->name, hook_why_name(why));
-	}
-}
-
-/* See hook_int.h. */
-void hook_engine_write(struct hook_engine *g)
-{
-	struct hook_pages pages = { 0 };
-	struct hook_stopped st;
-	char err[256];
-	size_t busy = 0, adopt = 0;
-
-	for (size_t i = 0; i < g->nsites; i++) {
-		struct hook_site *s = g->sites[i];
-		enum hook_need need = hook_write_need(s);
-
-		if (need == HOOK_NEED_BRANCH) {
-			hook_site_sweep(g, s);  /* may refuse it */
-			need = hook_write_need(s);
-		}
-		if (need == HOOK_NEED_BRANCH)
-			hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, s->entry);
-		busy += need == HOOK_NEED_BRANCH;
-		adopt += need == HOOK_NEED_ADOPT;
-	}
-	if (busy == 0) {
-		if (adopt > 0)          /* nothing to write: no stop */
-			hook_write_all(g, &(struct hook_stopped){ 0 });
-		return;
-	}
-	/* Open before the stop: nothing is opened with the world stopped. */
-	if (hook_pages_open(&pages) < 0) {
-		agent_warn("hook: cannot write the code of %s: %s", pages.failed->path, strerror(errno));
-		hook_engine_bury(g, HOOK_R_BUSY);
-		return;
-	}
-	for (int tries = 0; tries < HOOK_TRIES; tries++) {
-		struct timespec nap = { 0, 2000000 };
-
-		if (hook_stop_world(&st, err, sizeof err) < 0) {
-			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
-			hook_engine_bury(g, HOOK_R_STOP);
-			hook_pages_close(&pages);
-			return;
-		}
-		busy = hook_write_all(g, &st);
-		hook_stop_resume(&st);
-		if (busy == 0)
-			break;
-		nanosleep(&nap, NULL);
-	}
-	hook_pages_close(&pages);
-	hook_engine_bury(g, HOOK_R_BUSY);
 }
 
 /* See hook_int.h. */

@@ -231,7 +231,7 @@ int hook_engine_stopped(void (*fn)(const struct hook_stopped_thread *t, int n, v
 	int r;
 
 	hook_enter();
-	r = hook_stop_world(&st, err, errlen);
+	r = hook_stop_world(&st, NULL, err, errlen);
 	if (r == 0) {
 		fn(st.ts, st.n, arg);
 		hook_stop_resume(&st);

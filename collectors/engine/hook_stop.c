@@ -24,6 +24,17 @@
  * the end of the thread's stack covers its registers and its live stack
  * (the memory collector's leak scan reads them there).
  *
+ * A stop may leave running the threads blocked in a system call whose
+ * resume address a filter accepts (/proc/self/task/TID/syscall: the kernel
+ * reads it only while the thread sleeps) and which take SIGTRAP: a signal
+ * ends a pause, sigsuspend, nanosleep, poll, select or epoll_wait early
+ * with EINTR (signal(7): never restarted after a handler), so a stop for
+ * each sampling window of the overhead budget woke every sleeping thread.
+ * Such a thread may wake while the world is stopped: a writer that leaves
+ * threads running writes so that a thread running into its work traps
+ * (hook_live.c's protocol), then stops again (hook_stop_again) whichever
+ * left thread is no longer blocked there, and any new thread.
+ *
  * The handler stays installed for good once installed: a signal that arrives
  * late (after a failed stop) finds no stop in progress and returns.  While
  * stopped, a thread runs only agent code, so the patcher may rewrite any
@@ -67,12 +78,15 @@ struct hook_stop_slot {
 
 static struct hook_stop_slot hook_stop_slots[HOOK_STOP_MAX];
 static int hook_stop_sent[HOOK_STOP_MAX];           /* tids signalled */
+static int hook_stop_nsent;
 static uintptr_t hook_stop_pcs[HOOK_STOP_MAX];              /* st->pcs */
 static struct hook_stopped_thread hook_stop_ts[HOOK_STOP_MAX]; /* st->ts */
 static uint32_t hook_stop_arrived;        /* slots claimed */
 static uint32_t hook_stop_left;           /* handlers that returned */
 static uint32_t hook_stop_active;         /* futex word: 1 while stopped */
 static int hook_stop_installed;
+static const struct hook_stop_leave *hook_stop_leave_now;  /* this stop's filter, or NULL */
+static int hook_stop_nleft;               /* threads left running by the last round */
 static struct sigaction hook_stop_old;    /* put back by hook_stop_uninstall */
 
 /* The futex system call (glibc has no wrapper). */
@@ -154,8 +168,53 @@ static bool hook_stop_emulator(int tid)
 	return blocked;
 }
 
-/* Signal every thread of /proc/self/task not yet parked or signalled;
- * returns how many were newly signalled, or -1. */
+/* Read a small /proc file of task tid into buf (NUL-terminated, with no
+ * allocation: threads may be parked); its length, or -1. */
+static ssize_t hook_stop_task_file(int tid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* May the stop leave tid running: blocked in a system call (not running, not
+ * in a fault: "nr args... sp pc") at a resume address the filter accepts,
+ * and SIGTRAP not blocked (a trap on a thread that blocks it kills the
+ * process: the kernel forces the default action)? */
+static bool hook_stop_may_leave(int tid)
+{
+	const struct hook_stop_leave *lv = hook_stop_leave_now;
+	char buf[2048], *p, *end;
+	unsigned long long pc = 0;
+	int fields = 0;
+
+	if (lv == NULL || hook_stop_task_file(tid, "syscall", buf, sizeof buf) <= 0 ||
+	    buf[0] < '0' || buf[0] > '9')
+		return false;   /* "running", "-1 sp pc" (not in a system call), or unreadable */
+	for (p = buf; *p != '\0' && *p != '\n'; p = end, fields++) {
+		pc = strtoull(p, &end, 0);
+		if (end == p)
+			return false;
+	}
+	if (fields != 9 || !lv->ok((uintptr_t)pc, lv->arg))
+		return false;   /* nr, 6 arguments, sp, pc */
+	if (hook_stop_task_file(tid, "status", buf, sizeof buf) <= 0 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL)
+		return false;
+	return !((strtoull(p + 8, NULL, 16) >> (SIGTRAP - 1)) & 1);
+}
+
+/* Signal every thread of /proc/self/task not yet parked or signalled, but
+ * those the stop may leave running (hook_stop_nleft counts them); returns
+ * how many were newly signalled, or -1. */
 static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
 {
 	int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fresh = 0;
@@ -166,6 +225,7 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 		snprintf(err, errlen, "cannot list /proc/self/task: %s", strerror(errno));
 		return -1;
 	}
+	hook_stop_nleft = 0;
 	while ((n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0) {
 		for (long at = 0; at < n;) {
 			/* struct linux_dirent64: ino, off, reclen, type, name */
@@ -182,6 +242,10 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 				;
 			if (k < *nsent || hook_stop_emulator(tid))
 				continue;
+			if (hook_stop_may_leave(tid)) {
+				hook_stop_nleft++;
+				continue;
+			}
 			if (*nsent >= HOOK_STOP_MAX) {
 				close(d);
 				snprintf(err, errlen, "more than %d threads", HOOK_STOP_MAX);
@@ -235,12 +299,44 @@ static int hook_stop_wait(const int *sent, int nsent, char *err, size_t errlen)
 	return 0;
 }
 
-/* See hook.h. */
-int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
+/* Rounds until one finds no thread to signal, each waiting for the
+ * signalled ones to park. */
+static int hook_stop_rounds(char *err, size_t errlen)
 {
-	int *sent = hook_stop_sent, nsent = 0, me = (int)syscall(SYS_gettid);
+	int me = (int)syscall(SYS_gettid), r;
+
+	do {
+		r = hook_stop_round(hook_stop_sent, &hook_stop_nsent, me, err, errlen);
+		if (r > 0 && hook_stop_wait(hook_stop_sent, hook_stop_nsent, err, errlen) < 0)
+			r = -1;
+	} while (r > 0);
+	return r;
+}
+
+/* The parked threads into st (slots are only appended: a thread keeps its
+ * index across hook_stop_again). */
+static void hook_stop_fill(struct hook_stopped *st)
+{
+	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
+	if (st->n > HOOK_STOP_MAX)
+		st->n = HOOK_STOP_MAX;
+	st->left = hook_stop_nleft;
+	st->pcs = hook_stop_pcs;
+	st->ts = hook_stop_ts;
+	for (int i = 0; i < st->n; i++) {
+		if (hook_stop_slots[i].to != 0)
+			continue;       /* moved: pcs has where it goes */
+		st->pcs[i] = hook_stop_slots[i].pc;
+		st->ts[i] = (struct hook_stopped_thread){ .sp = hook_stop_slots[i].sp,
+			.vec_lo = hook_stop_slots[i].vec_lo, .vec_hi = hook_stop_slots[i].vec_hi };
+	}
+}
+
+/* See hook.h. */
+int hook_stop_world(struct hook_stopped *st, const struct hook_stop_leave *leave, char *err,
+    size_t errlen)
+{
 	uint32_t used;
-	int r;
 
 	memset(st, 0, sizeof *st);
 	if (!hook_stop_installed) {
@@ -262,26 +358,23 @@ int hook_stop_world(struct hook_stopped *st, char *err, size_t errlen)
 	memset(hook_stop_slots, 0, (used < HOOK_STOP_MAX ? used : HOOK_STOP_MAX) * sizeof hook_stop_slots[0]);
 	__atomic_store_n(&hook_stop_arrived, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hook_stop_left, 0, __ATOMIC_RELAXED);
+	hook_stop_nsent = 0;
+	hook_stop_leave_now = leave;
 	__atomic_store_n(&hook_stop_active, 1, __ATOMIC_RELEASE);
-	do {
-		r = hook_stop_round(sent, &nsent, me, err, errlen);
-		if (r > 0 && hook_stop_wait(sent, nsent, err, errlen) < 0)
-			r = -1;
-	} while (r > 0);
-	if (r < 0) {
+	if (hook_stop_rounds(err, errlen) < 0) {
 		hook_stop_resume(st);
 		return -1;
 	}
-	st->n = (int)__atomic_load_n(&hook_stop_arrived, __ATOMIC_ACQUIRE);
-	if (st->n > HOOK_STOP_MAX)
-		st->n = HOOK_STOP_MAX;
-	st->pcs = hook_stop_pcs;
-	st->ts = hook_stop_ts;
-	for (int i = 0; i < st->n; i++) {
-		st->pcs[i] = hook_stop_slots[i].pc;
-		st->ts[i] = (struct hook_stopped_thread){ .sp = hook_stop_slots[i].sp,
-			.vec_lo = hook_stop_slots[i].vec_lo, .vec_hi = hook_stop_slots[i].vec_hi };
-	}
+	hook_stop_fill(st);
+	return 0;
+}
+
+/* See hook.h. */
+int hook_stop_again(struct hook_stopped *st, char *err, size_t errlen)
+{
+	if (hook_stop_rounds(err, errlen) < 0)
+		return -1;
+	hook_stop_fill(st);
 	return 0;
 }
 
@@ -322,7 +415,8 @@ void hook_stop_resume(struct hook_stopped *st)
 		n = HOOK_STOP_MAX;
 	while (__atomic_load_n(&hook_stop_left, __ATOMIC_ACQUIRE) < n && proto_now_ns() < end)
 		sched_yield();
+	hook_stop_leave_now = NULL;
 	st->pcs = NULL;
 	st->ts = NULL;
-	st->n = 0;
+	st->n = st->left = 0;
 }
