@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -134,6 +135,38 @@ ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len)
 		return -1;
 	buf[n] = '\0';
 	return n;
+}
+
+/* See agent.h. */
+int agent_task_syscall(int32_t tid, uintptr_t *sp, uintptr_t *pc)
+{
+	char buf[256];
+	unsigned long long v[9];
+
+	if (agent_task_read(tid, "syscall", buf, sizeof buf) < 0)
+		return -1;
+	if (strncmp(buf, "running", 7) == 0)
+		return AGENT_TASK_RUNNING;
+	/* "nr a1 a2 a3 a4 a5 a6 sp pc", or "-1 sp pc" */
+	if (buf[0] < '0' || buf[0] > '9' || sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
+	    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
+		return -1;
+	*sp = (uintptr_t)v[7];
+	*pc = (uintptr_t)v[8];
+	return AGENT_TASK_WAITING;
+}
+
+/* See agent.h. */
+int agent_task_waiting(int32_t tid, uintptr_t *sp, uintptr_t *pc)
+{
+	const struct timespec nap = { 0, AGENT_TASK_NAP_NS };
+	int r = agent_task_syscall(tid, sp, pc);
+
+	for (int look = 1; r == AGENT_TASK_RUNNING && look < AGENT_TASK_LOOKS; look++) {
+		nanosleep(&nap, NULL);
+		r = agent_task_syscall(tid, sp, pc);
+	}
+	return r == AGENT_TASK_WAITING ? 0 : -1;
 }
 
 /* The executable segment holding r[0]: [r[1], r[2]). */

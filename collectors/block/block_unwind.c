@@ -103,23 +103,6 @@ static unw_addr_space_t block_uw_space(void)
 	return as;
 }
 
-/* pc and sp of tid if it is in a system call now; -1 if running. */
-static int block_uw_syscall_regs(int32_t tid, struct block_uw_regs *r)
-{
-	char buf[256];
-	unsigned long long v[9];
-
-	if (agent_task_read(tid, "syscall", buf, sizeof buf) < 0)
-		return -1;
-	/* "nr a1 a2 a3 a4 a5 a6 sp pc", or "running", or "-1 sp pc" */
-	if (sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx", &v[0], &v[1], &v[2],
-	    &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
-		return -1;
-	r->sp = v[7];
-	r->pc = v[8];
-	return 0;
-}
-
 /* See block.h. */
 int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 {
@@ -128,7 +111,7 @@ int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 	unw_cursor_t c;
 	uint32_t k = 0;
 
-	if (as == NULL || block_uw_syscall_regs(tid, &regs) < 0)
+	if (as == NULL || agent_task_waiting(tid, &regs.sp, &regs.pc) < 0)
 		return -1;
 	regs.tm = timing_shadow_pin(tid);
 	if (unw_init_remote(&c, as, &regs) < 0) {

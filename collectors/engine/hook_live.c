@@ -103,6 +103,13 @@ static bool hook_live_kind(const struct hook_site *s)
 	return (s->kind == HOOK_K_RELOC || s->kind == HOOK_K_NOP) && s->patched && !s->dead;
 }
 
+/* May site s's entry hold a trap of ours: a relocated or NOP site, alive
+ * (not yet written too: hook_write.c writes a new entry's trap first). */
+static bool hook_live_trappable(const struct hook_site *s)
+{
+	return (s->kind == HOOK_K_RELOC || s->kind == HOOK_K_NOP) && !s->dead;
+}
+
 /* SIGTRAP: a thread ran into the trap of an entry being rewritten: it goes
  * on along the site's disabled path, so such a call is not watched.  Any
  * other trap goes to the previous action.  Async-signal-safe: a table is
@@ -140,7 +147,7 @@ void hook_live_trap_install(const struct hook_engine *g)
 	uintptr_t sum = 0;
 
 	for (size_t i = 0; i < g->nsites; i++)
-		if (hook_live_kind(g->sites[i])) {
+		if (hook_live_trappable(g->sites[i])) {
 			live++;
 			sum += g->sites[i]->fn;
 		}
@@ -152,7 +159,7 @@ void hook_live_trap_install(const struct hook_engine *g)
 		for (size_t i = 0; i < g->nsites; i++) {
 			const struct hook_site *s = g->sites[i];
 
-			if (!hook_live_kind(s))
+			if (!hook_live_trappable(s))
 				continue;
 			/* a NOP site's disabled path is the instruction after the NOP */
 			t->e[t->n].fn = s->fn;

@@ -59,6 +59,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "backend.h"
 #include "hook.h"
 #include "protocol.h"
@@ -168,56 +169,43 @@ static bool hook_stop_emulator(int tid)
 	return blocked;
 }
 
-/* Read a small /proc file of task tid into buf (NUL-terminated, with no
- * allocation: threads may be parked); its length, or -1. */
-static ssize_t hook_stop_task_file(int tid, const char *name, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
+/* What a round does with thread tid. */
+enum hook_stop_do { HOOK_STOP_SIGNAL, HOOK_STOP_LEAVE, HOOK_STOP_LOOK_AGAIN };
 
-	snprintf(path, sizeof path, "/proc/self/task/%d/%s", tid, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
-
-/* May the stop leave tid running: blocked in a system call (not running, not
- * in a fault: "nr args... sp pc") at a resume address the filter accepts,
- * and SIGTRAP not blocked (a trap on a thread that blocks it kills the
- * process: the kernel forces the default action)? */
-static bool hook_stop_may_leave(int tid)
+/* Leave tid running when it sleeps in a system call (not in a fault: "-1
+ * sp pc") at a resume address the filter accepts and does not block SIGTRAP
+ * (a trap on a thread that blocks it kills the process: the kernel forces
+ * the default action); look again when it runs; else signal it. */
+static enum hook_stop_do hook_stop_look(int tid)
 {
 	const struct hook_stop_leave *lv = hook_stop_leave_now;
-	char buf[2048], *p, *end;
-	unsigned long long pc = 0;
-	int fields = 0;
+	uintptr_t sp, pc;
+	char buf[2048], *p;
+	int r;
 
-	if (lv == NULL || hook_stop_task_file(tid, "syscall", buf, sizeof buf) <= 0 ||
-	    buf[0] < '0' || buf[0] > '9')
-		return false;   /* "running", "-1 sp pc" (not in a system call), or unreadable */
-	for (p = buf; *p != '\0' && *p != '\n'; p = end, fields++) {
-		pc = strtoull(p, &end, 0);
-		if (end == p)
-			return false;
-	}
-	if (fields != 9 || !lv->ok((uintptr_t)pc, lv->arg))
-		return false;   /* nr, 6 arguments, sp, pc */
-	if (hook_stop_task_file(tid, "status", buf, sizeof buf) <= 0 ||
-	    (p = strstr(buf, "\nSigBlk:")) == NULL)
-		return false;
-	return !((strtoull(p + 8, NULL, 16) >> (SIGTRAP - 1)) & 1);
+	if (lv == NULL)
+		return HOOK_STOP_SIGNAL;
+	r = agent_task_syscall(tid, &sp, &pc);
+	if (r == AGENT_TASK_RUNNING)
+		return HOOK_STOP_LOOK_AGAIN;
+	if (r != AGENT_TASK_WAITING || !lv->ok(pc, lv->arg) ||
+	    agent_task_read(tid, "status", buf, sizeof buf) < 0 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL ||
+	    ((strtoull(p + 8, NULL, 16) >> (SIGTRAP - 1)) & 1))
+		return HOOK_STOP_SIGNAL;
+	return HOOK_STOP_LEAVE;
 }
 
 /* Signal every thread of /proc/self/task not yet parked or signalled, but
- * those the stop may leave running (hook_stop_nleft counts them); returns
- * how many were newly signalled, or -1. */
+ * those the stop may leave running (hook_stop_nleft counts them).  A thread
+ * that runs is looked at again (agent.h, AGENT_TASK_LOOKS: one on its way
+ * into a sleep would have it ended with EINTR), all such threads together.
+ * Returns how many were newly signalled, or -1. */
 static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errlen)
 {
-	int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fresh = 0;
+	static int cand[HOOK_STOP_MAX];   /* one stop at a time */
+	const struct timespec nap = { 0, AGENT_TASK_NAP_NS };
+	int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), fresh = 0, ncand = 0;
 	char buf[4096];
 	long n;
 
@@ -225,7 +213,6 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 		snprintf(err, errlen, "cannot list /proc/self/task: %s", strerror(errno));
 		return -1;
 	}
-	hook_stop_nleft = 0;
 	while ((n = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0) {
 		for (long at = 0; at < n;) {
 			/* struct linux_dirent64: ino, off, reclen, type, name */
@@ -242,22 +229,34 @@ static int hook_stop_round(int *sent, int *nsent, int me, char *err, size_t errl
 				;
 			if (k < *nsent || hook_stop_emulator(tid))
 				continue;
-			if (hook_stop_may_leave(tid)) {
-				hook_stop_nleft++;
-				continue;
-			}
-			if (*nsent >= HOOK_STOP_MAX) {
+			if (ncand + *nsent >= HOOK_STOP_MAX) {
 				close(d);
 				snprintf(err, errlen, "more than %d threads", HOOK_STOP_MAX);
 				return -1;
 			}
-			if (syscall(SYS_tgkill, getpid(), tid, HOOK_STOP_SIG) != 0)
-				continue;       /* it exited meanwhile */
-			sent[(*nsent)++] = tid;
-			fresh++;
+			cand[ncand++] = tid;
 		}
 	}
 	close(d);
+	hook_stop_nleft = 0;
+	for (int look = 1; ncand > 0; look++) {
+		int again = 0;
+
+		for (int i = 0; i < ncand; i++) {
+			enum hook_stop_do what = hook_stop_look(cand[i]);
+
+			if (what == HOOK_STOP_LEAVE) {
+				hook_stop_nleft++;
+			} else if (what == HOOK_STOP_LOOK_AGAIN && look < AGENT_TASK_LOOKS) {
+				cand[again++] = cand[i];
+			} else if (syscall(SYS_tgkill, getpid(), cand[i], HOOK_STOP_SIG) == 0) {
+				sent[(*nsent)++] = cand[i];
+				fresh++;
+			}       /* else it exited meanwhile */
+		}
+		if ((ncand = again) > 0)
+			nanosleep(&nap, NULL);
+	}
 	return fresh;
 }
 

@@ -5,10 +5,11 @@
  * level change).  A thread stopped inside the bytes an entry covers moves
  * to the same instruction of the relocated copy, or the site waits.
  *
- * A relocated site watched again is written leaving the threads blocked in
- * a system call running (hook_stop.c: a stop signal would end their sleep
- * early with EINTR), when none is blocked inside an entry to write: with the
- * trap protocol (hook_live.c), since a left thread may wake meanwhile.  The
+ * Relocated sites with a one-branch entry are written leaving the threads
+ * blocked in a system call running (hook_stop.c: a stop signal would end
+ * their sleep early with EINTR), when none is blocked inside an entry to
+ * write: with the trap protocol (hook_live.c), since a left thread may wake
+ * meanwhile.  The
  * trap at byte 0 of each entry, barrier; then the left threads that ran
  * since, and threads new since, are stopped too (one of them may have been
  * inside an entry before its trap); bytes 1-4, barrier; byte 0, barrier.
@@ -65,6 +66,29 @@ static enum hook_need hook_write_need(const struct hook_site *s)
 	return s->code_on || to == 0 ? HOOK_NEED_NONE : HOOK_NEED_BRANCH;
 }
 
+/* Site s, with the world stopped, before its branch is written: a new
+ * site's own bytes saved (for detach, and the entry put back), a new one
+ * the level does not watch adopted as it is, stopped threads inside moved
+ * (else it counts in busy).  True when its branch is to be written now. */
+static bool hook_write_ready(struct hook_site *s, struct hook_stopped *st, size_t *busy)
+{
+	enum hook_need need = hook_write_need(s);
+
+	if (need == HOOK_NEED_NONE)
+		return false;
+	if (!s->patched)
+		hook_code_copy(s->orig, (void *)s->fn, s->entry);
+	if (need == HOOK_NEED_ADOPT) {
+		s->patched = true;
+		return false;
+	}
+	if (!hook_site_vacate(s, st)) {
+		(*busy)++;
+		return false;
+	}
+	return true;
+}
+
 /* With the world stopped: write the branch of every site that needs one,
  * once no thread is inside its bytes, their pages already open (nothing is
  * allocated or opened while the other threads are stopped: one of them may
@@ -77,20 +101,9 @@ static size_t hook_write_all(struct hook_engine *g, struct hook_stopped *st)
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 		uint8_t branch[HOOK_PATCH_MAX];
-		enum hook_need need = hook_write_need(s);
 
-		if (need == HOOK_NEED_NONE)
+		if (!hook_write_ready(s, st, &busy))
 			continue;
-		if (!s->patched)        /* for detach, and the entry put back */
-			hook_code_copy(s->orig, (void *)s->fn, s->entry);
-		if (need == HOOK_NEED_ADOPT) {
-			s->patched = true;
-			continue;
-		}
-		if (!hook_site_vacate(s, st)) {
-			busy++;
-			continue;
-		}
 		s->code_to = hook_live_branch_to(s);
 		/* a far entry is several instructions: written whole only
 		 * with the world stopped and no thread inside, as here */
@@ -131,8 +144,7 @@ static size_t hook_write_relight(struct hook_engine *g, struct hook_stopped *st,
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
 
-		mark[i] = hook_write_need(s) == HOOK_NEED_BRANCH && hook_site_vacate(s, st);
-		busy += hook_write_need(s) == HOOK_NEED_BRANCH && !mark[i];
+		mark[i] = hook_write_ready(s, st, &busy);
 		if (mark[i]) {
 			hook_code_put1((void *)s->fn, hook_backend.trap);
 			n++;
@@ -167,7 +179,7 @@ static size_t hook_write_relight(struct hook_engine *g, struct hook_stopped *st,
 		s->code_to = hook_live_branch_to(s);
 		hook_backend.branch(code, s->fn, s->code_to, HOOK_PATCH_LEN);
 		hook_code_put1((void *)s->fn, code[0]);
-		s->code_on = true;
+		s->patched = s->code_on = true;
 	}
 	hook_live_barrier();
 	return busy;
@@ -227,9 +239,8 @@ void hook_engine_write(struct hook_engine *g)
 			hook_pages_add(&pages, &g->mods->m[s->mod], s->fn, s->entry);
 		busy += need == HOOK_NEED_BRANCH;
 		adopt += need == HOOK_NEED_ADOPT;
-		/* only a relocated site watched again, with a one-branch entry */
-		if (need == HOOK_NEED_BRANCH && (!s->patched || s->kind != HOOK_K_RELOC ||
-		    s->entry != HOOK_PATCH_LEN))
+		/* only relocated sites with a one-branch entry */
+		if (need == HOOK_NEED_BRANCH && (s->kind != HOOK_K_RELOC || s->entry != HOOK_PATCH_LEN))
 			relight = false;
 	}
 	if (busy == 0) {
@@ -243,10 +254,6 @@ void hook_engine_write(struct hook_engine *g)
 		hook_engine_bury(g, HOOK_R_BUSY);
 		return;
 	}
-	if (relight) {          /* allocated and installed before the stop */
-		mark = xcalloc(g->nsites, sizeof *mark);
-		hook_live_trap_install(g);
-	}
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
@@ -254,6 +261,16 @@ void hook_engine_write(struct hook_engine *g)
 			agent_warn("hook: cannot stop the other threads (%s); nothing patched", err);
 			hook_engine_bury(g, HOOK_R_STOP);
 			break;
+		}
+		if (st.left > 0 && mark == NULL) {
+			/* the traps' table and handler, allocated and installed
+			 * with no thread stopped (a start-up with no other thread
+			 * never needs them), then the stop again */
+			hook_stop_resume(&st);
+			mark = xcalloc(g->nsites, sizeof *mark);
+			hook_live_trap_install(g);
+			tries--;
+			continue;
 		}
 		left = st.left;
 		busy = left > 0 ? hook_write_relight(g, &st, mark) : hook_write_all(g, &st);

@@ -47,6 +47,20 @@ void agent_info_hello(msgpack_sbuffer *sb); /* append the hello record */
 /* Read /proc/self/task/TID/NAME (a small text file) into buf, terminated;
  * its length, or -1. */
 ssize_t agent_task_read(int32_t tid, const char *name, char *buf, size_t len);
+/* The state of thread tid's system call (/proc/self/task/TID/syscall, which
+ * the kernel fills only while the thread is off its CPU): AGENT_TASK_WAITING
+ * with its stack pointer and resume pc when it sleeps in one,
+ * AGENT_TASK_RUNNING when it is on a CPU, -1 otherwise (not in a system
+ * call, or gone).  Allocates nothing. */
+enum { AGENT_TASK_WAITING, AGENT_TASK_RUNNING };
+int agent_task_syscall(int32_t tid, uintptr_t *sp, uintptr_t *pc);
+/* 0 with where tid sleeps in a system call, else -1.  A thread on its way
+ * into a sleep reads as running, and a signal then would end the sleep at
+ * once with EINTR: one that runs is looked at again, AGENT_TASK_LOOKS
+ * times AGENT_TASK_NAP_NS apart, before the caller signals it. */
+#define AGENT_TASK_LOOKS   10
+#define AGENT_TASK_NAP_NS  20000
+int agent_task_waiting(int32_t tid, uintptr_t *sp, uintptr_t *pc);
 /* The agent's own code: the executable segment of libhookscope.so, [*lo, *hi). */
 void agent_text(uintptr_t *lo, uintptr_t *hi);
 

@@ -1,10 +1,13 @@
 # sleepers.py sleep SECONDS: a worker thread runs a call-heavy loop (so the
 # overhead budget demotes functions and opens sampling windows) while the
 # main thread sleeps through libc's calls that a signal ends early with
-# EINTR: usleep, nanosleep, poll, select, epoll_wait, and pause under a
-# 30 ms interval timer (a pause the timer did not end returns with its
-# handler not run).  Prints "calls N eintr K early P" (P: pauses that
-# returned before their timer fired).
+# EINTR: usleep, nanosleep, poll, select, epoll_wait, and sigsuspend under
+# a 30 ms interval timer (one that another signal ended returns with the
+# timer still running).  Prints "calls N eintr K early P" (P: suspends
+# that returned before their timer fired).
+# sleepers.py load SECONDS LIB: the same sleeps, while a thread loads LIB
+# (a library of the program's own, so the agent patches it at each load),
+# calls its dl_many 100 times and unloads it, over and over.
 # sleepers.py wake SECONDS: six threads each sleep 0-2 ms and wake to run
 # 200 dictionary updates, over and over (threads wake while entries are
 # written); prints "sums S" (each thread's total: a multiple of 200).
@@ -34,15 +37,22 @@ def work():
 
 
 ep = select.epoll()
-fired = []
-signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+no_signals = ctypes.create_string_buffer(128)      # an empty sigset_t
+signal.signal(signal.SIGALRM, lambda *a: None)
+# SIGALRM only ever reaches the main thread inside sigsuspend (threads
+# started later inherit the mask): a pause that could miss its signal, or
+# see it taken by another thread, would wait for ever.
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
 
 
-def pause_30ms():
-    n = len(fired)
+def suspend_30ms():
     signal.setitimer(signal.ITIMER_REAL, 0.03)
-    signal.pause()
-    return 0 if len(fired) > n else -2     # -2: ended before the timer
+    libc.sigsuspend(no_signals)             # always -1, EINTR
+    if signal.setitimer(signal.ITIMER_REAL, 0)[0] == 0:
+        return 0
+    if signal.SIGALRM in signal.sigpending():   # fired since: not the next one's
+        signal.sigwait([signal.SIGALRM])
+    return -2                               # ended before its timer
 
 
 sleeps = [
@@ -51,7 +61,7 @@ sleeps = [
     lambda: libc.poll(None, 0, 30),
     lambda: libc.select(0, None, None, None, ctypes.byref(Timeval(0, 30000))),
     lambda: libc.epoll_wait(ep.fileno(), ctypes.byref(ctypes.c_uint64()), 1, 30),
-    pause_30ms,
+    suspend_30ms,
 ]
 def waker(k, end, sums):
     d, i, r = {}, 0, random.Random(k)
@@ -72,7 +82,17 @@ if sys.argv[1] == "wake":
     [t.join() for t in ts]
     print("sums", *sums)
     sys.exit(0)
-threading.Thread(target=work, daemon=True).start()
+def load(path):
+    import _ctypes
+    while not stop:
+        lib = ctypes.CDLL(path)
+        for i in range(100):
+            lib.dl_many(ctypes.c_long(i))
+        _ctypes.dlclose(lib._handle)
+
+
+threading.Thread(target=load if sys.argv[1] == "load" else work, args=sys.argv[3:],
+                 daemon=True).start()
 calls = eintr = early = 0
 end = time.monotonic() + float(sys.argv[2])
 while time.monotonic() < end:
