@@ -132,7 +132,8 @@ $(O)/obj/collectors/%.o: collectors/%.c
 	$(CC) $(CPPFLAGS_ALL) $(AGENT_INC) $(call agent_inc,$(call agent_mod,$<)) $(CFLAGS_ALL) $(MSGPACK_CFLAGS) $(ELF_CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 # The C half of the hook engine's stubs keeps off the vector registers,
 # which the stubs do not save (collectors/engine/hook.h).
-$(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o: CFLAGS_ALL += -mgeneral-regs-only
+$(O)/obj/collectors/engine/hook_hot.o $(O)/obj/collectors/timing/timing_hot.o \
+    $(O)/obj/collectors/timing/timing_site.o: CFLAGS_ALL += -mgeneral-regs-only
 # The allocator wrappers walk the frame-pointer chain from their own frame.
 $(O)/obj/collectors/memory/%.o: CFLAGS_ALL += -fno-omit-frame-pointer
 $(O)/obj/daemon/%.o: daemon/%.c

@@ -14,7 +14,7 @@
  * current level (hook_engine_loaded, on the loading thread, under the same
  * lock as level changes).
  * Timing itself is the timing collector's (tm_site_enter/exit in
- * timing_hot.c): same per-thread table, same figures.
+ * timing_site.c): same per-thread table, same figures.
  */
 #include <assert.h>
 #include <errno.h>

@@ -1,7 +1,8 @@
 /*
  * timing.c - the timing collector: calibration of the hooks' own cost, the
- * tick clock, levels and thresholds.  The hooks are in timing_hot.c, the
- * per-function totals and records in timing_report.c.
+ * tick clock, levels and thresholds.  The hooks are in timing_hot.c (and the
+ * engine's site path in timing_site.c), the per-function totals and records
+ * in timing_report.c.
  *
  * Overhead compensation.  A hooked call costs O_full ticks as seen by its
  * caller; O_in of those fall inside the call's own measured interval (the

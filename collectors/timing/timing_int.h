@@ -1,6 +1,6 @@
 /*
  * timing_int.h - data shared by the timing collector's hot path (timing_hot.c,
- * runs in the target's threads) and its reporter side (timing.c,
+ * timing_site.c: runs in the target's threads) and its reporter side (timing.c,
  * timing_report.c).
  *
  * Each thread that makes a hooked call gets one tm_block, mmap'd on its first
@@ -70,7 +70,7 @@ struct tm_frame {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct tm_frame) == 64, "a shadow-stack frame is one cache line");
 
-/* One node of a thread's calling-context tree (timing_hot.c, "call
+/* One node of a thread's calling-context tree (timing_path.h, "call
  * paths"): a timed function reached through the path of its parent node.
  * Owner writes, relaxed; the reporter reads a node once its place in
  * porder is published (release). */
@@ -186,7 +186,8 @@ struct tm_params {
 	uint32_t paths;           /* call paths tracked (the budget may turn them off) */
 } __attribute__((aligned(64)));
 
-extern struct tm_params tm_params;
+/* Hidden: the hot files reach it pc-relative, not through the GOT. */
+extern struct tm_params tm_params __attribute__((visibility("hidden")));
 extern struct tm_block *tm_head;          /* list of all blocks */
 extern uint32_t tm_threads;               /* threads that got a block */
 extern uint64_t tm_failed;                /* threads that could not get one */

@@ -1,6 +1,6 @@
 /*
- * timing_path.h - call paths on the hot path (included by timing_hot.c
- * only): each timed call's node in its thread's calling-context tree,
+ * timing_path.h - call paths on the hot path (included through
+ * timing_frame.h by the hot files only): each timed call's node in its thread's calling-context tree,
  * found from its caller's node and its function when the frame opens, and
  * its figures added when the frame closes.  The tree is a hash table of
  * nodes keyed by (parent node, function), TM_MAX_PATHS per thread: a call

@@ -2,7 +2,7 @@
  * timing_vec.c - tm_vec_call(fn): call fn with the whole extended (vector)
  * state saved around it.
  *
- * timing_hot.c and hook_hot.c are built with -mgeneral-regs-only because the
+ * timing_hot.c, timing_site.c and hook_hot.c are built with -mgeneral-regs-only because the
  * hook engine's stubs save only the general registers (hook.h).  Their rare
  * calls into code that may use vector registers (libc, on a thread's first
  * timed call) go through tm_vec_call, which saves the state -- as glibc's

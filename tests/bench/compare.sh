@@ -16,7 +16,8 @@
 # build is not counted (its loop's own entry is a patched site, so callgrind
 # never sees the loop entered).
 #   HS_CMP_ROUNDS (default 9), HS_BENCH_CALLS (default 10000000),
-#   HS_CMP_CALLGRIND=0 to skip callgrind.
+#   HS_CMP_CALLGRIND=0 to skip callgrind.  The budget is off (HOOKSCOPE_BUDGET=off), as in
+# `make bench`: else it demotes the loop's function and no call is timed.
 [ $# -eq 2 ] || { echo "usage: sh tests/bench/compare.sh BASE_BUILD NEW_BUILD" >&2; exit 2; }
 base=$(cd "$1" && pwd)/libhookscope.so
 new=$(cd "$2" && pwd)/libhookscope.so
@@ -42,7 +43,7 @@ for _ in $(seq "$R"); do
 	echo "plain $(ns "$B/engine-loop" "$N" 1)"
 	for t in base new; do
 		eval a=\$$t
-		E="env HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 LD_PRELOAD=$a"
+		E="env HOOKSCOPE_SOCKET=$sock HOOKSCOPE_BUDGET=off HOOKSCOPE_LEVEL=4 LD_PRELOAD=$a"
 		echo "patch_$t $(ns $E "$B/engine-loop" "$N" 1)"
 		echo "nop_$t $(ns $E "$B/nop-loop" "$N" 1)"
 		echo "finstrument_$t $(ns $E "$B/fi-loop" "$N" 1)"
@@ -77,7 +78,7 @@ command -v valgrind >/dev/null 2>&1 || die "valgrind is not installed (HS_CMP_CA
 echo "callgrind instructions per call inside loop() (200000 calls):"
 ir() {   # preload binary -> Ir per call
 	valgrind --tool=callgrind --trace-children=yes --smc-check=all --toggle-collect=loop \
-	    --callgrind-out-file="$cg/out.%p" env HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=4 \
+	    --callgrind-out-file="$cg/out.%p" env HOOKSCOPE_SOCKET=$sock HOOKSCOPE_BUDGET=off HOOKSCOPE_LEVEL=4 \
 	    LD_PRELOAD="$1" "$2" 200000 1 2>&1 |
 	    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -1 | awk '{ printf "%.1f", $1 / 200000 }'
 }
