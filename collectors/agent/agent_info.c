@@ -169,6 +169,18 @@ int agent_task_waiting(int32_t tid, uintptr_t *sp, uintptr_t *pc)
 	return r == AGENT_TASK_WAITING ? 0 : -1;
 }
 
+/* See agent.h. */
+bool agent_task_blocks(int32_t tid, int sig)
+{
+	char buf[2048];
+	const char *p;
+
+	if (agent_task_read(tid, "status", buf, sizeof buf) < 0 ||
+	    (p = strstr(buf, "\nSigBlk:")) == NULL)
+		return false;
+	return (strtoull(p + 8, NULL, 16) >> (sig - 1)) & 1;
+}
+
 /* The executable segment holding r[0]: [r[1], r[2]). */
 static int info_text_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {

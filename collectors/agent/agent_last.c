@@ -42,7 +42,8 @@ void agent_tids_forget(void)
 		__atomic_store_n(&agent_tids[i], 0, __ATOMIC_RELAXED);
 }
 
-static bool agent_tid_ours(int tid)
+/* See agent.h. */
+bool agent_tid_ours(int tid)
 {
 	for (int i = 0; i < AGENT_TIDS_MAX; i++)
 		if (__atomic_load_n(&agent_tids[i], __ATOMIC_RELAXED) == tid)

@@ -35,6 +35,7 @@
  * back-end's far form (several instructions: written once, world stopped).
  */
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <signal.h>
@@ -72,6 +73,8 @@ static int hook_live_membarrier(int cmd)
 	return (int)syscall(__NR_membarrier, cmd, 0, 0);
 }
 
+static bool hook_live_trapless;          /* a thread of the program blocks SIGTRAP */
+
 /* See hook_int.h: registered once. */
 bool hook_live_can_sync(void)
 {
@@ -79,7 +82,40 @@ bool hook_live_can_sync(void)
 
 	if (ok < 0)
 		ok = hook_live_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) == 0;
-	return ok == 1;
+	return ok == 1 && !__atomic_load_n(&hook_live_trapless, __ATOMIC_RELAXED);
+}
+
+/* Before traps are written with the threads running: may every thread of
+ * the program meet one?  A thread that blocks SIGTRAP and runs into a trap
+ * is killed (the kernel forces the default action on a blocked trap): a
+ * program whose threads block every signal, for a thread that takes them
+ * with sigwait, died at the first rewrite they met.  Once such a thread is
+ * seen, no entry is rewritten live again in this process: relocated sites
+ * keep their branch and the switches alone decide, as without SYNC_CORE (a
+ * site whose own bytes are back by then waits for a stop of the world),
+ * and NOP sites keep their entry.  The agent's own threads, which block
+ * every signal but never run the program's code, do not count. */
+static bool hook_live_traps_ok(void)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (__atomic_load_n(&hook_live_trapless, __ATOMIC_RELAXED))
+		return false;
+	if ((d = opendir("/proc/self/task")) == NULL)
+		return true;    /* no /proc: nothing to go by (the threads' masks are unknown) */
+	while ((e = readdir(d)) != NULL) {
+		int tid = atoi(e->d_name);
+
+		if (tid > 0 && !agent_tid_ours(tid) && agent_task_blocks(tid, SIGTRAP)) {
+			__atomic_store_n(&hook_live_trapless, true, __ATOMIC_RELAXED);
+			agent_log("hook: thread %d blocks SIGTRAP: entries are no longer rewritten "
+			    "while the program runs (the switches alone decide)", tid);
+			break;
+		}
+	}
+	closedir(d);
+	return !hook_live_trapless;
 }
 
 /* See hook_int.h. */
@@ -199,9 +235,14 @@ uintptr_t hook_live_branch_to(const struct hook_site *s)
 		return s->on && to != s->reloc ? to : 0;
 	case HOOK_K_RELOC:      /* to the block, whose switch decides; for good
 	                         * where only a NOP and a branch swap live (code_swap)
-	                         * and where the entry is several instructions (far) */
-		return to != s->reloc || !hook_live_can_sync() || hook_backend.code_swap != NULL ||
-		    s->entry != HOOK_PATCH_LEN ? (uintptr_t)s->blk : 0;
+	                         * and where the entry is several instructions (far);
+	                         * where nothing is rewritten live, an unwatched
+	                         * entry keeps what it has, its own bytes or the branch */
+		if (to != s->reloc || hook_backend.code_swap != NULL || s->entry != HOOK_PATCH_LEN)
+			return (uintptr_t)s->blk;
+		if (!hook_live_can_sync())
+			return s->patched && !s->code_on ? 0 : (uintptr_t)s->blk;
+		return 0;
 	default:                /* a wrap site's branch is for good */
 		return (uintptr_t)s->blk;
 	}
@@ -276,6 +317,8 @@ void hook_live_sync(struct hook_engine *g)
 		stale[i] = true;
 		n++;
 	}
+	if (n > 0 && hook_backend.code_swap == NULL && !hook_live_traps_ok())
+		n = 0;          /* the entries stay as they are */
 	if (n > 0 && hook_pages_open(&pages) < 0) {
 		agent_warn("hook: cannot write the code of %s: %s (the switches still apply)",
 		    pages.failed->path, strerror(errno));

@@ -149,24 +149,15 @@ void hook_stop_exempt(void)
 /* Is tid an emulator's own thread (see the top)? */
 static bool hook_stop_emulator(int tid)
 {
-	char path[64], self[256], exe[256], line[128];
-	bool blocked = false;
+	char path[64], self[256], exe[256];
 	ssize_t a, b;
-	FILE *f;
 
 	snprintf(path, sizeof path, "/proc/self/task/%d/exe", tid);
 	a = readlink("/proc/self/exe", self, sizeof self);
 	b = readlink(path, exe, sizeof exe);
 	if (a <= 0 || b <= 0 || (a == b && memcmp(self, exe, (size_t)a) == 0))
 		return false;
-	snprintf(path, sizeof path, "/proc/self/task/%d/status", tid);
-	if ((f = fopen(path, "r")) == NULL)
-		return false;
-	while (fgets(line, sizeof line, f) != NULL)
-		if (strncmp(line, "SigBlk:", 7) == 0)
-			blocked = (strtoull(line + 7, NULL, 16) >> (HOOK_STOP_SIG - 1)) & 1;
-	fclose(f);
-	return blocked;
+	return agent_task_blocks(tid, HOOK_STOP_SIG);
 }
 
 /* What a round does with thread tid. */
@@ -180,7 +171,6 @@ static enum hook_stop_do hook_stop_look(int tid)
 {
 	const struct hook_stop_leave *lv = hook_stop_leave_now;
 	uintptr_t sp, pc;
-	char buf[2048], *p;
 	int r;
 
 	if (lv == NULL)
@@ -188,10 +178,7 @@ static enum hook_stop_do hook_stop_look(int tid)
 	r = agent_task_syscall(tid, &sp, &pc);
 	if (r == AGENT_TASK_RUNNING)
 		return HOOK_STOP_LOOK_AGAIN;
-	if (r != AGENT_TASK_WAITING || !lv->ok(pc, lv->arg) ||
-	    agent_task_read(tid, "status", buf, sizeof buf) < 0 ||
-	    (p = strstr(buf, "\nSigBlk:")) == NULL ||
-	    ((strtoull(p + 8, NULL, 16) >> (SIGTRAP - 1)) & 1))
+	if (r != AGENT_TASK_WAITING || !lv->ok(pc, lv->arg) || agent_task_blocks(tid, SIGTRAP))
 		return HOOK_STOP_SIGNAL;
 	return HOOK_STOP_LEAVE;
 }

@@ -186,15 +186,25 @@ static size_t hook_write_relight(struct hook_engine *g, struct hook_stopped *st,
 }
 
 /* New sites that never got their branch die (busy: still in the way; or
- * the world could not be stopped): never written again. */
+ * the world could not be stopped): never written again.  When it could
+ * not be stopped (a thread blocks the stop signal, as a thread that leaves
+ * every signal to a sigwait thread does), so do sites whose own bytes are
+ * back and are watched again: they would wait for a stop each time, a
+ * second lost on each. */
 static void hook_engine_bury(struct hook_engine *g, enum hook_why why)
 {
-	for (size_t i = 0; i < g->nsites; i++)
-		if (!g->sites[i]->patched && !g->sites[i]->dead &&
-		    hook_kinds[g->sites[i]->kind].entry_branch) {
-			g->sites[i]->dead = true;
-			g->refused[why]++;
-		}
+	for (size_t i = 0; i < g->nsites; i++) {
+		struct hook_site *s = g->sites[i];
+
+		if (s->dead || !hook_kinds[s->kind].entry_branch || (s->patched &&
+		    (why != HOOK_R_STOP || hook_write_need(s) != HOOK_NEED_BRANCH)))
+			continue;
+		if (s->patched)
+			agent_log("hook: %s: its branch cannot be written again (%s)", s->name,
+			    hook_why_name(why));
+		s->dead = true;
+		g->refused[why]++;
+	}
 }
 
 /* Before relocated site s's first branch: does its function branch back

@@ -61,6 +61,9 @@ int agent_task_syscall(int32_t tid, uintptr_t *sp, uintptr_t *pc);
 #define AGENT_TASK_LOOKS   10
 #define AGENT_TASK_NAP_NS  20000
 int agent_task_waiting(int32_t tid, uintptr_t *sp, uintptr_t *pc);
+/* Does thread tid block signal sig now (its SigBlk)?  false when that
+ * cannot be read (the thread is gone).  Allocates nothing. */
+bool agent_task_blocks(int32_t tid, int sig);
 /* The agent's own code: the executable segment of libhookscope.so, [*lo, *hi). */
 void agent_text(uintptr_t *lo, uintptr_t *hi);
 
@@ -115,6 +118,8 @@ bool agent_detach_unloading(void);
 void agent_tid_note(int tid, bool alive);
 /* In a fork child, before its agent threads start. */
 void agent_tids_forget(void);
+/* Is tid one of the agent's own threads (started by agent_thread_start)? */
+bool agent_tid_ours(int tid);
 /* Every thread of the program has exited (only the agent's are left): the
  * exit(0) glibc's last thread would have made is the agent's to make. */
 bool agent_program_gone(void);
