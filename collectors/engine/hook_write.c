@@ -9,11 +9,11 @@
  * blocked in a system call running (hook_stop.c: a stop signal would end
  * their sleep early with EINTR), when none is blocked inside an entry to
  * write: with the trap protocol (hook_live.c), since a left thread may wake
- * meanwhile.  The
- * trap at byte 0 of each entry, barrier; then the left threads that ran
- * since, and threads new since, are stopped too (one of them may have been
- * inside an entry before its trap); bytes 1-4, barrier; byte 0, barrier.
- * A thread that runs into a trap goes on along the site's disabled path.
+ * meanwhile.  The trap at byte 0 of each entry, barrier; then the left
+ * threads that ran since, and threads new since, are stopped too (one of
+ * them may have been inside an entry before its trap); bytes 1-4, barrier;
+ * byte 0, barrier.  A thread that runs into a trap goes on along the site's
+ * disabled path.
  */
 #include <errno.h>
 #include <stdlib.h>
