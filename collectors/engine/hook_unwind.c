@@ -13,7 +13,7 @@
  * as sites of their own: the block's switch holds one of the wrappers below
  * for good, and the block's relocated prologue is the original function.
  * Each wrapper first puts the real return addresses back (tm_site_unhook,
- * timing_hot.c):
+ * timing_shadow.c):
  *   _Unwind_RaiseException, _Unwind_Resume_or_Rethrow (throw, rethrow),
  *   _Unwind_ForcedUnwind (pthread_exit, pthread_cancel): the frames are
  *     detached for good, since the walk does not come back; their calls are
