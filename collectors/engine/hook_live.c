@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -74,6 +75,8 @@ static int hook_live_membarrier(int cmd)
 }
 
 static bool hook_live_trapless;          /* a thread of the program blocks SIGTRAP */
+#define HOOK_LIVE_RELOOK_NS  2000000     /* a thread seen blocking SIGTRAP: looked at again */
+#define HOOK_LIVE_RELOOK_MAX 64
 
 /* See hook_int.h: registered once. */
 bool hook_live_can_sync(void)
@@ -93,10 +96,15 @@ bool hook_live_can_sync(void)
  * seen, no entry is rewritten live again in this process: relocated sites
  * keep their branch and the switches alone decide, as without SYNC_CORE (a
  * site whose own bytes are back by then waits for a stop of the world),
- * and NOP sites keep their entry.  The agent's own threads, which block
- * every signal but never run the program's code, do not count. */
+ * and NOP sites keep their entry.  A thread being created blocks every
+ * signal for a moment (glibc's pthread_create, until the new thread sets
+ * its mask), so one that blocks SIGTRAP is looked at again a little later;
+ * the agent's own threads, which block every signal but never run the
+ * program's code, do not count. */
 static bool hook_live_traps_ok(void)
 {
+	const struct timespec later = { 0, HOOK_LIVE_RELOOK_NS };
+	int seen[HOOK_LIVE_RELOOK_MAX], n = 0;
 	struct dirent *e;
 	DIR *d;
 
@@ -104,18 +112,23 @@ static bool hook_live_traps_ok(void)
 		return false;
 	if ((d = opendir("/proc/self/task")) == NULL)
 		return true;    /* no /proc: nothing to go by (the threads' masks are unknown) */
-	while ((e = readdir(d)) != NULL) {
+	while ((e = readdir(d)) != NULL && n < HOOK_LIVE_RELOOK_MAX) {
 		int tid = atoi(e->d_name);
 
-		if (tid > 0 && !agent_tid_ours(tid) && agent_task_blocks(tid, SIGTRAP)) {
-			__atomic_store_n(&hook_live_trapless, true, __ATOMIC_RELAXED);
-			agent_log("hook: thread %d blocks SIGTRAP: entries are no longer rewritten "
-			    "while the program runs (the switches alone decide)", tid);
-			break;
-		}
+		if (tid > 0 && !agent_tid_ours(tid) && agent_task_blocks(tid, SIGTRAP))
+			seen[n++] = tid;
 	}
 	closedir(d);
-	return !hook_live_trapless;
+	if (n > 0)
+		nanosleep(&later, NULL);
+	for (int i = 0; i < n; i++)
+		if (!agent_tid_ours(seen[i]) && agent_task_blocks(seen[i], SIGTRAP)) {
+			__atomic_store_n(&hook_live_trapless, true, __ATOMIC_RELAXED);
+			agent_log("hook: thread %d blocks SIGTRAP: entries are no longer rewritten "
+			    "while the program runs (the switches alone decide)", seen[i]);
+			return false;
+		}
+	return true;
 }
 
 /* See hook_int.h. */
@@ -209,7 +222,9 @@ void hook_live_trap_install(const struct hook_engine *g)
 		return;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = hook_live_trap;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/* SA_NODEFER: a thread inside the handler does not read as one that
+	 * blocks SIGTRAP (hook_live_traps_ok); the handler runs no trap. */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGTRAP, &sa, &hook_trap_old) != 0)
 		agent_warn("hook: cannot install the SIGTRAP handler: %s", strerror(errno));
