@@ -34,6 +34,7 @@
 #include "agent.h"
 #include "block.h"
 #include "collector.h"
+#include "engine.h"
 #include "timing.h"
 
 struct agent_config agent_cfg = {
@@ -181,6 +182,7 @@ void agent_apply(const struct proto_agent_rec *r)
 static void agent_atfork_prepare(void)
 {
 	agent_reporter_atfork_prepare();
+	hook_engine_atfork_prepare();
 }
 
 /* fork() in the parent: nothing changed. */

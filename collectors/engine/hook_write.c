@@ -16,15 +16,40 @@
  * disabled path.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "hook.h"
 #include "hook_int.h"
 
 #define HOOK_TRIES     5              /* stops tried while a thread is in the way */
+
+/* Futex word: 1 while a write leaves threads running (one at a time: the
+ * engine's lock); a fork waits for it (hook_engine_atfork_prepare). */
+static uint32_t hook_write_leaving;
+
+/* See engine.h.  A thread left running may wake and fork while the entries
+ * are half written; the write does not wait for it (it sleeps here, in a
+ * system call, or is stopped like any running thread). */
+void hook_engine_atfork_prepare(void)
+{
+	while (__atomic_load_n(&hook_write_leaving, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &hook_write_leaving, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Mark a write that may leave threads running begun (1) or over (0). */
+static void hook_write_leaving_set(uint32_t v)
+{
+	__atomic_store_n(&hook_write_leaving, v, __ATOMIC_RELEASE);
+	if (v == 0)
+		syscall(SYS_futex, &hook_write_leaving, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
 
 /* Move every stopped thread inside site s's patched bytes (past the first)
  * to the same instruction of the relocated copy, which goes on into the
@@ -264,6 +289,8 @@ void hook_engine_write(struct hook_engine *g)
 		hook_engine_bury(g, HOOK_R_BUSY);
 		return;
 	}
+	if (relight)
+		hook_write_leaving_set(1);
 	for (int tries = 0; tries < HOOK_TRIES; tries++) {
 		struct timespec nap = { 0, 2000000 };
 
@@ -292,6 +319,8 @@ void hook_engine_write(struct hook_engine *g)
 			break;
 		nanosleep(&nap, NULL);
 	}
+	if (relight)
+		hook_write_leaving_set(0);
 	free(mark);
 	hook_pages_close(&pages);
 	hook_engine_bury(g, HOOK_R_BUSY);

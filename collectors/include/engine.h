@@ -143,5 +143,9 @@ int  hook_engine_stopped(void (*fn)(const struct hook_stopped_thread *t, int n, 
 /* The calling thread runs agent code only and blocks every signal (the
  * reporter): never stopped, so a dlopen on another thread can patch. */
 void hook_stop_exempt(void);
+/* fork() is about to run (its prepare handler): wait until no write of
+ * entries that left threads running is under way, so a child never starts
+ * with an entry half written. */
+void hook_engine_atfork_prepare(void);
 
 #endif
