@@ -111,22 +111,23 @@ int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 	unw_cursor_t c;
 	uint32_t k = 0;
 
-	if (as == NULL || agent_task_waiting(tid, &regs.sp, &regs.pc) < 0)
+	if (agent_task_waiting(tid, &regs.sp, &regs.pc) < 0)
 		return -1;
 	regs.tm = timing_shadow_pin(tid);
-	if (unw_init_remote(&c, as, &regs) < 0) {
-		timing_shadow_unpin();
-		return -1;
-	}
-	do {
-		unw_word_t ip;
+	if (as != NULL && unw_init_remote(&c, as, &regs) == 0) {
+		do {
+			unw_word_t ip;
 
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
-			break;
-		out->pc[k++] = (uintptr_t)ip;
-	} while (k < BLOCK_FRAMES && unw_step(&c) > 0);
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			out->pc[k++] = (uintptr_t)ip;
+		} while (k < BLOCK_FRAMES && unw_step(&c) > 0);
+	}
 	timing_shadow_unpin();
+	/* A walk that stopped short keeps what it has, the system call's pc
+	 * at least: a signal would end the thread's sleep. */
+	if (k == 0)
+		out->pc[k++] = (uintptr_t)regs.pc;
 	out->n = k;
-	/* The syscall's wrapper and its caller at least, or it was no walk. */
-	return k >= 3 ? 0 : -1;
+	return 0;
 }
