@@ -71,8 +71,8 @@ int  block_signal_init(void);
 int  block_signal_capture(int32_t tid, struct block_sample *out, unsigned timeout_ms);
 /* Walk thread tid's stack from outside while it waits in a system call
  * (no signal, so its sleep is not cut short).  0 (a walk that stopped
- * short keeps its frames, the pc at least), or -1: not in a system call
- * (then the signal is the way). */
+ * short past the system call's frame keeps its frames), or -1: not in a
+ * system call, or no walk (then the signal is the way). */
 int  block_unwind_sleeping(int32_t tid, struct block_sample *out);
 
 /* ---- block_stacks.c: distinct stacks of one block (pure) ---- */

@@ -124,10 +124,10 @@ int block_unwind_sleeping(int32_t tid, struct block_sample *out)
 		} while (k < BLOCK_FRAMES && unw_step(&c) > 0);
 	}
 	timing_shadow_unpin();
-	/* A walk that stopped short keeps what it has, the system call's pc
-	 * at least: a signal would end the thread's sleep. */
-	if (k == 0)
-		out->pc[k++] = (uintptr_t)regs.pc;
 	out->n = k;
-	return 0;
+	/* A walk that got past the system call's own frame keeps what it has
+	 * (a signal would end the thread's sleep); one that did not is no walk
+	 * (under a user-mode emulator the kernel's registers are the
+	 * emulator's): the signal is the way. */
+	return k >= 2 ? 0 : -1;
 }
