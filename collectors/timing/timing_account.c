@@ -22,6 +22,7 @@
  * shown too high is held back, never lowered).  A sampled or off
  * function's figures are marked estimated from its first interval unwatched.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,10 +82,16 @@ static void tb_sample(uintptr_t fn, void *arg)
 		tb.fns[k].samples++;
 }
 
+/* See timing_budget.h. */
+bool tb_anchors(size_t i)
+{
+	return tb_exact(tb.fns[i].mode) || tb.probe == i + 1;
+}
+
 /* See timing_int.h: account the interval since the last harvest. */
 void tm_budget_account(void)
 {
-	double cost, cpu, anchor = 0;
+	double cost, cpu, own, anchor = 0;
 	bool clean;
 
 	tb_grow();
@@ -93,13 +100,29 @@ void tm_budget_account(void)
 	tm_cost_threads(TM_COST_ACCOUNT, tb_timed_ps(), tb_counted_ps(), &cost, &cpu);
 	tb.dec_cpu_ns += cpu;
 	tb.dec_cost_ps += cost;
+	/* The program's own CPU: without what the hooks cost it. */
+	own = cpu - cost / 1000 > 0 ? cpu - cost / 1000 : 0;
 	clean = tb.win || tb.demoted == 0;
 	for (size_t i = 0; i < tb.n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
-		struct tb_fn *f = &tb.fns[i];
+		double d = (double)(c->calls - tb.fns[i].prev.calls + c->counts - tb.fns[i].prev.counts);
 
-		if (tb_exact(f->mode))
-			anchor += (double)(c->calls - f->prev.calls + c->counts - f->prev.counts);
+		if (!tb_anchors(i))
+			continue;
+		if (tb.probe != i + 1 || tb.win) {
+			anchor += d;
+		} else if (tb.spell) {
+			/* The probe's own count is left in its CPU: the budget
+			 * charges it at its calibrated cost, which a loop of tiny
+			 * calls pays about half of (the count runs beside the
+			 * call), and taking that out would overstate the rate. */
+			anchor += d;
+			tb.sp_calls += d;
+			tb.pr_calls += d;
+			tb.pr_cpu_ns += own + d * tb_counted_ps() / 1000;
+		} else if (tb.pr_cpu_ns > 0) {
+			anchor += tb.pr_calls / tb.pr_cpu_ns * own;   /* the probe between spells */
+		}
 	}
 	if (tb.win) {
 		tb.win_anchor += anchor;
@@ -149,7 +172,7 @@ void tm_budget_account(void)
 			f->calls_est = f->time_est = true;      /* calls went unseen */
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
-		if (!tb.win)
+		if (!tb.win && !(tb.spell && tb.probe == i + 1))   /* in its spell: exact */
 			f->owed += anchor;
 		if (tb.w_anchor > 0 && f->owed > 0) {
 			double x = tr_est_calls(f->w_calls, tb.w_anchor, f->owed);
@@ -179,7 +202,7 @@ void tb_ratio_rebase(void)
 	tb_iv_clear();
 	tb.w_anchor = 0;
 	for (size_t i = 0; i < tb.n; i++)
-		if (tb_exact(tb.fns[i].mode))
+		if (tb_anchors(i))
 			tb.w_anchor += tb.fns[i].w_calls;
 	if (tb.w_anchor <= 0)
 		tb_ratio_restart();       /* the new anchor made no call in them */
@@ -283,6 +306,16 @@ static void tb_ratio_mend(void)
 	}
 }
 
+/* A window or spell (*state) was just switched to on: the figures up to
+ * now, the switch's time included, are accounted outside it. */
+static void tb_switched(bool *state, bool on)
+{
+	*state = false;
+	tm_report_harvest();
+	tm_budget_account();
+	*state = on;
+}
+
 /* Open or close the sampling window: the sampled functions' sites.  The
  * engine takes a while to switch them (opening writes their entries with
  * the world stopped, closing traps calls while it gives them their bytes
@@ -335,16 +368,42 @@ bool tb_window(bool on, uint64_t now)
 	tb.win = on;              /* tb_apply's modes are the window's, or not */
 	tb_apply(pick);
 	tm_select_window(tb.win);
-	tb.win = false;           /* the switch: outside */
-	tm_report_harvest();
-	tm_budget_account();
-	tb.win = on;
+	tb_switched(&tb.win, on);
 	tb.win_anchor = 0;
 	if (on)
 		tb.win_start = proto_now_ns();  /* the switch took a while (a world stop) */
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 	return lost;
+}
+
+/* See timing_budget.h.  The engine writes the probe's entry either way
+ * (a world stop); the calls it makes meanwhile are accounted outside the
+ * spell.  Each spell weighs half as much as the next: the rate follows a
+ * program whose pace changes within a few. */
+void tb_spell(bool on, uint64_t now)
+{
+	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
+
+	assert(tb.probe > 0 && tb.probe <= tb.n);
+	if (on) {
+		tb.pr_calls /= 2;
+		tb.pr_cpu_ns /= 2;
+	} else {
+		agent_log("budget: a spell of %.1f ms: the probe %s made %.0f calls, %.3g per us of "
+		    "the program's CPU", (double)(now - tb.sp_start) / 1e6, tm_report_name(tb.probe - 1),
+		    tb.sp_calls, tb.pr_cpu_ns > 0 ? tb.pr_calls / tb.pr_cpu_ns * 1e3 : 0);
+	}
+	pick[tb.probe - 1] = true;
+	tb.spell = on;            /* tb_apply's and the tables' state are the spell's, or not */
+	tb_apply(pick);
+	tb_tabs_build();
+	tb_switched(&tb.spell, on);
+	tb.sp_calls = 0;
+	if (on)
+		tb.sp_start = proto_now_ns();
+	tb_dec_reset();           /* a spell's cost is not the steady cost */
+	free(pick);
 }
 
 /* See timing_int.h. */

@@ -48,6 +48,8 @@
 #define TB_PEEK_NS       20000000ull           /* between peeks (each costs the reporter a wake) */
 #define TB_PEEK_CPU_NS   2000000ull            /* target CPU a peek's verdict needs */
 #define TB_PEEK_OVER     2                     /* a peek forces a tick over this many budgets */
+#define TB_SPELL_NS      10000000ull           /* a probe's spell, at least */
+#define TB_SPELL_EVERY_NS 250000000ull         /* from one spell's end to the next */
 
 #define LOAD(p)  __atomic_load_n((p), __ATOMIC_RELAXED)
 
@@ -91,13 +93,21 @@ bool tb_exact(unsigned m)
 	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
 }
 
-static uint8_t tb_hook_mode(unsigned m)
+uint8_t tb_fn_st(size_t i, bool win)
+{
+	if (tb.spell && !win && tb.probe == i + 1)
+		return TM_ST_COUNTED;
+	return tb_st(tb.fns[i].mode, win);
+}
+
+/* The engine's mode of the hot path's state st. */
+static uint8_t tb_hook_mode(uint8_t st)
 {
 	static const uint8_t of[] = {
 		[TM_ST_TIMED] = HOOK_M_TIMED, [TM_ST_COUNTED] = HOOK_M_COUNTED, [TM_ST_OFF] = HOOK_M_OFF,
 	};
 
-	return of[tb_st(m, tb.win)];
+	return of[st];
 }
 
 /* See timing_int.h. */
@@ -122,7 +132,7 @@ void tm_budget_init(void)
 			agent_warn("HOOKSCOPE_MODE=\"%s\" is not \"timed\" or \"counted\"; using timed", m);
 	}
 	tm_st_default = tb_st(tb.start, false);
-	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb.start));
+	hook_engine_start_mode((enum hook_mode)tb_hook_mode(tb_st(tb.start, false)));
 	tm_select_states_off();
 	/* Call paths, the last step up, start off and held: a program's
 	 * start-up is no measure of its cost (doc/architecture.md). */
@@ -140,15 +150,15 @@ uint32_t timing_budget_ppm(void)
 
 /* Publish the -finstrument path's states of every function, outside and in
  * a window, after mode changes (timing_select.c keeps the tables). */
-static void tb_tabs_build(void)
+void tb_tabs_build(void)
 {
 	uintptr_t *fns = xcalloc(tb.n + 1, sizeof *fns);
 	uint8_t *st = xcalloc(2 * (tb.n + 1), 1);
 
 	for (size_t i = 0; i < tb.n; i++) {
 		fns[i] = tm_report_fn(i);
-		st[i] = tb_st(tb.fns[i].mode, false);
-		st[tb.n + 1 + i] = tb_st(tb.fns[i].mode, true);
+		st[i] = tb_fn_st(i, false);
+		st[tb.n + 1 + i] = tb_fn_st(i, true);
 	}
 	tm_select_states(fns, st, st + tb.n + 1, tb.n, tb.win);
 	free(fns);
@@ -166,7 +176,7 @@ void tb_apply(const bool *pick)
 		if (pick != NULL && !pick[i])
 			continue;
 		fns[n] = tm_report_fn(i);
-		modes[n++] = tb_hook_mode(tb.fns[i].mode);
+		modes[n++] = tb_hook_mode(tb_fn_st(i, tb.win));
 	}
 	if (n > 0)
 		hook_engine_modes(fns, modes, n);
@@ -198,6 +208,28 @@ static double tb_process_cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The probe the rule left in v (none: 0): true when it is another one,
+ * whose rate takes a spell (the tick opens one at once). */
+static bool tb_probe_take(const struct tr_fn *v)
+{
+	size_t probe = 0;
+
+	for (size_t i = 0; i < tb.n; i++)
+		if (v[i].probe)
+			probe = i + 1;
+	if (probe == tb.probe)
+		return false;
+	if (probe > 0)
+		agent_log("budget: no function is cheap enough to count as the anchor: %s is the "
+		    "probe (counted in short spells, its calls between them from the CPU time)",
+		    tm_report_name(probe - 1));
+	else
+		agent_log("budget: the probe %s is no longer needed", tm_report_name(tb.probe - 1));
+	tb.probe = probe;
+	tb.pr_calls = tb.pr_cpu_ns = 0;
+	return true;
+}
+
 /* Run the rule on the figures since the last decision; apply its changes.
  * True when a mode or the call paths changed. */
 static bool tb_decide(uint64_t now)
@@ -225,7 +257,7 @@ static bool tb_decide(uint64_t now)
 			.avg_ps = f->ref_calls ? (uint64_t)((double)f->ref_total / (double)f->ref_calls *
 			    tm_ns_per_tick * 1000.0) : 0,
 			.mode = f->mode, .named = f->named, .held = now < f->held_until,
-			.anchor = f->anchor,
+			.anchor = f->anchor, .probe = tb.probe == i + 1,
 		};
 		f->dec_calls = 0;
 	}
@@ -255,6 +287,11 @@ static bool tb_decide(uint64_t now)
 		f->held_until = now + TB_HOLD_NS;
 		pick[i] = true;
 		changed++;
+	}
+	if (tb_probe_take(v)) {
+		moved = true;
+		if (changed == 0)
+			tb_ratio_rebase();
 	}
 	if (changed > 0) {
 		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%) "
@@ -291,26 +328,32 @@ static bool tb_decide(uint64_t now)
 
 /* The window just closed saw sampled calls and none of the anchor's (the
  * functions exact when a decision chose them stopped being called): one
- * of the sampled functions stays counted, chosen as a demotion chooses
- * its anchor, on the window's calls; the ratios re-base on it. */
+ * of the sampled functions called in it stays counted, chosen as a
+ * demotion chooses its anchor, or failing one cheap enough, the probe;
+ * the ratios re-base on it.  Each is judged at its rate outside the
+ * windows, as the next decision will see it: in a window every demoted
+ * function is timed and a loop of tiny ones runs many times slower. */
 static void tb_reanchor(uint64_t now)
 {
-	double ps = (double)(tb.win_end - tb.win_start) * 1000;
-	struct tr_params p = { .budget_ppm = tb_ppm, .cpu_ps = ps, .timed_ps = tb_timed_ps(),
+	double cpu = TB_DECIDE_CPU_NS;
+	struct tr_params p = { .budget_ppm = tb_ppm, .cpu_ps = cpu * 1000, .timed_ps = tb_timed_ps(),
 		.counted_ps = tb_counted_ps() };
 	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 	size_t keep;
 
-	for (size_t i = 0; i < tb.n; i++)
-		v[i] = (struct tr_fn){ .calls = tb.fns[i].w_calls - tb.fns[i].w_open,
+	for (size_t i = 0; i < tb.n; i++) {
+		bool called = tb.fns[i].w_calls - tb.fns[i].w_open > 0;
+
+		v[i] = (struct tr_fn){ .calls = called ? tb.fns[i].rate * cpu : 0,
 			.mode = tb.fns[i].mode };
-	keep = tr_anchor(v, tb.n, &p, ps * tb_ppm / 1e6);
+	}
+	keep = tr_anchor(v, tb.n, &p, p.cpu_ps * tb_ppm / 1e6);
 	if (keep < tb.n) {
 		struct tb_fn *f = &tb.fns[keep];
 
 		agent_log("budget: the anchor made no call in the window: %s stays counted "
-		    "(%.0f calls in it)", tm_report_name(keep), v[keep].calls);
+		    "(%.0f calls in it)", tm_report_name(keep), f->w_calls - f->w_open);
 		f->mode = PROTO_FMODE_COUNTED;
 		f->anchor = true;
 		f->iv_anchor = f->iv_est = 0;
@@ -320,6 +363,10 @@ static void tb_reanchor(uint64_t now)
 		tb_apply(pick);
 		tb_tabs_build();
 		tb_ratio_rebase();
+	} else if ((keep = tr_probe(v, tb.n, &p)) < tb.n) {
+		v[keep].probe = true;
+		if (tb_probe_take(v))
+			tb_ratio_rebase();
 	}
 	free(v);
 	free(pick);
@@ -330,7 +377,8 @@ static void tb_restore(uint64_t now)
 {
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 
-	tb.win = false;
+	tb.win = tb.spell = false;
+	tb.probe = 0;
 	for (size_t i = 0; i < tb.n; i++) {
 		tb.fns[i].anchor = false;
 		if (tb.fns[i].mode == tb.start)
@@ -404,7 +452,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	if (tb_nforgot > 0) {
 		uint8_t *m = xcalloc(tb_nforgot, 1);
 
-		memset(m, tb_hook_mode(tb.start), tb_nforgot);
+		memset(m, tb_hook_mode(tb_st(tb.start, false)), tb_nforgot);
 		hook_engine_modes(tb_forgot, m, tb_nforgot);
 		free(m);
 		free(tb_forgot);
@@ -438,7 +486,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	 * would leave the interval the first window estimated unmended.  The
 	 * status bar meanwhile shows the cost since the last decision, not the
 	 * one that decision was taken on (100 ms old or more). */
-	due = !tb.win && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
+	due = !tb.win && !tb.spell && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
 	cost = due ? tb_cost_now() : 0;
 	if (due && tb.wins == 1 && cost <= tb_ppm) {
 		tb_cost_ppm = cost;
@@ -455,19 +503,30 @@ uint64_t timing_budget_tick(uint64_t now)
 			tb_tick_ns *= 2;
 		}
 	}
-	if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor, tb.win_sampled)) {
+	if (tb.spell) {
+		if (now - tb.sp_start >= TB_SPELL_NS && tr_window_done(now - tb.sp_start, tb.sp_calls, 0)) {
+			tb_spell(false, now);
+			tb.sp_due = now + TB_SPELL_EVERY_NS;
+		}
+	} else if (tb.win && tr_window_done(now - tb.win_start, tb.win_anchor, tb.win_sampled)) {
 		if (tb_window(false, now))
 			tb_reanchor(now);
-	}
-	else if (!tb.win && tb.demoted > 0 && (now >= tb.win_next || tb.ratio_new)) {
+	} else if (!tb.win && tb.probe > 0 && (tb.pr_cpu_ns <= 0 || now >= tb.sp_due)) {
+		tb_spell(true, now);              /* a new probe's rate before anything */
+	} else if (!tb.win && tb.demoted > 0 && (now >= tb.win_next || tb.ratio_new)) {
 		tb.ratio_new = false;
 		tb_window(true, now);
 	}
 	tb_ip_sync();
-	if (tb.win) {
+	if (tb.spell || tb.win) {
 		uint64_t t = proto_now_ns();  /* opening it took a while */
 
-		next = t + tr_window_wait(t - tb.win_start, tb.win_anchor);
+		next = t + (tb.spell ? tr_window_wait(t - tb.sp_start, tb.sp_calls) :
+		    tr_window_wait(t - tb.win_start, tb.win_anchor));
+		if (tb.spell && next < tb.sp_start + TB_SPELL_NS)
+			next = tb.sp_start + TB_SPELL_NS;
+	} else if (tb.probe > 0 && tb.sp_due > now && tb.sp_due < now + tb_tick_ns) {
+		next = tb.sp_due;
 	} else if (tb.demoted > 0 && tb.win_next > now && tb.win_next < now + tb_tick_ns) {
 		next = tb.win_next;           /* the next window opens on time */
 	} else {

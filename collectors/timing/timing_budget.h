@@ -56,6 +56,17 @@ struct tb_state {
 	double   w_anchor_open;   /* w_anchor when the open window opened */
 	bool     ratio_new;       /* the ratios restarted: a window is due */
 	double   dec_cpu_ns, dec_cost_ps;   /* the threads' CPU and the hooks' cost since the last decision */
+	/* The probe (tr_probe): an anchor from the CPU time when no function
+	 * is cheap enough to count.  Counted alone in a spell after each
+	 * window, its calls over the program's CPU in the spells (the hooks'
+	 * cost taken out; each spell weighs half as much as the next) are its
+	 * rate; between spells the rate times the CPU is the anchor's calls. */
+	size_t   probe;           /* its index + 1 (0: none) */
+	bool     spell;           /* a spell is open */
+	uint64_t sp_start;
+	uint64_t sp_due;          /* the next spell opens (not in a window) */
+	double   sp_calls;        /* its calls in the open spell */
+	double   pr_calls, pr_cpu_ns;   /* in the spells, and their CPU (0: no spell yet) */
 };
 
 extern struct tb_state tb;
@@ -66,12 +77,20 @@ double tb_counted_ps(void);               /* and a counted one's */
 bool tb_exact(unsigned mode);             /* timed or counted: every call seen */
 void tb_apply(const bool *pick);          /* the engine's modes of the functions picked (NULL: all) */
 void tb_dec_reset(void);                  /* a new decision interval */
+void tb_tabs_build(void);                 /* the -finstrument path's states, published */
+/* The hot path's state of function i now, in a window or not (the
+ * probe is counted in its spell). */
+uint8_t tb_fn_st(size_t i, bool win);
 
 /* timing_account.c */
 /* Open or close the sampling window (its switch accounted outside it).
  * Closing, true when its anchor made no call while the sampled functions
  * made TR_WIN_ANCHOR: the anchor is lost. */
 bool tb_window(bool on, uint64_t now);
+/* Function i is in the anchor's set: exact, or the probe. */
+bool tb_anchors(size_t i);
+/* Open or close the probe's spell (its switch accounted outside it). */
+void tb_spell(bool on, uint64_t now);
 /* The anchor's set of functions changed: the ratios against the new set. */
 void tb_ratio_rebase(void);
 /* Every ratio starts again with the next window. */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "timing_frame.h"
@@ -40,7 +41,14 @@ static HOT void tm_thread_exit(void *p)
 {
 	struct tm_block *b = p;
 
+	struct timespec ts;
+
 	tm_tls_set(TM_OFF);
+	/* Its CPU time to the end: the budget's last interval of it (the
+	 * clock goes with the thread). */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		__atomic_store_n(&b->cpu_end, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+		    __ATOMIC_RELAXED);
 	__atomic_store_n(&b->state, TM_DEAD, __ATOMIC_RELEASE);
 }
 

@@ -101,6 +101,7 @@ struct tm_block {
 	/* Here, in the padding before the aligned table, so the hot fields
 	 * keep their offsets and alignment. */
 	uint64_t  born;           /* ticks when the block was made: caps running time */
+	uint64_t  cpu_end;        /* the thread's CPU time (ns) as it exited (tm_cost_retire) */
 	/* Reporter only: the thread's CPU time and its timed and counted
 	 * calls at the last look of each of the budget's two readers
 	 * (timing_cost.c): the accounting and the peek between ticks. */
@@ -388,6 +389,9 @@ void tm_budget_fig(size_t k, struct tm_fig *now, struct proto_ag_func *f);
  * (TM_COST_ACCOUNT, which moves TM_COST_PEEK's too, or TM_COST_PEEK);
  * their sums. */
 void tm_cost_threads(int base, double ct, double cc, double *cost_ps, double *cpu_ns);
+/* A thread's block retired (reporter): what it did since each base's last
+ * look, to its end, counts at that base's next look. */
+void tm_cost_retire(struct tm_block *b);
 
 /* timing_ipsample.c: self time by sampling the pc on each thread's CPU
  * clock, while the budget demotes functions (reporter only). */

@@ -177,6 +177,7 @@ static void tm_retire_dead(void)
 			continue;
 		}
 		tm_fold(b);
+		tm_cost_retire(b);
 		tm_path_fold(b);
 		tm_ip_block_gone(b);
 		if (prev != NULL) {

@@ -139,27 +139,34 @@ static bool tr_anchor_affordable(const struct tr_fn *f, const struct tr_params *
 	return f->calls * p->counted_ps <= budget / 2;
 }
 
-/* The anchor f[] would need after demotions to d (timing_rule.h): n when
- * fewer than two functions with calls are sampled (one would only be
- * estimated by itself), when the exactly counted calls make the floor, or
- * when no sampled function is cheap enough to count (half the budget at
- * most).  Else the sampled function with the fewest calls that make the
- * floor alone, or failing that the one with the most. */
-size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
+/* Is an anchor needed after demotions to d: fewer calls counted exactly
+ * than the floor, and two functions or more sampled that made calls (one
+ * would only be estimated by itself)? */
+static bool tr_anchor_needed(const struct tr_fn *d, size_t n, const struct tr_params *p)
 {
-	double floor = tr_anchor_floor(p), exact = 0;
-	size_t best = n, sampled = 0;
+	double exact = 0;
+	size_t sampled = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].mode == PROTO_FMODE_TIMED || d[i].mode == PROTO_FMODE_COUNTED)
 			exact += d[i].calls;
 		sampled += d[i].mode == PROTO_FMODE_SAMPLED && d[i].calls > 0;
 	}
-	if (exact >= floor || sampled < 2)
-		return n;
+	return exact < tr_anchor_floor(p) && sampled >= 2;
+}
+
+/* The sampled function with the fewest calls that make the floor alone, or
+ * failing that the one with the most; with a budget, only those cheap
+ * enough to count (half of it at most).  n when there is none. */
+static size_t tr_anchor_pick(const struct tr_fn *d, size_t n, const struct tr_params *p,
+    const double *budget)
+{
+	double floor = tr_anchor_floor(p);
+	size_t best = n;
+
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].mode != PROTO_FMODE_SAMPLED || d[i].calls <= 0 ||
-		    !tr_anchor_affordable(&d[i], p, budget))
+		    (budget != NULL && !tr_anchor_affordable(&d[i], p, *budget)))
 			continue;
 		if (best == n)
 			best = i;
@@ -169,6 +176,38 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 			best = d[i].calls > d[best].calls ? i : best;
 	}
 	return best;
+}
+
+/* See timing_rule.h. */
+size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
+{
+	return tr_anchor_needed(d, n, p) ? tr_anchor_pick(d, n, p, &budget) : n;
+}
+
+/* See timing_rule.h. */
+size_t tr_probe(const struct tr_fn *d, size_t n, const struct tr_params *p)
+{
+	return tr_anchor_needed(d, n, p) ? tr_anchor_pick(d, n, p, NULL) : n;
+}
+
+/* Name probe as the probe (n: none). */
+static void tr_probe_set(struct tr_fn *f, size_t n, size_t probe)
+{
+	for (size_t i = 0; i < n; i++)
+		f[i].probe = i == probe;
+}
+
+/* After a decision: the probe stays while it is sampled and an anchor is
+ * needed; the first demotion that needs one and can count none names it. */
+static void tr_probe_settle(struct tr_fn *f, size_t n, const struct tr_params *p)
+{
+	size_t now = n;
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].probe)
+			now = i;
+	if (now < n && (f[now].mode != PROTO_FMODE_SAMPLED || !tr_anchor_needed(f, n, p)))
+		tr_probe_set(f, n, n);
 }
 
 /* The anchor a lost window kept counted (struct tr_fn), while the other
@@ -210,12 +249,22 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
 		memcpy(d, f, n * sizeof *d);
 		trial = tr_demote(d, n, p, total, low, n);
 		keep = tr_anchor(d, n, p, budget);
-		if (keep == n)
-			memcpy(f, d, n * sizeof *d);      /* the trial stands */
+		if (keep == n) {
+			/* The trial stands: a probe where an anchor is needed and
+			 * none can be counted (the probe now, if it still fits). */
+			size_t probe = tr_probe(d, n, p);
+
+			for (size_t i = 0; i < n; i++)
+				if (d[i].probe && d[i].mode == PROTO_FMODE_SAMPLED && probe < n)
+					probe = i;
+			tr_probe_set(d, n, probe);
+			memcpy(f, d, n * sizeof *d);
+		}
 		free(d);
 		if (keep == n)
 			return trial;
 	}
+	tr_probe_set(f, n, n);    /* an anchor is counted */
 	if (f[keep].mode == PROTO_FMODE_SAMPLED)
 		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
 	low += f[keep].calls * p->counted_ps;
@@ -303,6 +352,7 @@ uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, b
 			}
 		}
 	}
+	tr_probe_settle(f, n, &q);
 	return (uint32_t)(total / p->cpu_ps * 1e6 + 0.5);
 }
 

@@ -32,6 +32,8 @@ struct tr_fn {
 	                           * before: demotion keeps it while the other exact
 	                           * functions make fewer calls than the floor and it
 	                           * costs at most half the budget */
+	bool     probe;           /* the probe (tr_probe): in, the one now; out, the
+	                           * one after the decision */
 	bool     changed;         /* out: tr_decide changed mode */
 };
 
@@ -71,6 +73,16 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
  * the sampled function to keep counted, or n when the exact ones make the
  * floor, fewer than two are sampled or none is cheap enough. */
 size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget);
+/* When an anchor is needed and none is cheap enough to count (every hot
+ * function tiny and about as hot as the others), a demotion names the
+ * probe instead (tr_fn.probe): the sampled function tr_anchor would choose,
+ * cost aside.  It is counted alone in short spells, which give its calls
+ * per ns of the program's CPU; between them that rate times the CPU time
+ * is the anchor's calls (timing_account.c).  A decision keeps the probe
+ * while it is sampled and an anchor is still needed (it names no other:
+ * a new probe's rate takes a spell).  The choice alone: n when no anchor
+ * is needed. */
+size_t tr_probe(const struct tr_fn *f, size_t n, const struct tr_params *p);
 /* The same with call paths (*paths: on now; out: on after): over the
  * budget, paths go off first, and functions are demoted only if that is
  * not enough; under TR_PROMOTE_PERMILLE, paths come back last: in a

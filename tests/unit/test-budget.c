@@ -175,10 +175,53 @@ static void test_budget_keeps_anchor(void **state)
 		assert_false(v[i].changed);
 
 	for (int i = 0; i < 7; i++)
-		v[i] = (struct tr_fn){ .calls = i < 6 ? 3e7 : 1e5, .avg_ps = 3000 };
+		v[i] = (struct tr_fn){ .calls = i < 6 ? 3e7 - i : 1e5, .avg_ps = 3000 };
 	tr_decide(v, 7, &P);
 	for (int i = 0; i < 6; i++)
 		assert_int_equal(v[i].mode, PROTO_FMODE_SAMPLED);
+}
+
+/* None of the sampled functions is cheap enough to count: the demotion
+ * names a probe, chosen as an anchor would be (the fewest calls that make
+ * the floor), cost aside, and no other.  Decided again (its calls now
+ * estimated) it stays, and a probe already named stays though another
+ * would be chosen; it goes once an exact function makes the floor, or
+ * when it is no longer sampled. */
+static void test_budget_probe(void **state)
+{
+	struct tr_fn v[7];
+	size_t probe = 7;
+
+	(void)state;
+	for (int i = 0; i < 7; i++)
+		v[i] = (struct tr_fn){ .calls = i < 6 ? 3e7 - i : 1e5, .avg_ps = 3000 };
+	tr_decide(v, 7, &P);
+	for (int i = 0; i < 7; i++) {
+		if (v[i].probe) {
+			assert_int_equal(probe, 7);
+			probe = (size_t)i;
+		}
+	}
+	assert_int_equal(probe, 5);             /* the fewest calls */
+	assert_int_equal(tr_probe(v, 7, &P), 5);
+	assert_int_equal(v[5].mode, PROTO_FMODE_SAMPLED);
+	tr_decide(v, 7, &P);
+	assert_true(v[5].probe);
+
+	/* Another would be chosen now (v[0] the fewest): the probe stays. */
+	v[0].calls = 2e7;
+	for (int i = 0; i < 7; i++)
+		v[i].mode = i < 6 ? PROTO_FMODE_TIMED : v[i].mode;
+	tr_decide(v, 7, &P);
+	assert_true(v[5].probe);
+	assert_false(v[0].probe);
+
+	/* An exact function makes the floor (2e5 calls in 1 s): no probe. */
+	v[6].calls = 3e5;
+	tr_decide(v, 7, &P);
+	for (int i = 0; i < 7; i++)
+		assert_false(v[i].probe);
+	assert_int_equal(tr_probe(v, 7, &P), 7);
 }
 
 /* The anchor a lost window kept counted (2% of the CPU) pushes the cost
@@ -313,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_budget_settles),
 		cmocka_unit_test(test_budget_keeps_anchor),
 		cmocka_unit_test(test_budget_pinned_anchor),
+		cmocka_unit_test(test_budget_probe),
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
