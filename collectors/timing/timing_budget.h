@@ -57,10 +57,11 @@ struct tb_state {
 	bool     ratio_new;       /* the ratios restarted: a window is due */
 	double   dec_cpu_ns, dec_cost_ps;   /* the threads' CPU and the hooks' cost since the last decision */
 	/* The probe (tr_probe): an anchor from the CPU time when no function
-	 * is cheap enough to count.  Counted alone in a spell after each
-	 * window, its calls over the program's CPU in the spells (the hooks'
-	 * cost taken out; each spell weighs half as much as the next) are its
-	 * rate; between spells the rate times the CPU is the anchor's calls. */
+	 * is cheap enough to count.  Counted alone in a spell every
+	 * TB_SPELL_EVERY_NS, its calls over the program's CPU in the spells
+	 * (the hooks' cost taken out; each spell weighs half as much as the
+	 * next) are its rate; between spells the rate times the CPU is the
+	 * anchor's calls, and its own. */
 	size_t   probe;           /* its index + 1 (0: none) */
 	bool     spell;           /* a spell is open */
 	uint64_t sp_start;

@@ -140,9 +140,11 @@ static bool tr_anchor_affordable(const struct tr_fn *f, const struct tr_params *
 }
 
 /* Is an anchor needed after demotions to d: fewer calls counted exactly
- * than the floor, and two functions or more sampled that made calls (one
- * would only be estimated by itself)? */
-static bool tr_anchor_needed(const struct tr_fn *d, size_t n, const struct tr_params *p)
+ * than the floor, and at least min sampled functions that made calls?  A
+ * counted anchor needs two (one would only be estimated by itself); the
+ * probe one (it estimates itself by its rate). */
+static bool tr_anchor_needed(const struct tr_fn *d, size_t n, const struct tr_params *p,
+    size_t min)
 {
 	double exact = 0;
 	size_t sampled = 0;
@@ -152,7 +154,7 @@ static bool tr_anchor_needed(const struct tr_fn *d, size_t n, const struct tr_pa
 			exact += d[i].calls;
 		sampled += d[i].mode == PROTO_FMODE_SAMPLED && d[i].calls > 0;
 	}
-	return exact < tr_anchor_floor(p) && sampled >= 2;
+	return exact < tr_anchor_floor(p) && sampled >= min;
 }
 
 /* The sampled function with the fewest calls that make the floor alone, or
@@ -181,13 +183,13 @@ static size_t tr_anchor_pick(const struct tr_fn *d, size_t n, const struct tr_pa
 /* See timing_rule.h. */
 size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
 {
-	return tr_anchor_needed(d, n, p) ? tr_anchor_pick(d, n, p, &budget) : n;
+	return tr_anchor_needed(d, n, p, 2) ? tr_anchor_pick(d, n, p, &budget) : n;
 }
 
 /* See timing_rule.h. */
 size_t tr_probe(const struct tr_fn *d, size_t n, const struct tr_params *p)
 {
-	return tr_anchor_needed(d, n, p) ? tr_anchor_pick(d, n, p, NULL) : n;
+	return tr_anchor_needed(d, n, p, 1) ? tr_anchor_pick(d, n, p, NULL) : n;
 }
 
 /* Name probe as the probe (n: none). */
@@ -206,7 +208,7 @@ static void tr_probe_settle(struct tr_fn *f, size_t n, const struct tr_params *p
 	for (size_t i = 0; i < n; i++)
 		if (f[i].probe)
 			now = i;
-	if (now < n && (f[now].mode != PROTO_FMODE_SAMPLED || !tr_anchor_needed(f, n, p)))
+	if (now < n && (f[now].mode != PROTO_FMODE_SAMPLED || !tr_anchor_needed(f, n, p, 1)))
 		tr_probe_set(f, n, n);
 }
 

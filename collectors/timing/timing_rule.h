@@ -74,9 +74,9 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
  * floor, fewer than two are sampled or none is cheap enough. */
 size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget);
 /* When an anchor is needed and none is cheap enough to count (every hot
- * function tiny and about as hot as the others), a demotion names the
- * probe instead (tr_fn.probe): the sampled function tr_anchor would choose,
- * cost aside.  It is counted alone in short spells, which give its calls
+ * function tiny and about as hot as the others), or one function alone is
+ * sampled, a demotion names the probe instead (tr_fn.probe): the sampled
+ * function tr_anchor would choose, cost aside.  It is counted alone in short spells, which give its calls
  * per ns of the program's CPU; between them that rate times the CPU time
  * is the anchor's calls (timing_account.c).  A decision keeps the probe
  * while it is sampled and an anchor is still needed (it names no other:

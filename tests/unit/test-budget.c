@@ -183,7 +183,8 @@ static void test_budget_keeps_anchor(void **state)
 
 /* None of the sampled functions is cheap enough to count: the demotion
  * names a probe, chosen as an anchor would be (the fewest calls that make
- * the floor), cost aside, and no other.  Decided again (its calls now
+ * the floor), cost aside, and no other; so does one that samples a single
+ * function.  Decided again (its calls now
  * estimated) it stays, and a probe already named stays though another
  * would be chosen; it goes once an exact function makes the floor, or
  * when it is no longer sampled. */
@@ -222,6 +223,15 @@ static void test_budget_probe(void **state)
 	for (int i = 0; i < 7; i++)
 		assert_false(v[i].probe);
 	assert_int_equal(tr_probe(v, 7, &P), 7);
+
+	/* One function alone sampled, the exact ones under the floor: it is
+	 * its own probe (no ratio could estimate it). */
+	v[0] = (struct tr_fn){ .calls = 3e7, .avg_ps = 3000 };
+	v[1] = (struct tr_fn){ .calls = 1e3, .avg_ps = 3000 };
+	tr_decide(v, 2, &P);
+	assert_int_equal(v[0].mode, PROTO_FMODE_SAMPLED);
+	assert_true(v[0].probe);
+	assert_false(v[1].probe);
 }
 
 /* The anchor a lost window kept counted (2% of the CPU) pushes the cost

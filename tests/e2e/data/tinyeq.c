@@ -1,6 +1,6 @@
 /*
  * tinyeq.c ITERATIONS - two threads, each calling work() ITERATIONS times;
- * work calls each of five small functions once, so all six are equally hot
+ * work calls each of two small functions once, so all three are equally hot
  * and each call costs a few nanoseconds: no function is cheap enough to
  * count as the overhead budget's anchor (tests/e2e/budget-probe.sh).  Every
  * function's exact count is 2 x ITERATIONS.  noipa keeps gcc from inlining
@@ -17,15 +17,16 @@
 static __thread volatile long sink;
 
 /* Straight-line: a loop back into the first bytes would leave it unpatched. */
-#define F(n) NOIPA void f##n(long x) { sink += x * n; sink += x + n; sink ^= n; sink -= x; \
-	sink += x & n; sink ^= x; sink += n; sink -= x ^ n; }
-F(0) F(1) F(2) F(3) F(4)
-static void (*const fs[])(long) = { f0, f1, f2, f3, f4 };
+#define OPS(n) sink += x * n; sink += x + n; sink ^= n; sink -= x; \
+	sink += x & n; sink ^= x; sink += n; sink -= x ^ n;
+#define F(n) NOIPA void f##n(long x) { OPS(n) OPS(n + 1) }
+F(0) F(1)
+static void (*const fs[])(long) = { f0, f1 };
 
 NOIPA void work(long i)
 {
-	for (int k = 0; k < 5; k++)
-		fs[(i + k) % 5](i);
+	for (int k = 0; k < 2; k++)
+		fs[(i + k) % 2](i);
 }
 
 static void *run(void *arg)
