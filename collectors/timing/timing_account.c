@@ -91,7 +91,7 @@ bool tb_anchors(size_t i)
 /* See timing_int.h: account the interval since the last harvest. */
 void tm_budget_account(void)
 {
-	double cost, cpu, own, anchor = 0, probe_est = 0;
+	double cost, cpu, own, anchor = 0, probe_est = 0, probe_seen = 0;
 	bool clean;
 
 	tb_grow();
@@ -114,8 +114,8 @@ void tm_budget_account(void)
 		} else if (tb.spell) {
 			/* Its rate over the CPU without its count's calibrated
 			 * cost: what counting costs a call varies with the code
-			 * around it (0.98 ns to 2.6 ns on two builds of
-			 * tinyeq.c), the calibration is the agent's best figure. */
+			 * around it (doc/architecture.md, "The probe"); the
+			 * calibration is the agent's best figure. */
 			anchor += d;
 			tb.sp_calls += d;
 			tb.pr_calls += d;
@@ -123,6 +123,7 @@ void tm_budget_account(void)
 		} else if (tb.pr_cpu_ns > 0) {
 			probe_est = tb.pr_calls / tb.pr_cpu_ns * own;   /* between spells */
 			anchor += probe_est;
+			probe_seen = d;   /* counted while its spell was being switched */
 		}
 	}
 	if (tb.win) {
@@ -174,10 +175,13 @@ void tm_budget_account(void)
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
 		if (tb.probe == i + 1 && !tb.win) {
-			/* The probe estimates itself, by its rate (in its spell
-			 * its calls are exact): no window needed. */
-			f->dec_calls += probe_est;
-			tb_add_est(f, probe_est);
+			/* The probe estimates itself, by its rate, no window
+			 * needed; the calls it was seen making are shown already
+			 * (in its spell all are). */
+			double x = probe_est > probe_seen ? probe_est - probe_seen : 0;
+
+			f->dec_calls += x;
+			tb_add_est(f, x);
 			continue;
 		}
 		if (!tb.win)
