@@ -40,7 +40,6 @@ static bool tm_key_ok;
 static HOT void tm_thread_exit(void *p)
 {
 	struct tm_block *b = p;
-
 	struct timespec ts;
 
 	tm_tls_set(TM_OFF);
