@@ -11,6 +11,9 @@
  * -finstrument-functions (the floor, the agent's own hooks, uftrace) and
  * with clang -fpatchable-function-entry=5 (compiler-assisted sites).  Only
  * leaf is instrumented in those builds.
+ *   HS_LOOP_NESTED=1: the loop calls outer, whose first instruction after
+ * its stack adjustment is the call of leaf (the hook engine relocates that
+ * call into the site's block), and the figures are per call of either.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,12 +30,20 @@
 #endif
 
 static __thread long sink;     /* per thread: threads share nothing */
-static long iterations = 20000000;
+static long iterations = 20000000;   /* calls per thread */
+static int nested;                    /* HS_LOOP_NESTED: through outer */
 
 /* The timed function: big enough to patch (5 bytes), as small as that. */
 NOIPA static void leaf(long x)
 {
 	sink += x;
+}
+
+/* A function whose first bytes hold a call (sub $8,%rsp; call leaf). */
+NOIPA static void outer(long x)
+{
+	leaf(x);
+	sink++;
 }
 
 /* A clock in seconds. */
@@ -49,8 +60,12 @@ NOINSTR static void *loop(void *arg)
 {
 	double t0 = now_s(CLOCK_THREAD_CPUTIME_ID);
 
-	for (long i = 0; i < iterations; i++)
-		leaf(i);
+	if (nested)
+		for (long i = 0; i < iterations / 2; i++)
+			outer(i);
+	else
+		for (long i = 0; i < iterations; i++)
+			leaf(i);
 	*(double *)arg = now_s(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return NULL;
 }
@@ -63,6 +78,7 @@ NOINSTR int main(int argc, char **argv)
 
 	if (argc > 1)
 		iterations = atol(argv[1]);
+	nested = getenv("HS_LOOP_NESTED") != NULL && atoi(getenv("HS_LOOP_NESTED")) != 0;
 	if (iterations <= 0 || threads < 1 || threads > 64) {
 		fprintf(stderr, "usage: engine-loop [N>0 [THREADS 1-64]]\n");
 		return 2;

@@ -10,6 +10,8 @@
 #     (clang -fpatchable-function-entry=5 build);
 #   hookscope enabled without call paths (HOOKSCOPE_PATHS=0: flat timing),
 #     finstrument and patch: what path tracking costs per call;
+#   hookscope patch on a function whose relocated first bytes hold a call
+#     (HS_LOOP_NESTED=1: the loop calls outer, which calls leaf);
 #   hookscope with the site disabled (per back-end);
 #   hookscope with every function counted only (HOOKSCOPE_MODE=counted: the
 #     counted path the overhead budget demotes cheap functions to: an exact
@@ -89,6 +91,7 @@ row patch  "hookscope patch, enabled (level 4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4
 row nop    "hookscope nop, enabled (level 4)"    "$N" $RUNS $E HOOKSCOPE_LEVEL=4 "$B/nop-loop"
 row fiflat "hookscope finstrument, flat (4)"     "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_PATHS=0 "$B/fi-loop"
 row flat   "hookscope patch, flat (level 4)"     "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_PATHS=0 "$B/engine-loop"
+row pcall  "hookscope patch, call in prologue"    "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HS_LOOP_NESTED=1 "$B/engine-loop"
 row cnt    "hookscope patch, counted (level 4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_MODE=counted "$B/engine-loop"
 row ficnt  "hookscope finstrument, counted (4)"  "$N" $RUNS $E HOOKSCOPE_LEVEL=4 HOOKSCOPE_MODE=counted "$B/fi-loop"
 row fi0    "hookscope finstrument, level 0"      "$N" $RUNS $E HOOKSCOPE_LEVEL=0 "$B/fi-loop"
@@ -106,12 +109,14 @@ awk -v plain="$v_plain_1" -v clang="$v_clang_1" -v floor="$v_floor_1" -v floor2=
     -v nop="$v_nop_1" -v nop2="$v_nop_2" -v fi0="$v_fi0_1" -v patch0="$v_patch0_1" \
     -v nop0="$v_nop0_1" -v uf="$v_uf_1" -v uf2="$v_uf_2" -v fistub="$v_fistub_1" \
     -v fioff="$v_fioff_1" -v cnt="$v_cnt_1" -v ficnt="$v_ficnt_1" \
-    -v fiflat="$v_fiflat_1" -v flat="$v_flat_1" '
+    -v fiflat="$v_fiflat_1" -v flat="$v_flat_1" -v pcall="$v_pcall_1" '
 function goal(ok) { return ok ? "met" : "NOT met" }
 BEGIN {
 	printf "call paths over flat timing (HOOKSCOPE_PATHS=0; the budget turns them off first):\n"
 	printf "  finstrument %+.1f ns per call (%.1f flat), patch %+.1f ns (%.1f flat)\n",
 	    fi - fiflat, fiflat, patch - flat, flat
+	printf "a call among the relocated first bytes (outer: sub $8,%%rsp; call leaf; both timed; its return\n"
+	printf "  mispredicted once): %.1f ns per call against %.1f for leaf alone\n", pcall, patch
 	printf "counted only (the budget'"'"'s cheaper path; goal: much cheaper than timed):\n"
 	# Under 0.5 ns the difference is noise between runs: no ratio.
 	less = "within the noise, against"

@@ -1,8 +1,8 @@
 /*
  * test-hook-x86.c - the prologue relocator of the hook engine
  * (collectors/hook_x86.c) on hand-written x86-64 byte sequences: a
- * RIP-relative load, a rel8 jcc turned into rel32, a call rel32 made a push
- * of the original return address and a jmp, and
+ * RIP-relative load, a rel8 jcc turned into rel32, a call rel32 made a call
+ * with the original return address put over the pushed one and a jmp, and
  * the refusals (a branch back into the patched bytes, a call in their middle,
  * jrcxz, too short, out of reach), plus relocated prologues that really run;
  * every direct-branch encoding aimed into the patched bytes found however far
@@ -84,24 +84,29 @@ static void test_jcc_rel8(void **state)
 	assert_true(test_target(&p, 11, 15) == FN + 6);
 }
 
-/* call rel32 as the whole patched region: push of the original return
- * address (FN + 5) and a jmp to the same callee. */
+/* call rel32 as the whole patched region: a call of the byte past an int3
+ * (the return stack buffer's entry), the original return address (FN + 5)
+ * over the pushed one, a jmp to the same callee, and no jmp back. */
 static void test_call_rel32(void **state)
 {
 	static const uint8_t code[] = { 0xe8, 0x00, 0x01, 0x00, 0x00, 0xc3 };
-	static const uint8_t movl[] = { 0xc7, 0x44, 0x24, 0x04, 0, 0, 0, 0 };
+	static const uint8_t call_next[] = { 0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc };
 	struct hook_plan p;
-	uint32_t lo;
+	uint32_t lo, hi;
 
 	(void)state;
 	assert_int_equal(test_plan(code, sizeof code, FN, DST, &p), HOOK_OK);
 	assert_int_equal(p.n, 5);
-	assert_int_equal(p.out[0], 0x68);               /* push $lo32 */
-	memcpy(&lo, p.out + 1, 4);
-	assert_int_equal(lo, FN + 5);
-	assert_memory_equal(p.out + 5, movl, sizeof movl); /* movl $0, 4(%rsp) */
-	assert_int_equal(p.out[13], 0xe9);
-	assert_true(test_target(&p, 14, 18) == FN + 5 + 0x100);
+	assert_memory_equal(p.out, call_next, sizeof call_next);     /* call 1f; int3; 1: */
+	assert_memory_equal(p.out + 6, ((const uint8_t[]){ 0xc7, 0x04, 0x24 }), 3);
+	memcpy(&lo, p.out + 9, 4);                                    /* movl $lo, (%rsp) */
+	assert_int_equal(lo, (uint32_t)(FN + 5));
+	assert_memory_equal(p.out + 13, ((const uint8_t[]){ 0xc7, 0x44, 0x24, 0x04 }), 4);
+	memcpy(&hi, p.out + 17, 4);                                   /* movl $hi, 4(%rsp) */
+	assert_int_equal(hi, (uint32_t)((uint64_t)(FN + 5) >> 32));
+	assert_int_equal(p.out[21], 0xe9);
+	assert_true(test_target(&p, 22, 26) == FN + 5 + 0x100);
+	assert_int_equal(p.len, 26);
 }
 
 /* push rbp; mov rbp,rsp; nop; ...; jmp back to byte 1: refused. */
@@ -169,8 +174,9 @@ static void test_runs(void **state)
 	f = (int (*)(void))(uintptr_t)(m + 0x200);   /* relocated lea, jmp back to mov */
 	assert_int_equal(f(), 4242);
 
-	/* call callee; ret -- relocated as push m+5 / jmp: the callee returns
-	 * into the original code (m + 5: ret), never into the block */
+	/* call callee; ret -- relocated as call / m+5 over its address / jmp:
+	 * the callee returns into the original code (m + 5: ret), never into
+	 * the block */
 	static const uint8_t caller[] = { 0xe8, 0xfb, 0x00, 0x00, 0x00, 0xc3 }; /* call m+0x100 */
 	static const uint8_t callee[] = { 0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3 }; /* mov $42,%eax; ret */
 	memcpy(m, caller, sizeof caller);

@@ -7,10 +7,12 @@
  *   - RIP-relative memory operands get their displacement adjusted;
  *   - jmp/jcc rel8 and rel32 are re-emitted as rel32 forms aimed at the
  *     original target;
- *   - a direct call (it can only end the patched bytes) becomes push of the
- *     original return address + jmp, so the callee returns to fn + n in the
- *     original code: an unwinder walking through the callee's caller finds
- *     unwind information there, never the block (which has none);
+ *   - a direct call (it can only end the patched bytes) becomes a call
+ *     whose pushed address is replaced by the original return address,
+ *     then a jmp, so the callee returns to fn + n in the original code: an
+ *     unwinder walking through the callee's caller finds unwind
+ *     information there, never the block (which has none), and the return
+ *     stack buffer stays in step with the stack (hook_x86_emit);
  *   - loop/jrcxz/xbegin and anything undecodable are refused, and so is a
  *     call that does not end the patched bytes (a thread inside its callee at
  *     patch time would return into the middle of the jmp) and an indirect
@@ -242,12 +244,24 @@ static enum hook_why hook_x86_emit(const struct x86_insn *in, uint64_t dst, size
 	if (in->id == ZYDIS_MNEMONIC_CALL && in->address + in->size != addr + n_end)
 		return HOOK_R_CALL;
 	if (in->id == ZYDIS_MNEMONIC_CALL && in->direct) {
-		/* push the original return address (fn + n, code with unwind
-		 * info), then jmp: unwinders and returns never see the block */
+		/* A call of the next-but-one byte, then the original return
+		 * address (fn + n, code with unwind info) over the one it
+		 * pushed, then a jmp: unwinders and returns never see the
+		 * block, and the return stack buffer gets the entry the
+		 * callee's ret pops.  A push + jmp would leave it one entry
+		 * short: the callee's return, the function's own through the
+		 * block and every one above it would each be mispredicted,
+		 * where now only the callee's is.  The int3 after the call is
+		 * where that prediction sends the callee's return: speculation
+		 * stops there.  (A call of the very next byte is not taken
+		 * for a call by the predictor on some cores.) */
 		uint64_t ret = in->address + in->size;
 		uint32_t lo = (uint32_t)ret, hi = (uint32_t)(ret >> 32);
 
-		buf[len++] = 0x68;              /* push $lo (sign-extended) */
+		memcpy(buf + len, (const uint8_t[]){ 0xe8, 0x01, 0x00, 0x00, 0x00, 0xcc }, 6);
+		len += 6;                       /* call 1f; int3; 1: */
+		memcpy(buf + len, (const uint8_t[]){ 0xc7, 0x04, 0x24 }, 3);
+		len += 3;                       /* movl $lo, (%rsp) */
 		memcpy(buf + len, &lo, 4);
 		len += 4;
 		memcpy(buf + len, (const uint8_t[]){ 0xc7, 0x44, 0x24, 0x04 }, 4);
@@ -344,6 +358,10 @@ enum hook_why hook_x86_relocate(const uint8_t *code, size_t size, uint64_t addr,
 		if (why != HOOK_OK)
 			goto out;
 	}
+	/* A relocated call ends the patched bytes and returns to fn + n
+	 * itself: nothing comes back to the copy. */
+	if (ins[ninsn - 1].id == ZYDIS_MNEMONIC_CALL)
+		goto out;
 	if (p->len + 5 > sizeof p->out) {
 		why = HOOK_R_BIG;
 		goto out;

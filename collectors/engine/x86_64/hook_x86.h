@@ -12,7 +12,8 @@
 
 /* Relocate the first instructions of the function at addr (size bytes,
  * code = a readable copy or the function itself) so they run at dst and
- * then jump back to addr + n (the back-end's plan op).  HOOK_OK or the
+ * then jump back to addr + n (a relocated call returns there itself; the
+ * back-end's plan op).  HOOK_OK or the
  * refusal reason. */
 enum hook_why hook_x86_relocate(const uint8_t *code, size_t size, uint64_t addr, uint64_t dst,
     struct hook_plan *p);
