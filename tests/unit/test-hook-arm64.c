@@ -203,9 +203,17 @@ static void test_literal_values(void **state)
 	assert_true(test_call(entry, 0) == 0x1122334455667788ull);
 	assert_int_equal(test_place(&fns[8], &p, &entry), HOOK_OK);
 	assert_true(test_call(entry, 0) == 0x0102030405060708ull);
-	/* bl: the callee returns to the original code, whose add runs */
+	/* bl: the callee returns to the original code, whose add runs; the
+	 * copy starts with a bl over a brk (the return address stack's entry) */
 	assert_int_equal(test_place(&fns[1], &p, &entry), HOOK_OK);
 	assert_true(test_call(entry, 10) == 16);
+	{
+		uint32_t w[2];
+
+		memcpy(w, p.out, sizeof w);
+		assert_int_equal(w[0], 0x94000002u);    /* bl .+8 */
+		assert_int_equal(w[1], 0xd4200000u);    /* brk #0 */
+	}
 }
 
 /* The refusals. */

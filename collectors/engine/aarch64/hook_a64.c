@@ -10,9 +10,10 @@
  * which are re-encoded from their fields:
  *   - B keeps its form aimed at the original target, or jumps there through
  *     x17 (ldr x17, #8; br x17; .quad target) out of its +/-128 MB; BL
- *     becomes "ldr x30, =fn+n; b target" (the same through x17 out of
- *     reach), so the callee returns to the original code (where unwind
- *     information is) rather than into the block;
+ *     becomes "bl 1f; brk #0; 1: ldr x30, =fn+n; b target" (the same
+ *     through x17 out of reach), so the callee returns to the original code
+ *     (where unwind information is) rather than into the block, and the
+ *     return address stack stays in step (a64_reloc_one);
  *   - B.cond, CBZ/CBNZ and TBZ/TBNZ become the inverted test skipping over
  *     the jump to the target (b.ne over; b target; over:);
  *   - ADR becomes adrp + add, ADRP is re-encoded for its new page (+/-4 GB);
@@ -79,7 +80,7 @@ enum hook_why hook_a64_sweep(const uint8_t *code, size_t size, uint64_t addr, si
 	return HOOK_OK;
 }
 
-#define A64_FORM_MAX 28          /* the longest relocated form (bl out of reach) */
+#define A64_FORM_MAX 36          /* the longest relocated form (bl out of reach) */
 
 /* Emit a jump from q to 'to' at o: a B, or through x17 out of its reach.
  * Its length. */
@@ -174,12 +175,20 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 		    ((insn & 0xff000010u) == 0x54000000u && (insn & 0xe) == 0xe);  /* b.al, b.nv */
 
 		if (uncond && link) {
+			/* bl over a brk first: the return address stack gets the
+			 * entry the callee's ret pops (x30 set by hand alone left
+			 * it one short, and every return above mispredicted); the
+			 * brk is where that prediction sends it: speculation stops */
+			a64_put(o, a64_b(q, q + 8, true));
+			a64_put(o + 4, A64_BRK0);
+			o += 8;
+			q += 8;
 			if (a64_fits((int64_t)(t - (q + 4)) >> 2, 26)) {
 				/* ldr x30, lit; b target; lit: .quad back */
 				a64_put(o, a64_ldr_lit(30, 8));
 				a64_put(o + 4, a64_b(q + 4, t, false));
 				memcpy(o + 8, &back, 8);
-				p->len += 16;
+				p->len += 8 + 16;
 			} else {
 				/* ldr x30, lit; ldr x17, lit + 8; br x17; lit: .quad back, target */
 				a64_put(o, a64_ldr_lit(30, 12));
@@ -187,7 +196,7 @@ static enum hook_why a64_reloc_one(uint32_t insn, uint64_t pc, uint64_t dst, uin
 				a64_put(o + 8, a64_br(A64_X17));
 				memcpy(o + 12, &back, 8);
 				memcpy(o + 20, &t, 8);
-				p->len += 28;
+				p->len += 8 + 28;
 			}
 		} else if (uncond) {
 			p->len += a64_jump(o, q, t);

@@ -15,6 +15,7 @@
 
 #define A64_NOP     0xd503201fu
 #define A64_ADR_X16_SELF 0x10000010u       /* adr x16, . */
+#define A64_BRK0         0xd4200000u       /* brk #0 */
 #define A64_MRS_X16_TP   0xd53bd050u       /* mrs x16, tpidr_el0 */
 #define A64_X16     16
 #define A64_X17     17

@@ -12,22 +12,23 @@
  *
  *   blk+0   adrp x16, switch; ldr x16, [x16, :lo12:switch]; br x16
  *   blk+12  adr x16, blk+12; adrp x17, enter; ldr x17, [...]; br x17   enabled
- *   blk+28  adrp x17, exit; ldr x17, [...]; br x17    the function's return address
- *   blk+40  adr x16, blk+40; adrp x17, count; ldr x17, [...]; br x17   counted
- *   blk+56  .word index
+ *   blk+28  bl blk+64                            timed: the function, called
+ *   blk+32  adrp x17, exit; ldr x17, [...]; br x17    the function's return address
+ *   blk+44  adr x16, blk+44; adrp x17, count; ldr x17, [...]; br x17   counted
+ *   blk+60  .word index
  *   blk+64  relocated prologue (up to 96 bytes, hook_a64.c)
  *           b fn+n, or ldr x17, #8; br x17; .quad fn+n out of B reach
  *   blk+160 mrs x16, tpidr_el0                   counted by the block itself:
  *           add x16, x16, #tpoff_hi, lsl #12     the thread's counts
  *           ldr x16, [x16, #tpoff_lo]            (timing_count.c), NULL when
- *           cbz x16, blk+40                      it has none: the general way
+ *           cbz x16, blk+44                      it has none: the general way
  *           add x16, x16, #index*8_hi, lsl #12
  *           ldr x17, [x16, #index*8_lo]
  *           add x17, x17, #1
  *           str x17, [x16, #index*8_lo]
  *           b blk+64
  *
- * The switch holds blk+12 (timed), blk+160 (counted; blk+40, the general
+ * The switch holds blk+12 (timed), blk+160 (counted; blk+44, the general
  * way through hook_count_common, where the block cannot count itself: the
  * TLS offset or the index out of the two adds' 16 MB) or blk+64 (disabled), so
  * a level or mode change is one relaxed 8-byte store per site.  x16 and x17
@@ -35,8 +36,9 @@
  * veneer clobber them on any call, and compilers never keep values in them
  * across one.  The stubs are jumped to, not called: x30 still holds the
  * caller's return address.  x16 holds the entry's own address (blk+12 or
- * blk+40, set by its adr: an entry NOP's B enters there directly, past the
- * switch) so the stubs find the block, and they leave by br to blk+64.
+ * blk+44, set by its adr: an entry NOP's B enters there directly, past the
+ * switch) so the stubs find the block, and they leave by br to blk+64 (or,
+ * timed, to blk+28).
  * Under BTI the blocks' pages are not guarded (mapped without PROT_BTI): a
  * far entry's br x16 may land on blk+0; the stubs, in the agent's guarded
  * text, start with bti c, which a br x16 or x17 may land on.
@@ -44,10 +46,17 @@
  * Enabled, hook_enter_common (hook_tramp.c) stores x30 in its frame's slot
  * (at the function's entry sp - 16, so the exit stub finds the same address:
  * the call's identity for the shadow stack) and calls hook_site_enter, which
- * opens a timing frame holding it; the stub then sets x30 = blk+28.  The function
- * runs with x30 = blk+28 (a PACIASP of its own signs that address with its
- * own sp, and its AUTIASP checks it: both see the same value), returns
- * there, and hook_exit_common gives the real address back and returns to it.
+ * opens a timing frame holding it; the stub then goes to blk+28, whose bl
+ * calls the function with x30 = blk+32 (a PACIASP of its own signs that
+ * address with its own sp, and its AUTIASP checks it: both see the same
+ * value); it returns there, and hook_exit_common gives the real address back
+ * and returns to it.  A bl rather than x30 set and a br: the return address
+ * stack predicts a ret from the entries bl pushed, so both returns -- the
+ * function's to blk+32 and the exit stub's to the caller, whose own bl
+ * pushed it -- are predicted.  With x30 set by hand the function's ret took
+ * the caller's entry, the exit stub's the one below, and every return above
+ * was mispredicted in turn (the x86-64 back-end calls its prologue for the
+ * same reason).
  *
  * The stubs save x0-x17, x30 and all of q0-q31: the C half (hook_hot.c,
  * timing_hot.c) is built with -mgeneral-regs-only, but a thread's first
@@ -66,11 +75,12 @@
 #define HOOK_BLK_SIZE   208         /* out-of-line block per site */
 #define HOOK_BLK_ON     12          /* the enabled path (see above) */
 #define HOOK_BLK_ENTERED 12         /* what hook_enter_common is given (x16) */
-#define HOOK_BLK_RET    28          /* the function's return address */
-#define HOOK_BLK_COUNT_STUB 40      /* the counted path through hook_count_common */
-#define HOOK_BLK_COUNTED 40         /* what hook_count_common is given (x16) */
+#define HOOK_BLK_CALL   28          /* timed: bl to the relocated prologue */
+#define HOOK_BLK_RET    32          /* the function's return address */
+#define HOOK_BLK_COUNT_STUB 44      /* the counted path through hook_count_common */
+#define HOOK_BLK_COUNTED 44         /* what hook_count_common is given (x16) */
 #define HOOK_BLK_COUNT  160         /* the counted path in the block */
-#define HOOK_BLK_INDEX  56          /* the site's index, 4 bytes */
+#define HOOK_BLK_INDEX  60          /* the site's index, 4 bytes */
 #define HOOK_BLK_HEAD   64          /* the relocated prologue */
 #define HOOK_BLK_HEAD_MAX 96        /* its room: four instructions' worst forms + the way back */
 #define HOOK_SW_FN      1           /* switch[1]: the site's function */

@@ -62,15 +62,15 @@ __asm__(
 	"	bl hook_site_enter\n"
 	"	ldr x16, [sp, #128]\n"
 	"	ldr x30, [sp, #144]\n"
-	"	tst w0, #0xff\n"                              /* timed: x30 = blk + 28 */
-	"	sub x17, x16, #" HOOK_STR(HOOK_BLK_ON - HOOK_BLK_RET) "\n"
-	"	csel x30, x17, x30, ne\n"
+	"	tst w0, #0xff\n"                              /* timed: to blk + 28 */
+	"	add x17, x16, #" HOOK_STR(HOOK_BLK_CALL - HOOK_BLK_ON) "\n"
 	"	add x16, x16, #" HOOK_STR(HOOK_BLK_HEAD - HOOK_BLK_ON) "\n"
+	"	csel x16, x17, x16, ne\n"
 	HOOK_RESTORE
 	"	add sp, sp, #" HOOK_FRAME "\n"
 	"	br x16\n"
 	".size hook_enter_common, .-hook_enter_common\n"
-	/* hook_exit_common: the function returned to blk + 28; sp = its entry
+	/* hook_exit_common: the function returned to blk + 32; sp = its entry
 	 * sp again.  Back to the real return address. */
 	".globl hook_exit_common\n"
 	".hidden hook_exit_common\n"
@@ -149,6 +149,8 @@ void hook_tramp_fill(const struct hook_region *r, size_t i, uint32_t index, stru
 	hook_tramp_ind(b, A64_X16, hook_tramp_switch(r, i));
 	a64_put(b + HOOK_BLK_ON, A64_ADR_X16_SELF);
 	hook_tramp_ind(b + HOOK_BLK_ON + 4, A64_X17, &common[0]);
+	_Static_assert(HOOK_BLK_CALL + 4 == HOOK_BLK_RET, "the bl returns to the exit path");
+	a64_put(b + HOOK_BLK_CALL, a64_b((uintptr_t)b + HOOK_BLK_CALL, (uintptr_t)b + HOOK_BLK_HEAD, true));
 	hook_tramp_ind(b + HOOK_BLK_RET, A64_X17, &common[1]);
 	memcpy(b + HOOK_BLK_HEAD, p->out, p->len);
 	a64_put(b + HOOK_BLK_COUNT_STUB, A64_ADR_X16_SELF);
