@@ -267,11 +267,13 @@ void tb_ratio_restart(void)
  * are over TB_RATIO_OFF off the windows' before it (the program left the
  * phase they were taken in: a start-up's warm-up, say) restarts the ratios
  * from this window; then the interval since the last window, estimated
- * with the ratios at its start, is estimated again with those at its end. */
+ * with the ratios at its start, is estimated again with those at its end
+ * (after a restart, half way to them). */
 static void tb_ratio_mend(void)
 {
 	double a = tb.w_anchor - tb.w_anchor_open, off = 0;
 	size_t worst = 0;
+	bool restart;
 
 	/* The window's own calls against what the windows before it expected. */
 	for (size_t i = 0; a > 0 && tb.w_anchor_open > 0 && i < tb.n; i++) {
@@ -289,7 +291,8 @@ static void tb_ratio_mend(void)
 			worst = i;
 		}
 	}
-	if (off > TB_RATIO_OFF) {
+	restart = off > TB_RATIO_OFF;
+	if (restart) {
 		agent_log("budget: the ratios restart from this window (the windows before it would "
 		    "have put %s's calls in it %.0f%% off: the program left their phase)",
 		    tm_report_name(worst), off * 100);
@@ -302,12 +305,13 @@ static void tb_ratio_mend(void)
 		tb.w_anchor_open = 0;
 		tb.wins = 0;
 	}
-	/* The interval since the last window, at the ratios now. */
+	/* The interval since the last window, at the ratios now (tr_mend). */
 	for (size_t i = 0; i < tb.n; i++) {
 		struct tb_fn *f = &tb.fns[i];
 
 		if (f->mode == PROTO_FMODE_SAMPLED && f->iv_anchor > 0 && tb.w_anchor > 0) {
-			double d = tr_est_calls(f->w_calls, tb.w_anchor, f->iv_anchor) - f->iv_est;
+			double d = tr_mend(f->iv_est, tr_est_calls(f->w_calls, tb.w_anchor, f->iv_anchor),
+			    restart);
 
 			if (d > 0)
 				tb_add_est(f, d);

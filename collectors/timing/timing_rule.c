@@ -365,6 +365,12 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 }
 
 /* See timing_rule.h. */
+double tr_mend(double before, double now, bool restart)
+{
+	return restart ? (now - before) / 2 : now - before;
+}
+
+/* See timing_rule.h. */
 bool tr_window_done(uint64_t open_ns, double anchor, double sampled)
 {
 	return open_ns >= TR_WIN_MAX_NS || (open_ns >= TR_WIN_MIN_NS &&

@@ -94,6 +94,13 @@ uint32_t tr_decide_paths(struct tr_fn *f, size_t n, const struct tr_params *p, b
  * windows per unit of the anchor (the exactly counted calls of the other
  * functions) over those windows, times the anchor outside them. */
 double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
+/* A window closes: the interval since the last one, estimated at before
+ * with the ratios at its start, is estimated at now with those at its end.
+ * What to add to it (negative: to hold back from the calls after it): the
+ * difference, or half of it when the ratios restart from this window (the
+ * program changed phase somewhere in the interval, at a point nobody saw:
+ * half way is the least wrong at worst). */
+double tr_mend(double before, double now, bool restart);
 
 /* Sampling windows.  A window lasts until the anchor made TR_WIN_ANCHOR
  * calls in it, at least TR_WIN_MIN_NS and at most TR_WIN_MAX_NS: a program

@@ -2,7 +2,7 @@
  * test-budget.c - the overhead budget's rule and estimator
  * (collectors/timing/timing_rule.c) on synthetic figures: what is demoted
  * first and how far, named functions last, promotions one step at a time
- * and never back over the budget, and the sampled count estimate.
+ * and never back over the budget, the sampled count estimate and its mend.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -321,6 +321,18 @@ static void test_budget_estimate(void **state)
 	assert_true(tr_est_calls(250, 0, 1100) == 0);
 }
 
+/* A window's mend of the interval before it: all the difference, half of it
+ * when the ratios restart (a change of phase at a point nobody saw). */
+static void test_budget_mend(void **state)
+{
+	(void)state;
+	assert_true(tr_mend(100, 40, false) == -60);   /* shown too high: held back */
+	assert_true(tr_mend(40, 100, false) == 60);
+	assert_true(tr_mend(100, 40, true) == -30);
+	assert_true(tr_mend(40, 100, true) == 30);
+	assert_true(tr_mend(50, 50, true) == 0);
+}
+
 /* A window waits for enough anchor calls, within its bounds, unless the
  * anchor made none while sampled functions made plenty, and is looked at
  * again when its anchor should have made them; the next one is as much
@@ -370,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
+		cmocka_unit_test(test_budget_mend),
 		cmocka_unit_test(test_budget_window),
 	};
 
