@@ -10,7 +10,7 @@
  * hook engine can time it); tests/bench/run.sh also builds it with
  * -finstrument-functions (the floor, the agent's own hooks, uftrace) and
  * with clang -fpatchable-function-entry=5 (compiler-assisted sites).  Only
- * leaf is instrumented in those builds.
+ * leaf and outer are instrumented in those builds.
  *   HS_LOOP_NESTED=1: the loop calls outer, whose first instruction after
  * its stack adjustment is the call of leaf (the hook engine relocates that
  * call into the site's block), and the figures are per call of either.
