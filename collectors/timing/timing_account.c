@@ -135,7 +135,8 @@ void tm_budget_account(void)
 		struct tb_fn *f = &tb.fns[i];
 		uint64_t dcalls = c->calls - f->prev.calls, dcounts = c->counts - f->prev.counts;
 		uint64_t dtotal = c->total - f->prev.total, dself = c->self - f->prev.self;
-		bool timed = f->mode == PROTO_FMODE_TIMED || (tb.win && f->mode != PROTO_FMODE_OFF);
+		bool seen = tb.win && tb_windowed(f);
+		bool timed = f->mode == PROTO_FMODE_TIMED || seen;
 
 		f->prev = *c;
 		/* Counted and timed calls are exact, whatever the mode now. */
@@ -166,12 +167,22 @@ void tm_budget_account(void)
 				f->es_self += (double)dcounts * (double)f->ref_self / (double)f->ref_calls;
 			f->time_est = true;
 		}
-		if (tb.win && f->mode == PROTO_FMODE_SAMPLED)
+		if (seen && !tb_exact(f->mode))
 			tb.win_sampled += (double)(dcalls + dcounts);
-		if (tb.win && f->mode != PROTO_FMODE_OFF)
+		if (seen)
 			f->w_calls += (double)(dcalls + dcounts);
 		else if (!tb_exact(f->mode))
 			f->calls_est = f->time_est = true;      /* calls went unseen */
+		if (f->mode == PROTO_FMODE_OFF && !seen) {
+			/* Estimated at its ratio (none yet: when a window
+			 * rates it), mended if it comes back. */
+			double x = f->off_ratio * anchor;
+
+			f->owed += anchor;
+			f->owed_est += x;
+			tb_add_est(f, x);
+			continue;
+		}
 		if (f->mode != PROTO_FMODE_SAMPLED)
 			continue;
 		if (tb.probe == i + 1 && !tb.win) {
@@ -187,13 +198,17 @@ void tm_budget_account(void)
 		if (!tb.win)
 			f->owed += anchor;
 		if (tb.w_anchor > 0 && f->owed > 0) {
-			double x = tr_est_calls(f->w_calls, tb.w_anchor, f->owed);
+			/* Less what was shown for it while off. */
+			double x = tr_est_calls(f->w_calls, tb.w_anchor, f->owed), d = x - f->owed_est;
 
 			f->dec_calls += x;
 			f->iv_anchor += f->owed;
 			f->iv_est += x;
-			tb_add_est(f, x);
-			f->owed = 0;
+			if (d > 0)
+				tb_add_est(f, d);
+			else
+				f->es_hold -= d;
+			f->owed = f->owed_est = 0;
 		}
 	}
 }
@@ -206,18 +221,39 @@ static void tb_iv_clear(void)
 		tb.fns[i].iv_anchor = tb.fns[i].iv_est = 0;
 }
 
+/* An off function's ratio belongs to the windows gone: what was owed
+ * stands estimated at it, and the next window rates it again. */
+static void tb_off_unrate(struct tb_fn *f)
+{
+	if (f->mode == PROTO_FMODE_OFF && f->off_rated) {
+		f->owed = f->owed_est = f->off_ratio = 0;
+		f->off_rated = false;
+	}
+}
+
 /* The anchor's set changed (functions moved into or out of the exactly
- * counted ones): its calls in the same windows.  What was owed is settled
- * already (each tick accounts before it decides). */
+ * counted ones): its calls in the same windows.  What is still owed (an
+ * off function's calls, or a sampled one's before a window since the
+ * ratios' restart) and an off function's ratio are in the old set's calls:
+ * the windows convert them (the new set's calls in them over the old's;
+ * none since the restart, what is owed stands). */
 void tb_ratio_rebase(void)
 {
+	double old = tb.w_anchor;
+
 	tb_iv_clear();
 	tb.w_anchor = 0;
 	for (size_t i = 0; i < tb.n; i++)
 		if (tb_anchors(i))
 			tb.w_anchor += tb.fns[i].w_calls;
-	if (tb.w_anchor <= 0)
+	if (tb.w_anchor <= 0) {
 		tb_ratio_restart();       /* the new anchor made no call in them */
+		return;
+	}
+	for (size_t i = 0; old > 0 && i < tb.n; i++) {
+		tb.fns[i].owed *= tb.w_anchor / old;
+		tb.fns[i].off_ratio *= old / tb.w_anchor;
+	}
 }
 
 /* See timing_budget.h.  The new anchor's calls in the interval decided
@@ -257,6 +293,7 @@ void tb_ratio_restart(void)
 	for (size_t i = 0; i < tb.n; i++) {
 		tb.fns[i].w_calls = 0;
 		tb.fns[i].w_missed = false;
+		tb_off_unrate(&tb.fns[i]);
 	}
 	tb.w_anchor = 0;
 	tb.wins = 0;              /* the next window's ratios are confirmed too */
@@ -299,11 +336,25 @@ static void tb_ratio_mend(void)
 		for (size_t i = 0; i < tb.n; i++) {
 			tb.fns[i].w_calls -= tb.fns[i].w_open;
 			tb.fns[i].w_open = 0;
-			tb.fns[i].w_missed = tb.fns[i].mode == PROTO_FMODE_OFF;
+			tb.fns[i].w_missed = !tb_windowed(&tb.fns[i]);
+			tb_off_unrate(&tb.fns[i]);
 		}
 		tb.w_anchor = a;
 		tb.w_anchor_open = 0;
 		tb.wins = 0;
+	}
+	/* Off functions without a ratio were timed in this window: rated,
+	 * their calls since they went off are estimated at it. */
+	for (size_t i = 0; i < tb.n; i++) {
+		struct tb_fn *f = &tb.fns[i];
+
+		if (f->w_rating && tb.w_anchor > 0) {
+			f->off_ratio = f->w_calls / tb.w_anchor;
+			f->off_rated = true;
+			tb_add_est(f, f->off_ratio * f->owed);
+			f->owed = f->owed_est = 0;
+		}
+		f->w_rating = false;
 	}
 	/* The interval since the last window, at the ratios now (tr_mend). */
 	for (size_t i = 0; i < tb.n; i++) {
@@ -373,14 +424,15 @@ bool tb_window(bool on, uint64_t now)
 	for (size_t i = 0; on && i < tb.n; i++) {
 		tb.fns[i].w_calls /= 2;
 		tb.fns[i].w_open = tb.fns[i].w_calls;
-		tb.fns[i].w_missed |= tb.fns[i].mode == PROTO_FMODE_OFF;
+		tb.fns[i].w_missed |= !tb_windowed(&tb.fns[i]);
+		tb.fns[i].w_rating = tb.fns[i].mode == PROTO_FMODE_OFF && !tb.fns[i].off_rated;
 	}
 	if (on) {
 		tb.w_anchor /= 2;
 		tb.w_anchor_open = tb.w_anchor;
 	}
 	for (size_t i = 0; i < tb.n; i++)
-		pick[i] = tb.fns[i].mode == PROTO_FMODE_SAMPLED || tb.fns[i].mode == PROTO_FMODE_COUNTED;
+		pick[i] = tb.fns[i].mode != PROTO_FMODE_TIMED;   /* off ones too: rated in it, or not */
 	tb.win = on;              /* tb_apply's modes are the window's, or not */
 	tb_apply(pick);
 	tm_select_window(tb.win);
@@ -453,7 +505,7 @@ void tm_budget_reset(void)
 
 		f->sh_calls = f->sh_total = f->sh_self = 0;
 		f->es_calls = f->es_total = f->es_self = 0;
-		f->es_hold = f->iv_anchor = f->iv_est = 0;
+		f->es_hold = f->iv_anchor = f->iv_est = f->owed = f->owed_est = 0;
 		f->calls_est = f->time_est = false;
 	}
 }

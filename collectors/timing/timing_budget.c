@@ -93,10 +93,18 @@ bool tb_exact(unsigned m)
 	return m == PROTO_FMODE_TIMED || m == PROTO_FMODE_COUNTED;
 }
 
+/* An off function is timed in the windows until one rates it. */
+bool tb_windowed(const struct tb_fn *f)
+{
+	return f->mode != PROTO_FMODE_OFF || !f->off_rated;
+}
+
 uint8_t tb_fn_st(size_t i, bool win)
 {
 	if (tb.spell && !win && tb.probe == i + 1)
 		return TM_ST_COUNTED;
+	if (win && tb_windowed(&tb.fns[i]))
+		return TM_ST_TIMED;
 	return tb_st(tb.fns[i].mode, win);
 }
 
@@ -198,6 +206,15 @@ void tb_dec_reset(void)
 		tb.fns[i].dec_calls = 0;
 }
 
+/* Is a function sampled (a confirmation has something to confirm)? */
+static bool tb_sampling(void)
+{
+	for (size_t i = 0; i < tb.n; i++)
+		if (tb.fns[i].mode == PROTO_FMODE_SAMPLED)
+			return true;
+	return false;
+}
+
 /* The process's CPU time so far, for the log. */
 static double tb_process_cpu_ms(void)
 {
@@ -280,6 +297,10 @@ static bool tb_decide(uint64_t now)
 		sampled |= v[i].mode == PROTO_FMODE_SAMPLED;
 		tb.demoted += (f->mode == tb.start) - (v[i].mode == tb.start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
+		if (v[i].mode == PROTO_FMODE_OFF) {     /* estimated at its ratio while off */
+			f->off_rated = tb.w_anchor > 0 && !f->w_missed;
+			f->off_ratio = f->off_rated ? f->w_calls / tb.w_anchor : 0;
+		}
 		f->mode = v[i].mode;
 		f->anchor = false;
 		f->iv_anchor = f->iv_est = 0;     /* what is mended was sampled throughout */
@@ -297,6 +318,8 @@ static bool tb_decide(uint64_t now)
 		agent_log("budget: %zu functions changed mode (cost %.2f%% of the CPU, budget %g%%) "
 		    "at %.1f ms of the process's CPU", changed, tb_cost_ppm / 1e4, tb_ppm / 1e4,
 		    tb_process_cpu_ms());
+		if (moved)
+			tb_ratio_rebase();        /* what is owed in the new set's calls, restart or not */
 		if (back) {
 			agent_log("budget: the ratios restart (a function back from off missed windows)");
 			tb_ratio_restart();
@@ -306,12 +329,11 @@ static bool tb_decide(uint64_t now)
 			    tm_report_name(worst), off * 100);
 			tb_ratio_restart();
 		} else {
-			if (moved)
-				tb_ratio_rebase();
 			/* Sampled on the ratios of windows that saw none sampled
-			 * (they timed these while counted): the next window
-			 * confirms them, as a first window's second does. */
-			if (sampled && tb.wins == 0 && !tb.ratio_new) {
+			 * (they timed these while counted), or before the first's
+			 * confirmation came: the next window, soon, confirms them,
+			 * as a first window's second does. */
+			if (sampled && tb.wins <= 1 && !tb.ratio_new) {
 				tb.wins = 1;
 				if (tb.win_next > now + TR_CONFIRM_NS)
 					tb.win_next = now + TR_CONFIRM_NS;
@@ -488,7 +510,7 @@ uint64_t timing_budget_tick(uint64_t now)
 	 * one that decision was taken on (100 ms old or more). */
 	due = !tb.win && !tb.spell && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
 	cost = due ? tb_cost_now() : 0;
-	if (due && tb.wins == 1 && cost <= tb_ppm) {
+	if (due && tb.wins == 1 && cost <= tb_ppm && tb_sampling()) {
 		tb_cost_ppm = cost;
 	} else if (due) {
 		if (tb_decide(now)) {

@@ -27,8 +27,12 @@ struct tb_fn {
 	uint64_t ref_calls, ref_total, ref_self;   /* clean figures (averages) */
 	double   w_calls;         /* calls in the windows since the ratios' restart */
 	double   w_open;          /* w_calls when the open window opened */
-	bool     w_missed;        /* off in one of those windows */
-	double   owed;            /* sampled: anchor calls outside the windows */
+	bool     w_missed;        /* not watched in one of those windows (tb_windowed) */
+	double   owed;            /* anchor calls it was not seen in (sampled: outside the windows; off: all) */
+	double   owed_est;        /* off: the calls shown for them already */
+	double   off_ratio;       /* off: its calls per anchor call, from the windows */
+	bool     off_rated;       /* off: off_ratio is known (else a window times it) */
+	bool     w_rating;        /* off, not rated: timed in the open window */
 	double   iv_anchor, iv_est;   /* sampled: since the last window, the anchor */
 	                          /* calls outside windows and the calls estimated for them */
 	double   es_hold;         /* estimated calls shown too many: held back from the next */
@@ -76,6 +80,7 @@ extern struct tb_state tb;
 double tb_timed_ps(void);                 /* a timed call's calibrated cost, ps */
 double tb_counted_ps(void);               /* and a counted one's */
 bool tb_exact(unsigned mode);             /* timed or counted: every call seen */
+bool tb_windowed(const struct tb_fn *f);  /* timed in a window: all but off ones rated */
 void tb_apply(const bool *pick);          /* the engine's modes of the functions picked (NULL: all) */
 void tb_dec_reset(void);                  /* a new decision interval */
 void tb_tabs_build(void);                 /* the -finstrument path's states, published */

@@ -4,11 +4,11 @@
 # `cc -O2 -g` (the hook engine's relocated prologues) and make's
 # -finstrument-functions build.  Each budget must demote some functions, and
 # 0.5% must leave some only sampled (their counts estimated; some may be
-# turned off there, and are left out): every tiny function counted costs
+# turned off there, their counts estimated too): every tiny function counted costs
 # 0.6-4% of tinyfuncs' CPU here, by the run's calibration of the counted
 # path, so 1% could hold them all counted; every function
 # timed or counted all along has the exact count; every estimated count (a
-# function sampled, now or for a while) is within 5% of the exact count of a
+# function sampled or off, now or for a while) is within 5% of the exact count of a
 # `--budget off` run of the same deterministic workload, and the JSON marks
 # it (calls_est, time_est, the mode).
 . tests/e2e/lib.sh
@@ -25,33 +25,29 @@ run() {
 	stop_daemon
 }
 
-# check PROG BUDGET_PCT JSON [off]: demotions, exact counts, estimates within
-# 5%; with "off", functions turned off are allowed (their figures are what they
-# had, marked by their mode) and left out.
+# check PROG BUDGET_PCT JSON: demotions, exact counts, estimates within 5%.
 check() {
-	local prog=$1 pct=$2 on=$3 off=${4:-} demoted ppm
+	local prog=$1 pct=$2 on=$3 demoted ppm
 	ppm=$(awk -v p="$pct" 'BEGIN { printf "%d", p * 10000 + 0.5 }')
 	jq -e --argjson ppm "$ppm" '.budget_ppm == $ppm' "$on" >/dev/null ||
 		fail "budget $pct%: budget_ppm $(jq .budget_ppm "$on"), not $ppm"
 	# The budget demoted functions, and says so per row.
 	demoted=$(jq '[.funcs[] | select(.mode != "timed")] | length' "$on")
 	[ "$demoted" -gt 0 ] || fail "$prog: the budget of $pct% demoted nothing: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$on")"
-	# Timed and counted: exact.  Sampled: marked, within 5% of budget off's.
-	jq -e --slurpfile off "$HS_TMP/off.json" --arg allow "$off" '
+	# Timed and counted: exact.  Sampled and off: marked, within 5% of budget off's.
+	jq -e --slurpfile off "$HS_TMP/off.json" '
 		([$off[0].funcs[] | {(.name): .calls}] | add) as $exact
-		| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $all
-		| [$all[] | select(.mode != "off")] as $f
-		| ($allow == "off" or ($f | length) == ($all | length))
-		and all($f[] | select(.calls_est | not); .calls == $exact[.name] and .mode != "sampled")
+		| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+		| all($f[] | select(.calls_est | not); .calls == $exact[.name] and .mode != "sampled" and .mode != "off")
 		and all($f[] | select(.mode == "counted"); .time_est)
-		and all($f[] | select(.mode == "sampled"); .calls_est and .time_est)
+		and all($f[] | select(.mode == "sampled" or .mode == "off"); .calls_est and .time_est)
 		and all($f[] | select(.calls_est); ((.calls - $exact[.name]) | fabs) <= 0.05 * $exact[.name])' "$on" >/dev/null ||
 		fail "$prog, budget $pct%: counts not exact or estimates off by more than 5%:
 $(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
 	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$on")"
 	echo "ok: $prog, budget $pct%: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$on")), cost $(jq .cost_ppm "$on") ppm; exact where timed or counted, estimates within 5%"
 	echo "  worst estimate: $(jq -r --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
-		| [.funcs[] | select(.calls_est and .mode != "off") | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
+		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
 }
 
 for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
@@ -69,7 +65,7 @@ for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
 	# 0.5%: some functions only sampled (a slower build, the sanitizers',
 	# may have to turn some off as well).
 	run 0.5 "$prog" "$HS_TMP/low.json"
-	check "$prog" 0.5 "$HS_TMP/low.json" off
+	check "$prog" 0.5 "$HS_TMP/low.json"
 	jq -e '[.funcs[] | select(.mode == "sampled" and .calls_est)] | length > 0' "$HS_TMP/low.json" >/dev/null ||
 		fail "$prog, budget 0.5%: no function sampled with its count estimated: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/low.json")"
 done
