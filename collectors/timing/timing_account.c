@@ -91,7 +91,7 @@ bool tb_anchors(size_t i)
 /* See timing_int.h: account the interval since the last harvest. */
 void tm_budget_account(void)
 {
-	double cost, cpu, own, anchor = 0, probe_est = 0, probe_seen = 0;
+	double cost, cpu, own, anchor = 0, probe_est = 0, probe_seen = 0, mix[TR_MIX] = { 0 };
 	bool clean;
 
 	tb_grow();
@@ -109,26 +109,30 @@ void tm_budget_account(void)
 
 		if (!tb_anchors(i))
 			continue;
-		if (tb.probe != i + 1 || tb.win) {
-			anchor += d;
-		} else if (tb.spell) {
-			/* Its rate over the CPU without its count's calibrated
-			 * cost: what counting costs a call varies with the code
-			 * around it (doc/architecture.md, "The probe"); the
-			 * calibration is the agent's best figure. */
-			anchor += d;
-			tb.sp_calls += d;
-			tb.pr_calls += d;
-			tb.pr_cpu_ns += own;
-		} else if (tb.pr_cpu_ns > 0) {
-			probe_est = tb.pr_calls / tb.pr_cpu_ns * own;   /* between spells */
-			anchor += probe_est;
-			probe_seen = d;   /* counted while its spell was being switched */
+		if (tb.probe == i + 1 && !tb.win) {
+			if (tb.spell) {
+				/* Its rate over the CPU without its count's
+				 * calibrated cost: what counting costs a call
+				 * varies with the code around it
+				 * (doc/architecture.md, "The probe"); the
+				 * calibration is the agent's best figure. */
+				tb.sp_calls += d;
+				tb.pr_calls += d;
+				tb.pr_cpu_ns += own;
+			} else {
+				probe_est = tb.pr_cpu_ns > 0 ? tb.pr_calls / tb.pr_cpu_ns * own : 0;
+				probe_seen = d;   /* counted while its spell was being switched */
+				d = probe_est;    /* between spells */
+			}
 		}
+		anchor += d;
+		mix[i % TR_MIX] += d;
 	}
 	if (tb.win) {
 		tb.win_anchor += anchor;
 		tb.w_anchor += anchor;
+	} else {
+		tr_ticks_add(&tb.iv_ticks, anchor, own, mix);
 	}
 	for (size_t i = 0; i < tb.n; i++) {
 		const struct tm_fig *c = tm_report_cur(i);
@@ -219,6 +223,7 @@ static void tb_iv_clear(void)
 {
 	for (size_t i = 0; i < tb.n; i++)
 		tb.fns[i].iv_anchor = tb.fns[i].iv_est = 0;
+	tb.iv_ticks.n = 0;
 }
 
 /* An off function's ratio belongs to the windows gone: what was owed
@@ -305,10 +310,10 @@ void tb_ratio_restart(void)
  * phase they were taken in: a start-up's warm-up, say) restarts the ratios
  * from this window; then the interval since the last window, estimated
  * with the ratios at its start, is estimated again with those at its end
- * (after a restart, half way to them). */
+ * (after a restart, from where the anchor's pace or mix changed, or half way). */
 static void tb_ratio_mend(void)
 {
-	double a = tb.w_anchor - tb.w_anchor_open, off = 0;
+	double a = tb.w_anchor - tb.w_anchor_open, off = 0, after = -1;
 	size_t worst = 0;
 	bool restart;
 
@@ -342,6 +347,13 @@ static void tb_ratio_mend(void)
 		tb.w_anchor = a;
 		tb.w_anchor_open = 0;
 		tb.wins = 0;
+		after = tr_ticks_after(&tb.iv_ticks);
+		if (after >= 0)
+			agent_log("budget: the phase changed with %.0f of the %zu ticks' anchor calls left: "
+			    "they are estimated again", after, tb.iv_ticks.n);
+		else
+			agent_log("budget: neither the anchor's pace nor its mix shows the change of phase "
+			    "in the %zu ticks: they are estimated again half way", tb.iv_ticks.n);
 	}
 	/* Off functions without a ratio were timed in this window: rated,
 	 * their calls since they went off are estimated at it. */
@@ -361,8 +373,10 @@ static void tb_ratio_mend(void)
 		struct tb_fn *f = &tb.fns[i];
 
 		if (f->mode == PROTO_FMODE_SAMPLED && f->iv_anchor > 0 && tb.w_anchor > 0) {
+			double share = !restart ? 1 : after < 0 ? 0.5 :
+			    after < f->iv_anchor ? after / f->iv_anchor : 1;
 			double d = tr_mend(f->iv_est, tr_est_calls(f->w_calls, tb.w_anchor, f->iv_anchor),
-			    restart);
+			    share);
 
 			if (d > 0)
 				tb_add_est(f, d);
@@ -371,6 +385,7 @@ static void tb_ratio_mend(void)
 		}
 		f->iv_anchor = f->iv_est = 0;
 	}
+	tb.iv_ticks.n = 0;
 }
 
 /* A window or spell (*state) was just switched to on: the figures up to

@@ -58,6 +58,7 @@ struct tb_state {
 	unsigned wins;            /* windows with sampled calls since the ratios' restart */
 	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
 	double   w_anchor_open;   /* w_anchor when the open window opened */
+	struct tr_ticks iv_ticks; /* the anchor, its mix and the CPU tick by tick since the last window */
 	bool     ratio_new;       /* the ratios restarted: a window is due */
 	double   dec_cpu_ns, dec_cost_ps;   /* the threads' CPU and the hooks' cost since the last decision */
 	/* The probe (tr_probe): an anchor from the CPU time when no function

@@ -6,6 +6,7 @@
  * crosses the budget again by a promotion; and a function changed recently
  * (held, timing_budget.c) is not promoted, so its new figures are seen first.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,9 +366,119 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor)
 }
 
 /* See timing_rule.h. */
-double tr_mend(double before, double now, bool restart)
+double tr_mend(double before, double now, double share)
 {
-	return restart ? (now - before) / 2 : now - before;
+	return (now - before) * share;
+}
+
+/* See timing_rule.h. */
+void tr_ticks_add(struct tr_ticks *t, double anchor, double cpu_ns, const double *mix)
+{
+	if (cpu_ns <= 0)
+		return;
+	if (t->n == TR_TICKS_MAX) {
+		for (size_t i = 0; i < TR_TICKS_MAX / 2; i++) {
+			t->anchor[i] = t->anchor[2 * i] + t->anchor[2 * i + 1];
+			t->cpu[i] = t->cpu[2 * i] + t->cpu[2 * i + 1];
+			for (size_t j = 0; j < TR_MIX; j++)
+				t->mix[i][j] = t->mix[2 * i][j] + t->mix[2 * i + 1][j];
+		}
+		t->n = TR_TICKS_MAX / 2;
+	}
+	t->anchor[t->n] = anchor;
+	t->cpu[t->n] = cpu_ns;
+	for (size_t j = 0; j < TR_MIX; j++)
+		t->mix[t->n][j] = mix != NULL ? mix[j] : j == 0 ? anchor : 0;
+	t->n++;
+}
+
+/* One signal of the ticks: tick i's values y(i, d), d < dims, against its
+ * weight w(i) (pace: the anchor over the CPU; mix: each class over the
+ * anchor). */
+struct tr_signal {
+	size_t dims;
+	double (*y)(const struct tr_ticks *t, size_t i, size_t d);
+	double (*w)(const struct tr_ticks *t, size_t i);
+};
+
+static double tr_pace_y(const struct tr_ticks *t, size_t i, size_t d) { (void)d; return t->anchor[i]; }
+static double tr_pace_w(const struct tr_ticks *t, size_t i) { return t->cpu[i]; }
+static double tr_mix_y(const struct tr_ticks *t, size_t i, size_t d) { return t->mix[i][d]; }
+static double tr_mix_w(const struct tr_ticks *t, size_t i) { return t->anchor[i]; }
+
+/* The best split of signal s (tr_ticks_after): *share the variance it
+ * explains, *by how much the sides differ (pace: relative to the whole's;
+ * mix: the shares moved, half the sum of their changes); the anchor's
+ * calls after it, -1 if none.  Each tick weighs its w: the squares left
+ * about values r over ticks summing to Y in W are sum(y^2 / w) - Y^2 / W
+ * at their best r = Y / W, so the best split has the largest
+ * sum(Y1^2 / W1 + Y2^2 / W2). */
+static double tr_split(const struct tr_ticks *t, const struct tr_signal *s, double *share, double *by)
+{
+	double w = 0, cpu = 0, y[TR_MIX] = { 0 }, var = 0, base = 0, best = 0, after = -1;
+	double w1 = 0, cpu1 = 0, y1[TR_MIX] = { 0 }, a1 = 0, a = 0;
+
+	*share = *by = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		double wi = s->w(t, i);
+
+		w += wi;
+		cpu += t->cpu[i];
+		a += t->anchor[i];
+		for (size_t d = 0; d < s->dims; d++) {
+			y[d] += s->y(t, i, d);
+			if (wi > 0)
+				var += s->y(t, i, d) * s->y(t, i, d) / wi;
+		}
+	}
+	if (w <= 0 || cpu <= 0)
+		return -1;
+	for (size_t d = 0; d < s->dims; d++)
+		base += y[d] * y[d] / w;
+	var -= base;
+	for (size_t k = 1; k < t->n; k++) {
+		double g = -base, w2, diff = 0;
+
+		w1 += s->w(t, k - 1);
+		cpu1 += t->cpu[k - 1];
+		a1 += t->anchor[k - 1];
+		for (size_t d = 0; d < s->dims; d++)
+			y1[d] += s->y(t, k - 1, d);
+		w2 = w - w1;
+		if (cpu1 < TR_CHANGE_EDGE * cpu || cpu - cpu1 < TR_CHANGE_EDGE * cpu || w1 <= 0 || w2 <= 0)
+			continue;
+		for (size_t d = 0; d < s->dims; d++) {
+			g += y1[d] * y1[d] / w1 + (y[d] - y1[d]) * (y[d] - y1[d]) / w2;
+			diff += fabs(y1[d] / w1 - (y[d] - y1[d]) / w2);
+		}
+		if (g > best) {
+			best = g;
+			after = a - a1;
+			*by = s->dims == 1 ? diff / (y[0] / w) : diff / 2;
+		}
+	}
+	*share = var > 0 ? best / var : 0;
+	return after;
+}
+
+/* See timing_rule.h. */
+double tr_ticks_after(const struct tr_ticks *t)
+{
+	static const struct tr_signal sig[] = {
+		{ 1, tr_pace_y, tr_pace_w },
+		{ TR_MIX, tr_mix_y, tr_mix_w },
+	};
+	double after = -1, most = 0;
+
+	for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
+		double share, by, a = tr_split(t, &sig[i], &share, &by);
+
+		if (a >= 0 && share >= TR_CHANGE_SPLIT && by >= TR_CHANGE_BY && share > most) {
+			most = share;
+			after = a;
+		}
+	}
+	return after;
 }
 
 /* See timing_rule.h. */

@@ -97,10 +97,38 @@ double tr_est_calls(double win_calls, double win_anchor, double off_anchor);
 /* A window closes: the interval since the last one, estimated at before
  * with the ratios at its start, is estimated at now with those at its end.
  * What to add to it (negative: to hold back from the calls after it): the
- * difference, or half of it when the ratios restart from this window (the
- * program changed phase somewhere in the interval, at a point nobody saw:
- * half way is the least wrong at worst). */
-double tr_mend(double before, double now, bool restart);
+ * difference times share, the part of the interval's anchor calls the
+ * ratios at its end stand for: all of it, or when the ratios restart from
+ * this window (the program changed phase somewhere in the interval) the
+ * part after the change (tr_ticks_after), or not seen there, half (the
+ * least wrong at worst). */
+double tr_mend(double before, double now, double share);
+
+/* The interval's ticks: the anchor's calls and the program's own CPU in
+ * each, and the anchor's calls by function in TR_MIX classes (function
+ * index modulo TR_MIX), to tell where in it the program changed phase.  A
+ * phase change shows in the anchor's pace (its calls per ns of CPU) or its
+ * mix (which exact functions make them) as much as in the ratios: the
+ * exactly counted functions do other work too.  At TR_TICKS_MAX the ticks
+ * merge in pairs (the point is found to a coarser tick). */
+#define TR_TICKS_MAX     128
+#define TR_MIX           8
+#define TR_CHANGE_BY     0.05   /* a change of pace (relative) or mix (shares moved) under this is none */
+#define TR_CHANGE_SPLIT  0.5    /* and it explains at least this of the ticks' variance */
+#define TR_CHANGE_EDGE   0.05   /* each side at least this share of the CPU */
+struct tr_ticks {
+	double anchor[TR_TICKS_MAX], cpu[TR_TICKS_MAX], mix[TR_TICKS_MAX][TR_MIX];
+	size_t n;
+};
+/* mix: the tick's anchor calls by class (NULL: all in the first). */
+void tr_ticks_add(struct tr_ticks *t, double anchor, double cpu_ns, const double *mix);
+/* The anchor's calls after the one change the ticks show, in pace or in
+ * mix (the split that fits them best with one pace, or mix, on each side;
+ * of the two, the one that explains more), or -1 if they show none: the
+ * sides differ by less than TR_CHANGE_BY, the split explains less than
+ * TR_CHANGE_SPLIT of the ticks' variance, or a side has less than
+ * TR_CHANGE_EDGE of their CPU. */
+double tr_ticks_after(const struct tr_ticks *t);
 
 /* Sampling windows.  A window lasts until the anchor made TR_WIN_ANCHOR
  * calls in it, at least TR_WIN_MIN_NS and at most TR_WIN_MAX_NS: a program

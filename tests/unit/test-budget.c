@@ -4,6 +4,7 @@
  * first and how far, named functions last, promotions one step at a time
  * and never back over the budget, the sampled count estimate and its mend.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -321,16 +322,60 @@ static void test_budget_estimate(void **state)
 	assert_true(tr_est_calls(250, 0, 1100) == 0);
 }
 
-/* A window's mend of the interval before it: all the difference, half of it
- * when the ratios restart (a change of phase at a point nobody saw). */
+/* A window's mend of the interval before it: the difference times the
+ * share of the interval the new ratios stand for. */
 static void test_budget_mend(void **state)
 {
 	(void)state;
-	assert_true(tr_mend(100, 40, false) == -60);   /* shown too high: held back */
-	assert_true(tr_mend(40, 100, false) == 60);
-	assert_true(tr_mend(100, 40, true) == -30);
-	assert_true(tr_mend(40, 100, true) == 30);
-	assert_true(tr_mend(50, 50, true) == 0);
+	assert_true(tr_mend(100, 40, 1) == -60);   /* shown too high: held back */
+	assert_true(tr_mend(40, 100, 1) == 60);
+	assert_true(tr_mend(100, 40, 0.5) == -30);
+	assert_true(tr_mend(40, 100, 0.25) == 15);
+	assert_true(tr_mend(50, 50, 0.5) == 0);
+}
+
+/* Where the anchor's pace changed: a step is found at its tick, a steady
+ * pace with noise and a step too small or at the very edge are none. */
+static void test_budget_ticks(void **state)
+{
+	struct tr_ticks t = { .n = 0 };
+	static const double noise[] = { 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.02, 0.98 };
+
+	(void)state;
+	assert_true(tr_ticks_after(&t) == -1);           /* no ticks */
+	for (int i = 0; i < 10; i++)                     /* 2% noise, no step */
+		tr_ticks_add(&t, 1000 * noise[i], 1e6, NULL);
+	assert_true(tr_ticks_after(&t) == -1);
+	t.n = 0;
+	for (int i = 0; i < 10; i++)                     /* 20% faster from tick 7; a long tick */
+		tr_ticks_add(&t, (i < 7 ? 1000 : 1200) * noise[i] * (i == 3 ? 2 : 1), i == 3 ? 2e6 : 1e6, NULL);
+	assert_true(t.n == 10);
+	assert_true(fabs(tr_ticks_after(&t) - 1200 * (noise[7] + noise[8] + noise[9])) < 1e-6);
+	t.n = 0;
+	for (int i = 0; i < 10; i++)                     /* 3%: none */
+		tr_ticks_add(&t, i < 5 ? 1000 : 1030, 1e6, NULL);
+	assert_true(tr_ticks_after(&t) == -1);
+	t.n = 0;
+	for (int i = 0; i < 40; i++)                     /* a step in the last tick of 40: an edge */
+		tr_ticks_add(&t, i < 39 ? 1000 : 2000, 1e6, NULL);
+	assert_true(tr_ticks_after(&t) == -1);
+	tr_ticks_add(&t, 1000, 0, NULL);                       /* no CPU: no tick */
+	assert_true(t.n == 40);
+	t.n = 0;
+	for (int i = 0; i < 10; i++) {                   /* the same pace, another mix from tick 6 */
+		double mix[TR_MIX] = { 0 };
+
+		mix[0] = i < 6 ? 700 : 300;
+		mix[3] = 1000 - mix[0];
+		tr_ticks_add(&t, 1000 * noise[i], 1e6, mix);
+	}
+	assert_true(fabs(tr_ticks_after(&t) - 1000 * (noise[6] + noise[7] + noise[8] + noise[9])) < 1e-6);
+	t.n = 0;
+	for (int i = 0; i < TR_TICKS_MAX + 2; i++)       /* full: pairs merge */
+		tr_ticks_add(&t, i < 100 ? 1000 : 1500, 1e6, NULL);
+	assert_true(t.n == TR_TICKS_MAX / 2 + 2);
+	assert_true(t.anchor[0] == 2000 && t.cpu[0] == 2e6);
+	assert_true(fabs(tr_ticks_after(&t) - 1500.0 * (TR_TICKS_MAX + 2 - 100)) < 1e-6);
 }
 
 /* A window waits for enough anchor calls, within its bounds, unless the
@@ -383,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
 		cmocka_unit_test(test_budget_mend),
+		cmocka_unit_test(test_budget_ticks),
 		cmocka_unit_test(test_budget_window),
 	};
 
