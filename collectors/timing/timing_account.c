@@ -355,13 +355,14 @@ static void tb_ratio_mend(void)
 			agent_log("budget: neither the anchor's pace nor its mix shows the change of phase "
 			    "in the %zu ticks: they are estimated again half way", tb.iv_ticks.n);
 	}
-	/* Off functions without a ratio were timed in this window: rated,
-	 * their calls since they went off are estimated at it. */
+	/* Off functions without a ratio were timed in this window: rated by
+	 * it alone (the windows before it may have missed them), their calls
+	 * since they went off are estimated at it. */
 	for (size_t i = 0; i < tb.n; i++) {
 		struct tb_fn *f = &tb.fns[i];
 
-		if (f->w_rating && tb.w_anchor > 0) {
-			f->off_ratio = f->w_calls / tb.w_anchor;
+		if (f->w_rating && tb.w_anchor > tb.w_anchor_open) {
+			f->off_ratio = (f->w_calls - f->w_open) / (tb.w_anchor - tb.w_anchor_open);
 			f->off_rated = true;
 			tb_add_est(f, f->off_ratio * f->owed);
 			f->owed = f->owed_est = 0;
