@@ -10,12 +10,10 @@
 
 ITER=12000
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
-cc_prog tests/apps/tinyfuncs/tinyfuncs.c
-export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
-start_daemon run -- "$HS_TMP/tinyfuncs" $ITER
+tinyfuncs_start $ITER
 back_log() { grep -E 'budget' "$HS_TMP/daemon.log"; }
 HS_ON_FAIL=back_log
-rows='[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))]'
+rows=$TF_ROWS
 wait_for 30 sh -c "grep -q 'budget: a window of .*, the first' '$HS_TMP/daemon.log'"
 cmd budget 0.1 >"$HS_TMP/out" || fail "budget 0.1 refused: $(cat "$HS_TMP/out")"
 wait_for 20 sh -c "$O/hookscope --once --json --top 200 ws://127.0.0.1:$HS_PORT |
@@ -33,10 +31,9 @@ stop_daemon
 back=$(jq -r --slurpfile off "$HS_TMP/off.json" "$rows"' | map(select(.mode != "off" and
 	(.name as $n | $off[0] | index($n)))) | length' "$HS_TMP/end.json")
 [ "$back" -gt 0 ] || fail "none of the functions off after 'budget 0.1' ($(cat "$HS_TMP/off.json")) came back"
-jq -e --argjson iter $ITER "$rows"' | all(.[];
-	(if (.name | startswith("tiny_")) then 250 * $iter else $iter end) as $x
+jq -e --argjson iter $ITER "$TF_EXACT $rows"' | all(.[]; tf_exact($iter) as $x
 	| if .calls_est then ((.calls - $x) | fabs) <= 0.05 * $x else .calls == $x end)' \
 	"$HS_TMP/end.json" >/dev/null ||
 	fail "counts not exact or estimates off by more than 5% after functions came back from off:
 $(jq -c --slurpfile off "$HS_TMP/off.json" "$rows | map([.name, .mode, .calls, .calls_est, (.name as \$n | \$off[0] | index(\$n) != null)])" "$HS_TMP/end.json")"
-echo "ok: $back of the $(jq length "$HS_TMP/off.json") functions off came back; estimates within 5% (worst $(jq -r --argjson iter $ITER "$rows"' | map(select(.calls_est) | (if (.name | startswith("tiny_")) then 250 * $iter else $iter end) as $x | ((.calls - $x) / $x * 1000 | round / 10)) | max_by(fabs) // "none"' "$HS_TMP/end.json")%)"
+echo "ok: $back of the $(jq length "$HS_TMP/off.json") functions off came back; estimates within 5% (worst $(jq -r --argjson iter $ITER "$TF_EXACT $rows"' | map(select(.calls_est) | tf_exact($iter) as $x | ((.calls - $x) / $x * 1000 | round / 10)) | max_by(fabs) // "none"' "$HS_TMP/end.json")%)"

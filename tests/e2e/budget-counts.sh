@@ -37,14 +37,14 @@ check() {
 	# Timed and counted: exact.  Sampled and off: marked, within 5% of budget off's.
 	jq -e --slurpfile off "$HS_TMP/off.json" '
 		([$off[0].funcs[] | {(.name): .calls}] | add) as $exact
-		| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+		| '"$TF_ROWS"' as $f
 		| all($f[] | select(.calls_est | not); .calls == $exact[.name] and .mode != "sampled" and .mode != "off")
 		and all($f[] | select(.mode == "counted"); .time_est)
 		and all($f[] | select(.mode == "sampled" or .mode == "off"); .calls_est and .time_est)
 		and all($f[] | select(.calls_est); ((.calls - $exact[.name]) | fabs) <= 0.05 * $exact[.name])' "$on" >/dev/null ||
 		fail "$prog, budget $pct%: counts not exact or estimates off by more than 5%:
 $(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
-	| [.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)")) | [.name, .mode, .calls, $e[.name], .calls_est]]' "$on")"
+	| '"$TF_ROWS"' | map([.name, .mode, .calls, $e[.name], .calls_est])' "$on")"
 	echo "ok: $prog, budget $pct%: $demoted functions demoted ($(jq -r '[.funcs[] | .mode] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$on")), cost $(jq .cost_ppm "$on") ppm; exact where timed or counted, estimates within 5%"
 	echo "  worst estimate: $(jq -r --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls}] | add) as $e
 		| [.funcs[] | select(.calls_est) | ((.calls - $e[.name]) / $e[.name] * 1000 | round / 10)] | max_by(fabs) // "none"' "$on")%"
@@ -53,10 +53,10 @@ $(jq -c --slurpfile off "$HS_TMP/off.json" '([$off[0].funcs[] | {(.name): .calls
 for prog in "$HS_TMP/tinyfuncs" "$O/apps/tinyfuncs"; do
 	run off "$prog" "$HS_TMP/off.json"
 	# Budget off: every figure exact, every function timed.
-	jq -e --argjson n $ITER '[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))] as $f
+	jq -e --argjson n $ITER "$TF_EXACT $TF_ROWS"' as $f
 		| ($f | length) == 51
 		and all($f[]; .mode == "timed" and (.calls_est | not) and (.time_est | not))
-		and all($f[]; .calls == (if (.name | startswith("tiny_")) then $n * 250 else $n end))' \
+		and all($f[]; .calls == tf_exact($n))' \
 		"$HS_TMP/off.json" >/dev/null ||
 		fail "$prog, budget off: not every count exact and timed: $(jq -c '[.funcs[] | [.name, .mode, .calls]]' "$HS_TMP/off.json")"
 	jq -e '.budget_ppm == 0' "$HS_TMP/off.json" >/dev/null || fail "budget off: budget_ppm is not 0"

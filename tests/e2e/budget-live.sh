@@ -7,10 +7,8 @@
 . tests/e2e/lib.sh
 
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
-cc_prog tests/apps/tinyfuncs/tinyfuncs.c
-export HOOKSCOPE_LEVEL=4
-start_daemon run -- "$HS_TMP/tinyfuncs" 1000000
-rows='[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))]'
+tinyfuncs_start 1000000
+rows=$TF_ROWS
 wait_for 20 jq_once "$rows | length == 51" --top 200
 wait_for 20 jq_once "$rows | map(select(.mode != \"timed\")) | length > 0" --top 200
 cmd budget off >"$HS_TMP/out" || fail "budget off refused: $(cat "$HS_TMP/out")"

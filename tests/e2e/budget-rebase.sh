@@ -14,10 +14,8 @@
 
 ITER=12000
 cmd() { "$O/hookscope" --cmd "$*" "ws://127.0.0.1:$HS_PORT"; }
-cc_prog tests/apps/tinyfuncs/tinyfuncs.c
-export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
-start_daemon run -- "$HS_TMP/tinyfuncs" $ITER
-rows='[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))]'
+tinyfuncs_start $ITER
+rows=$TF_ROWS
 wait_for 30 sh -c "grep -q 'budget: a window of .*, the first' '$HS_TMP/daemon.log'"
 wait_for 20 jq_once "$rows | map(select(.mode == \"counted\")) | length > 0" --top 200
 cmd budget 0.5 >"$HS_TMP/out" || fail "budget 0.5 refused: $(cat "$HS_TMP/out")"
@@ -27,10 +25,10 @@ once_json --top 200 >"$HS_TMP/end.json" || fail "hookscope --once --json failed"
 stop_daemon
 
 # Estimates: marked, within 5% of the exact counts.
-jq -e --argjson iter $ITER "$rows"' as $all
+jq -e --argjson iter $ITER "$TF_EXACT $rows"' as $all
 	| [$all[] | select(.mode == "sampled")] as $s
 	| ($s | length) > 0
-	and all($all[]; (if (.name | startswith("tiny_")) then 250 * $iter else $iter end) as $x
+	and all($all[]; tf_exact($iter) as $x
 		| if .calls_est then ((.calls - $x) | fabs) <= 0.05 * $x else .calls == $x end)
 	and all($s[]; .calls_est and .time_est)' "$HS_TMP/end.json" >/dev/null ||
 	fail "counts not exact or estimates off by more than 5% after the anchor changed:
@@ -58,4 +56,4 @@ awk '
 		exit bad
 	}' "$HS_TMP/budget.log" >"$HS_TMP/why" || fail "$(cat "$HS_TMP/why"); the budget's log:
 $(cat "$HS_TMP/budget.log")"
-echo "ok: $(jq "$rows | map(select(.mode == \"sampled\")) | length" "$HS_TMP/end.json") functions sampled after 'budget 0.5', estimates within 5% (worst $(jq -r --argjson iter $ITER "$rows"' | map(select(.calls_est) | (if (.name | startswith("tiny_")) then 250 * $iter else $iter end) as $x | ((.calls - $x) / $x * 1000 | round / 10)) | max_by(fabs) // "none"' "$HS_TMP/end.json")%); $(grep -c 'a window of' "$HS_TMP/budget.log") windows, $(grep -c 'changed mode' "$HS_TMP/budget.log") decisions, none sooner than 900 ms after the last without a restart but the confirmation"
+echo "ok: $(jq "$rows | map(select(.mode == \"sampled\")) | length" "$HS_TMP/end.json") functions sampled after 'budget 0.5', estimates within 5% (worst $(jq -r --argjson iter $ITER "$TF_EXACT $rows"' | map(select(.calls_est) | tf_exact($iter) as $x | ((.calls - $x) / $x * 1000 | round / 10)) | max_by(fabs) // "none"' "$HS_TMP/end.json")%); $(grep -c 'a window of' "$HS_TMP/budget.log") windows, $(grep -c 'changed mode' "$HS_TMP/budget.log") decisions, none sooner than 900 ms after the last without a restart but the confirmation"

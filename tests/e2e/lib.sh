@@ -214,6 +214,17 @@ HS_SAN_RT=$(ldd "$O/libhookscope.so" 2>/dev/null | awk '/lib(asan|tsan)\.so/ {pr
 # start routine names (and what depends on them) cannot be checked there.
 HS_SAN_THREADS=""
 [ -n "$HS_SAN_RT" ] && HS_SAN_THREADS=1
+# tinyfuncs_start ITER: tests/apps/tinyfuncs (known exact counts) at level 4,
+# the agent's log on, run by a new daemon.  TF_ROWS selects its functions in
+# --json output; TF_EXACT defines tf_exact($iter), a row's exact count, for jq.
+TF_ROWS='[.funcs[] | select(.name | test("^(work_|dispatch$|tiny_)"))]'
+TF_EXACT='def tf_exact($iter): if (.name | startswith("tiny_")) then 250 * $iter else $iter end;'
+tinyfuncs_start() {
+	cc_prog tests/apps/tinyfuncs/tinyfuncs.c
+	export HOOKSCOPE_LEVEL=4 HOOKSCOPE_DEBUG=1
+	start_daemon run -- "$HS_TMP/tinyfuncs" "$1"
+}
+
 # budget_for PCT: an overhead budget for a test whose premise is the hooks'
 # cost against the budget (which functions the rule samples, which it turns
 # off): PCT, or 2.2 times it under a sanitizer runtime (at most 100), whose
