@@ -19,8 +19,12 @@
  * own calls of a sampled function the windows before it would have missed
  * by far restarts them from itself; every window, closing, estimates the
  * interval since the last one again with the ratios it leaves (a count
- * shown too high is held back, never lowered).  A sampled or off
- * function's figures are marked estimated from its first interval unwatched.
+ * shown too high is held back, never lowered; after a restart, only the
+ * part after where the anchor's pace or mix changed, or half).  An off
+ * function's calls are estimated at its ratio when it went off (a window
+ * rates one that had none) and owed: back, a window estimates them again.
+ * A sampled or off function's figures are marked estimated from its first
+ * interval unwatched.
  */
 #include <assert.h>
 #include <math.h>

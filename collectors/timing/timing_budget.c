@@ -22,7 +22,8 @@
  * Modes: timed; counted (the counted path: exact count, times estimated
  * from the function's clean average); sampled (unwatched but for one
  * short window every TR_PERIOD_NS, in which every sampled and counted
- * function is timed: timing_rule.h); off (never watched).  A "clean"
+ * function is timed: timing_rule.h); off (unwatched, but for one window
+ * that rates it if it went off without a ratio).  A "clean"
  * interval is one where every function watched is timed (a window, or no
  * function demoted): only clean figures make the averages.  While functions are
  * demoted, self time comes from pc samples (timing_ipsample.c): a caller's
