@@ -75,6 +75,16 @@ static void tb_add_est(struct tb_fn *f, double x)
 	}
 }
 
+/* A count estimated again: d more calls, or fewer (held back from the
+ * next estimates: a count never goes down). */
+static void tb_est_mend(struct tb_fn *f, double d)
+{
+	if (d > 0)
+		tb_add_est(f, d);
+	else
+		f->es_hold -= d;
+}
+
 /* tm_ip_drain's callback: one sample in fn (functions not seen are not
  * shown: their samples go nowhere). */
 static void tb_sample(uintptr_t fn, void *arg)
@@ -212,10 +222,7 @@ void tm_budget_account(void)
 			f->dec_calls += x;
 			f->iv_anchor += f->owed;
 			f->iv_est += x;
-			if (d > 0)
-				tb_add_est(f, d);
-			else
-				f->es_hold -= d;
+			tb_est_mend(f, d);
 			f->owed = f->owed_est = 0;
 		}
 	}
@@ -361,14 +368,18 @@ static void tb_ratio_mend(void)
 	}
 	/* Off functions without a ratio were timed in this window: rated by
 	 * it alone (the windows before it may have missed them), their calls
-	 * since they went off are estimated at it. */
+	 * since the last rating are estimated at it (less what was shown for
+	 * them).  Fewer than TB_RATIO_MIN_CALLS of its own in it, the ratio is
+	 * provisional and the next window rates it again: a start-up's window
+	 * saw none of calls its main loop makes millions of. */
 	for (size_t i = 0; i < tb.n; i++) {
 		struct tb_fn *f = &tb.fns[i];
+		double own = f->w_calls - f->w_open;
 
 		if (f->w_rating && tb.w_anchor > tb.w_anchor_open) {
-			f->off_ratio = (f->w_calls - f->w_open) / (tb.w_anchor - tb.w_anchor_open);
-			f->off_rated = true;
-			tb_add_est(f, f->off_ratio * f->owed);
+			f->off_ratio = own / (tb.w_anchor - tb.w_anchor_open);
+			f->off_rated = own >= TB_RATIO_MIN_CALLS;
+			tb_est_mend(f, f->off_ratio * f->owed - f->owed_est);
 			f->owed = f->owed_est = 0;
 		}
 		f->w_rating = false;
@@ -383,10 +394,7 @@ static void tb_ratio_mend(void)
 			double d = tr_mend(f->iv_est, tr_est_calls(f->w_calls, tb.w_anchor, f->iv_anchor),
 			    share);
 
-			if (d > 0)
-				tb_add_est(f, d);
-			else
-				f->es_hold -= d;
+			tb_est_mend(f, d);
 		}
 		f->iv_anchor = f->iv_est = 0;
 	}

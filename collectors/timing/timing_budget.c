@@ -299,8 +299,8 @@ static bool tb_decide(uint64_t now)
 		tb.demoted += (f->mode == tb.start) - (v[i].mode == tb.start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
 		if (v[i].mode == PROTO_FMODE_OFF) {     /* estimated at its ratio while off */
-			f->off_rated = tb.w_anchor > 0 && !f->w_missed;
-			f->off_ratio = f->off_rated ? f->w_calls / tb.w_anchor : 0;
+			f->off_ratio = tb.w_anchor > 0 && !f->w_missed ? f->w_calls / tb.w_anchor : 0;
+			f->off_rated = f->off_ratio > 0 && f->w_calls >= TB_RATIO_MIN_CALLS;
 		}
 		f->mode = v[i].mode;
 		f->anchor = false;

@@ -6,6 +6,7 @@
  * crosses the budget again by a promotion; and a function changed recently
  * (held, timing_budget.c) is not promoted, so its new figures are seen first.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -418,6 +419,7 @@ static double tr_split(const struct tr_ticks *t, const struct tr_signal *s, doub
 	double w = 0, cpu = 0, y[TR_MIX] = { 0 }, var = 0, base = 0, best = 0, after = -1;
 	double w1 = 0, cpu1 = 0, y1[TR_MIX] = { 0 }, a1 = 0, a = 0;
 
+	assert(s->dims <= TR_MIX);
 	*share = *by = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		double wi = s->w(t, i);
