@@ -145,6 +145,7 @@ void tm_budget_account(void)
 	if (tb.win) {
 		tb.win_anchor += anchor;
 		tb.w_anchor += anchor;
+		tb.win_cpu_ns += own;
 	} else {
 		tr_ticks_add(&tb.iv_ticks, anchor, own, mix);
 	}
@@ -426,11 +427,7 @@ bool tb_window(bool on, uint64_t now)
 		tb.win_sampled = 0;
 	} else {
 		char after[48] = "the first";
-		/* The first window with sampled calls of a set of ratios is
-		 * confirmed (a restart's window as much as the first: a restart
-		 * comes as a program changes phase); counted functions are
-		 * exact, their averages need no haste. */
-		bool first = tb.win_sampled > 0 && tb.wins++ == 0;
+		bool first;
 
 		/* Sampled calls and none of the anchor's: a longer window would
 		 * tell no more; one of them stays counted (tb_reanchor). */
@@ -443,6 +440,12 @@ bool tb_window(bool on, uint64_t now)
 		    (double)(now - tb.win_start) / 1e6, tb.demoted, tb.win_anchor,
 		    lost ? " (the anchor lost)" : "", after);
 		tb_ratio_mend();
+		/* The first window with sampled calls of a set of ratios is
+		 * confirmed soon (a restart's as much as the first: a restart
+		 * comes as a program changes phase, and the off functions it
+		 * un-rated are rated by the next window); counted functions are
+		 * exact, their averages need no haste. */
+		first = tb.win_sampled > 0 && tb.wins++ == 0;
 		tb.win_len = now - tb.win_start;
 		tb.win_next = now + tr_window_gap(lost ? TR_WIN_NS : tb.win_len, first);
 		tb.win_end = now;
@@ -466,8 +469,10 @@ bool tb_window(bool on, uint64_t now)
 	tm_select_window(tb.win);
 	tb_switched(&tb.win, on);
 	tb.win_anchor = 0;
-	if (on)
+	if (on) {
+		tb.win_cpu_ns = 0;        /* kept after it closes: tb_reanchor reads it */
 		tb.win_start = proto_now_ns();  /* the switch took a while (a world stop) */
+	}
 	tb_dec_reset();           /* a window's cost is not the steady cost: no decision on it */
 	free(pick);
 	return lost;

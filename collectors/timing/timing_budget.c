@@ -248,6 +248,21 @@ static bool tb_probe_take(const struct tr_fn *v)
 	return true;
 }
 
+/* Function i's mode becomes mode at now (pick[i]: its site to apply),
+ * held a while before a promotion. */
+static void tb_fn_set(size_t i, unsigned mode, uint64_t now, bool *pick)
+{
+	struct tb_fn *f = &tb.fns[i];
+
+	tb.demoted += (f->mode == tb.start) - (mode == tb.start);
+	f->mode = (uint8_t)mode;
+	f->anchor = false;
+	f->iv_anchor = f->iv_est = 0;     /* what is mended was sampled throughout */
+	f->since_ns = now;
+	f->held_until = now + TB_HOLD_NS;
+	pick[i] = true;
+}
+
 /* Run the rule on the figures since the last decision; apply its changes.
  * True when a mode or the call paths changed. */
 static bool tb_decide(uint64_t now)
@@ -296,18 +311,12 @@ static bool tb_decide(uint64_t now)
 		moved |= tb_exact(f->mode) != tb_exact(v[i].mode);
 		back |= f->mode == PROTO_FMODE_OFF && f->w_missed;
 		sampled |= v[i].mode == PROTO_FMODE_SAMPLED;
-		tb.demoted += (f->mode == tb.start) - (v[i].mode == tb.start);
 		f->hook_ppm = (uint32_t)(v[i].calls * p.timed_ps / p.cpu_ps * 1e6 + 0.5);
 		if (v[i].mode == PROTO_FMODE_OFF) {     /* estimated at its ratio while off */
 			f->off_ratio = tb.w_anchor > 0 && !f->w_missed ? f->w_calls / tb.w_anchor : 0;
 			f->off_rated = f->off_ratio > 0 && f->w_calls >= TB_RATIO_MIN_CALLS;
 		}
-		f->mode = v[i].mode;
-		f->anchor = false;
-		f->iv_anchor = f->iv_est = 0;     /* what is mended was sampled throughout */
-		f->since_ns = now;
-		f->held_until = now + TB_HOLD_NS;
-		pick[i] = true;
+		tb_fn_set(i, v[i].mode, now, pick);
 		changed++;
 	}
 	if (tb_probe_take(v)) {
@@ -350,26 +359,31 @@ static bool tb_decide(uint64_t now)
 }
 
 /* The window just closed saw sampled calls and none of the anchor's (the
- * functions exact when a decision chose them stopped being called): one
- * of the sampled functions called in it stays counted, chosen as a
- * demotion chooses its anchor, or failing one cheap enough, the probe;
- * the ratios re-base on it.  Each is judged at its rate outside the
- * windows, as the next decision will see it: in a window every demoted
- * function is timed and a loop of tiny ones runs many times slower. */
+ * functions exact when a decision chose them stopped being called, or
+ * every demoted one went off): one of the sampled or off functions called
+ * in it stays counted, chosen as a demotion chooses its anchor, or failing
+ * one cheap enough, the probe (an off one sampled again); the ratios
+ * re-base on it.  Each is judged at its rate outside the windows, as the
+ * next decision will see it, or at its rate over the window's own CPU (the
+ * hooks' cost out) if higher: an off one's rate is as old as its going off,
+ * and judged by it an anchor too dear to keep goes off again at the next
+ * decision, and the next window loses it again. */
 static void tb_reanchor(uint64_t now)
 {
 	double cpu = TB_DECIDE_CPU_NS;
 	struct tr_params p = { .budget_ppm = tb_ppm, .cpu_ps = cpu * 1000, .timed_ps = tb_timed_ps(),
-		.counted_ps = tb_counted_ps() };
+		.counted_ps = tb_counted_ps(), .duty_ppm = tr_window_duty(tb.win_len) };
 	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 	size_t keep;
 
 	for (size_t i = 0; i < tb.n; i++) {
-		bool called = tb.fns[i].w_calls - tb.fns[i].w_open > 0;
+		const struct tb_fn *f = &tb.fns[i];
+		double seen = f->w_calls - f->w_open;
+		double in = tb.win_cpu_ns > 0 ? seen / tb.win_cpu_ns : 0;
 
-		v[i] = (struct tr_fn){ .calls = called ? tb.fns[i].rate * cpu : 0,
-			.mode = tb.fns[i].mode };
+		v[i] = (struct tr_fn){ .calls = seen > 0 ? (in > f->rate ? in : f->rate) * cpu : 0,
+			.mode = f->mode };
 	}
 	keep = tr_anchor(v, tb.n, &p, p.cpu_ps * tb_ppm / 1e6);
 	if (keep < tb.n) {
@@ -377,19 +391,21 @@ static void tb_reanchor(uint64_t now)
 
 		agent_log("budget: the anchor made no call in the window: %s stays counted "
 		    "(%.0f calls in it)", tm_report_name(keep), f->w_calls - f->w_open);
-		f->mode = PROTO_FMODE_COUNTED;
+		tb_fn_set(keep, PROTO_FMODE_COUNTED, now, pick);
 		f->anchor = true;
-		f->iv_anchor = f->iv_est = 0;
-		f->since_ns = now;
-		f->held_until = now + TB_HOLD_NS;
-		pick[keep] = true;
-		tb_apply(pick);
-		tb_tabs_build();
-		tb_ratio_rebase();
 	} else if ((keep = tr_probe(v, tb.n, &p)) < tb.n) {
 		v[keep].probe = true;
-		if (tb_probe_take(v))
-			tb_ratio_rebase();
+		if (v[keep].mode == PROTO_FMODE_OFF)
+			tb_fn_set(keep, PROTO_FMODE_SAMPLED, now, pick);
+		if (!tb_probe_take(v) && !pick[keep])
+			keep = tb.n;
+	}
+	if (keep < tb.n) {
+		if (pick[keep]) {
+			tb_apply(pick);
+			tb_tabs_build();
+		}
+		tb_ratio_rebase();
 	}
 	free(v);
 	free(pick);

@@ -55,6 +55,7 @@ struct tb_state {
 	uint64_t win_len;         /* the last window's length, ns (0: none yet) */
 	double   win_anchor;      /* anchor calls in the open window */
 	double   win_sampled;     /* and sampled functions' calls */
+	double   win_cpu_ns;      /* and the program's own CPU (the hooks' cost out) */
 	unsigned wins;            /* windows with sampled calls since the ratios' restart */
 	double   w_anchor;        /* the anchor's calls in the windows since the ratios' restart */
 	double   w_anchor_open;   /* w_anchor when the open window opened */

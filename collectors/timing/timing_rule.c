@@ -95,9 +95,19 @@ static double tr_move(struct tr_fn *f, unsigned m, const struct tr_params *p)
 	return d;
 }
 
+/* Can f be kept in mode as the anchor: does that cost at most half the
+ * budget? */
+static bool tr_anchor_affordable(const struct tr_fn *f, const struct tr_params *p, unsigned mode,
+    double budget)
+{
+	return f->calls * tr_mode_cost(p, mode) <= budget / 2;
+}
+
 /* Over the budget: take the function first in line (tr_before), demote it
  * one step, put it back in line at its new weight; until the cost is low.
- * f[keep] (n: none) goes no lower than counted. */
+ * f[keep] (n: none) goes no lower than counted; the probe, sampled, stays
+ * so while that costs at most half of low (a new probe's rate takes a
+ * spell). */
 static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, double total,
     double low, size_t keep)
 {
@@ -113,13 +123,16 @@ static double tr_demote(struct tr_fn *f, size_t n, const struct tr_params *p, do
 		tr_sift(h, hn, i, f, w);
 	while (hn > 0 && total > low) {
 		struct tr_fn *x = &f[h[0]];
+		bool spared = x->probe && x->mode == PROTO_FMODE_SAMPLED &&
+		    tr_anchor_affordable(x, p, PROTO_FMODE_SAMPLED, low);
 
-		if (h[0] != keep)
+		if (h[0] != keep && !spared)
 			total += tr_move(x, tr_down(x, p), p);
 		else if (x->mode == PROTO_FMODE_TIMED)
 			total += tr_move(x, PROTO_FMODE_COUNTED, p);
 		w[h[0]] = tr_weight(x, p);
-		if (x->mode == PROTO_FMODE_OFF || (h[0] == keep && x->mode == PROTO_FMODE_COUNTED))
+		if (x->mode == PROTO_FMODE_OFF || spared ||
+		    (h[0] == keep && x->mode == PROTO_FMODE_COUNTED))
 			h[0] = h[--hn];
 		tr_sift(h, hn, 0, f, w);
 	}
@@ -135,42 +148,43 @@ static double tr_anchor_floor(const struct tr_params *p)
 	return p->cpu_ps / 1000 * TR_ANCHOR_PER_NS;
 }
 
-/* Can f be the anchor: does counting it cost at most half the budget? */
-static bool tr_anchor_affordable(const struct tr_fn *f, const struct tr_params *p, double budget)
+/* Are f's calls estimated from the anchor's (sampled or off) and made? */
+static bool tr_estimated(const struct tr_fn *f)
 {
-	return f->calls * p->counted_ps <= budget / 2;
+	return (f->mode == PROTO_FMODE_SAMPLED || f->mode == PROTO_FMODE_OFF) && f->calls > 0;
 }
 
 /* Is an anchor needed after demotions to d: fewer calls counted exactly
- * than the floor, and at least min sampled functions that made calls?  A
- * counted anchor needs two (one would only be estimated by itself); the
- * probe one (it estimates itself by its rate). */
+ * than the floor, and at least min functions estimated by it?  A counted
+ * anchor needs two (one would only be estimated by itself); the probe
+ * one (it estimates itself by its rate). */
 static bool tr_anchor_needed(const struct tr_fn *d, size_t n, const struct tr_params *p,
     size_t min)
 {
 	double exact = 0;
-	size_t sampled = 0;
+	size_t estimated = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].mode == PROTO_FMODE_TIMED || d[i].mode == PROTO_FMODE_COUNTED)
 			exact += d[i].calls;
-		sampled += d[i].mode == PROTO_FMODE_SAMPLED && d[i].calls > 0;
+		estimated += tr_estimated(&d[i]);
 	}
-	return exact < tr_anchor_floor(p) && sampled >= min;
+	return exact < tr_anchor_floor(p) && estimated >= min;
 }
 
-/* The sampled function with the fewest calls that make the floor alone, or
- * failing that the one with the most; with a budget, only those cheap
- * enough to count (half of it at most).  n when there is none. */
+/* Among the functions in mode from that made calls, the one with the
+ * fewest calls that make the floor alone, or failing that the one with the
+ * most; with a budget, only those that cost at most half of it in mode as.
+ * n when there is none. */
 static size_t tr_anchor_pick(const struct tr_fn *d, size_t n, const struct tr_params *p,
-    const double *budget)
+    unsigned from, unsigned as, const double *budget)
 {
 	double floor = tr_anchor_floor(p);
 	size_t best = n;
 
 	for (size_t i = 0; i < n; i++) {
-		if (d[i].mode != PROTO_FMODE_SAMPLED || d[i].calls <= 0 ||
-		    (budget != NULL && !tr_anchor_affordable(&d[i], p, *budget)))
+		if (d[i].mode != from || d[i].calls <= 0 ||
+		    (budget != NULL && !tr_anchor_affordable(&d[i], p, as, *budget)))
 			continue;
 		if (best == n)
 			best = i;
@@ -182,16 +196,27 @@ static size_t tr_anchor_pick(const struct tr_fn *d, size_t n, const struct tr_pa
 	return best;
 }
 
-/* See timing_rule.h. */
+/* See timing_rule.h.  A sampled one first: an off one costs its count. */
 size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, double budget)
 {
-	return tr_anchor_needed(d, n, p, 2) ? tr_anchor_pick(d, n, p, &budget) : n;
+	size_t a;
+
+	if (!tr_anchor_needed(d, n, p, 2))
+		return n;
+	a = tr_anchor_pick(d, n, p, PROTO_FMODE_SAMPLED, PROTO_FMODE_COUNTED, &budget);
+	return a < n ? a : tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_COUNTED, &budget);
 }
 
 /* See timing_rule.h. */
 size_t tr_probe(const struct tr_fn *d, size_t n, const struct tr_params *p)
 {
-	return tr_anchor_needed(d, n, p, 1) ? tr_anchor_pick(d, n, p, NULL) : n;
+	double low = p->cpu_ps * p->budget_ppm / 1e6 * TR_LOW_PERMILLE / 1000;
+	size_t a;
+
+	if (!tr_anchor_needed(d, n, p, 1))
+		return n;
+	a = tr_anchor_pick(d, n, p, PROTO_FMODE_SAMPLED, PROTO_FMODE_SAMPLED, NULL);
+	return a < n ? a : tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_SAMPLED, &low);
 }
 
 /* Name probe as the probe (n: none). */
@@ -231,7 +256,8 @@ static size_t tr_pinned(const struct tr_fn *f, size_t n, const struct tr_params 
 		else if (f[i].mode == PROTO_FMODE_TIMED || f[i].mode == PROTO_FMODE_COUNTED)
 			exact += f[i].calls;
 	}
-	if (pin == n || exact >= tr_anchor_floor(p) || !tr_anchor_affordable(&f[pin], p, budget))
+	if (pin == n || exact >= tr_anchor_floor(p) ||
+	    !tr_anchor_affordable(&f[pin], p, PROTO_FMODE_COUNTED, budget))
 		return n;
 	return pin;
 }
@@ -262,6 +288,13 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
 				if (d[i].probe && d[i].mode == PROTO_FMODE_SAMPLED && probe < n)
 					probe = i;
 			tr_probe_set(d, n, probe);
+			if (probe < n && d[probe].mode == PROTO_FMODE_OFF) {
+				/* Sampled again, the others make room. */
+				trial += tr_move(&d[probe], PROTO_FMODE_SAMPLED, p);
+				trial = tr_demote(d, n, p, trial, low, n);
+			}
+			for (size_t i = 0; i < n; i++)      /* off and back is no change */
+				d[i].changed = d[i].mode != f[i].mode;
 			memcpy(f, d, n * sizeof *d);
 		}
 		free(d);
@@ -269,7 +302,7 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
 			return trial;
 	}
 	tr_probe_set(f, n, n);    /* an anchor is counted */
-	if (f[keep].mode == PROTO_FMODE_SAMPLED)
+	if (f[keep].mode == PROTO_FMODE_SAMPLED || f[keep].mode == PROTO_FMODE_OFF)
 		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
 	low += f[keep].calls * p->counted_ps;
 	return tr_demote(f, n, p, total, low < budget ? low : budget, keep);

@@ -235,6 +235,68 @@ static void test_budget_probe(void **state)
 	assert_false(v[1].probe);
 }
 
+/* Every demoted function that made calls is off (a window lost its
+ * anchor and saw only them): one is counted if cheap enough, the one with
+ * the fewest calls that make the floor; else the probe, sampled again if
+ * sampling it costs at most half what demotion aims at.  A sampled one is
+ * chosen before an off one. */
+static void test_budget_anchor_from_off(void **state)
+{
+	struct tr_fn v[4];
+
+	(void)state;
+	for (int i = 0; i < 3; i++)         /* counted: 2.5 ms, 3.75 ms, 5 ms */
+		v[i] = (struct tr_fn){ .calls = 1e6 * (2 + i) / 2, .avg_ps = 3000,
+			.mode = PROTO_FMODE_OFF };
+	v[3] = (struct tr_fn){ .calls = 1e3, .avg_ps = 3000 };
+	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 0);
+	v[0].calls = 1e5;                   /* under the floor: the next */
+	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 1);
+
+	for (int i = 0; i < 3; i++)         /* sampled 200 ms each */
+		v[i].calls = 1e9;
+	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 4);
+	assert_int_equal(tr_probe(v, 4, &P), 4);
+	v[2].calls = 5e7;                   /* sampled 10 ms, counted 125 ms */
+	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 4);
+	assert_int_equal(tr_probe(v, 4, &P), 2);
+	v[1].mode = PROTO_FMODE_SAMPLED;    /* one sampled: it, cost aside */
+	assert_int_equal(tr_probe(v, 4, &P), 1);
+	v[1].calls = 0;                     /* but not one that made no call */
+	assert_int_equal(tr_probe(v, 4, &P), 2);
+}
+
+/* Over the budget, the probe stays sampled while that costs at most half
+ * what demotion aims at (the others are turned off around it); dearer, it
+ * goes off like any other and another is named. */
+static void test_budget_probe_spared(void **state)
+{
+	struct tr_fn v[21];
+	uint32_t after;
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		/* the probe sampled at 18 ms, then 22 ms; 20 others at 4 ms */
+		v[0] = (struct tr_fn){ .calls = round == 0 ? 9e7 : 1.1e8, .avg_ps = 3000,
+			.mode = PROTO_FMODE_SAMPLED, .probe = true };
+		for (int i = 1; i < 21; i++)
+			v[i] = (struct tr_fn){ .calls = 2e7, .avg_ps = 3000,
+				.mode = PROTO_FMODE_SAMPLED };
+		after = tr_decide(v, 21, &P);
+		assert_true(after <= P.budget_ppm * TR_LOW_PERMILLE / 1000);
+		if (round == 0) {
+			assert_int_equal(v[0].mode, PROTO_FMODE_SAMPLED);
+			assert_true(v[0].probe);
+			assert_false(v[0].changed);
+		} else {
+			assert_int_equal(v[0].mode, PROTO_FMODE_OFF);
+			assert_false(v[0].probe);
+			assert_int_equal(tr_probe(v, 21, &P) < 21, true);
+			assert_true(v[tr_probe(v, 21, &P)].probe);
+		}
+	}
+}
+
 /* The anchor a lost window kept counted (2% of the CPU) pushes the cost
  * over the budget: a demotion keeps it while the other exact functions
  * make fewer calls than the floor (the sampled ones pay), though the
@@ -424,6 +486,8 @@ int main(void)
 		cmocka_unit_test(test_budget_keeps_anchor),
 		cmocka_unit_test(test_budget_pinned_anchor),
 		cmocka_unit_test(test_budget_probe),
+		cmocka_unit_test(test_budget_anchor_from_off),
+		cmocka_unit_test(test_budget_probe_spared),
 		cmocka_unit_test(test_budget_paths_off_first),
 		cmocka_unit_test(test_budget_paths_back_last),
 		cmocka_unit_test(test_budget_estimate),
