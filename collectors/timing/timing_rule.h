@@ -79,13 +79,14 @@ size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, dou
  * sampled, a demotion names the probe instead (tr_fn.probe): the sampled
  * function tr_anchor would choose, cost aside; none sampled (every demoted
  * one off), the off one so chosen among those whose sampling costs at most
- * half what demotion aims at, sampled again (the others make room).  It is counted alone in short spells,
- * which give its calls per ns of the program's CPU; between them that rate
- * times the CPU time
- * is the anchor's calls (timing_account.c).  A decision keeps the probe
- * while it is sampled and an anchor is still needed (it names no other:
- * a new probe's rate takes a spell).  The choice alone: n when no anchor
- * is needed. */
+ * half what demotion aims at, sampled again (the others make room).  It is
+ * counted alone in short spells, which give its calls per ns of the
+ * program's CPU; between them that rate times the CPU time is the anchor's
+ * calls (timing_account.c).  A decision keeps the probe while it is
+ * sampled and an anchor is still needed (it names no other: a new probe's
+ * rate takes a spell), and demotion spares it while sampling it costs at
+ * most half what it aims at.  The choice alone: n when no anchor is
+ * needed. */
 size_t tr_probe(const struct tr_fn *f, size_t n, const struct tr_params *p);
 /* The same with call paths (*paths: on now; out: on after): over the
  * budget, paths go off first, and functions are demoted only if that is
