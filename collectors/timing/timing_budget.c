@@ -372,7 +372,8 @@ static void tb_reanchor(uint64_t now)
 {
 	double cpu = TB_DECIDE_CPU_NS;
 	struct tr_params p = { .budget_ppm = tb_ppm, .cpu_ps = cpu * 1000, .timed_ps = tb_timed_ps(),
-		.counted_ps = tb_counted_ps(), .duty_ppm = tr_window_duty(tb.win_len) };
+		.counted_ps = tb_counted_ps(), .duty_ppm = tr_window_duty(tb.win_len),
+		.off_seen = true };
 	struct tr_fn *v = xcalloc(tb.n + 1, sizeof *v);
 	bool *pick = xcalloc(tb.n + 1, sizeof *pick);
 	size_t keep;
@@ -523,12 +524,16 @@ uint64_t timing_budget_tick(uint64_t now)
 	/* Between a set of ratios' first window and its confirmation a
 	 * decision within the budget waits: one that changes the anchor's set
 	 * would leave the interval the first window estimated unmended.  The
-	 * status bar meanwhile shows the cost since the last decision, not the
-	 * one that decision was taken on (100 ms old or more). */
+	 * status bar meanwhile shows the cost of the interval, not the one
+	 * the last decision was taken on (100 ms old or more).  The wait is a
+	 * decision that changes nothing, and the next interval starts: grown
+	 * through a quiet spell, it would dilute the cost of a phase that
+	 * begins in it (a confirmation can be a second away). */
 	due = !tb.win && !tb.spell && tb.dec_cpu_ns >= TB_DECIDE_CPU_NS;
 	cost = due ? tb_cost_now() : 0;
 	if (due && tb.wins == 1 && cost <= tb_ppm && tb_sampling()) {
 		tb_cost_ppm = cost;
+		tb_dec_reset();
 	} else if (due) {
 		if (tb_decide(now)) {
 			tb_tick_ns = TB_TICK_NS;

@@ -148,7 +148,9 @@ static double tr_anchor_floor(const struct tr_params *p)
 	return p->cpu_ps / 1000 * TR_ANCHOR_PER_NS;
 }
 
-/* Are f's calls estimated from the anchor's (sampled or off) and made? */
+/* Are f's calls estimated from the anchor's (sampled or off) and made?
+ * An off one's, made at the rate it went off at unless p->off_seen: it
+ * keeps a probe, never names one (tr_probe). */
 static bool tr_estimated(const struct tr_fn *f)
 {
 	return (f->mode == PROTO_FMODE_SAMPLED || f->mode == PROTO_FMODE_OFF) && f->calls > 0;
@@ -204,7 +206,9 @@ size_t tr_anchor(const struct tr_fn *d, size_t n, const struct tr_params *p, dou
 	if (!tr_anchor_needed(d, n, p, 2))
 		return n;
 	a = tr_anchor_pick(d, n, p, PROTO_FMODE_SAMPLED, PROTO_FMODE_COUNTED, &budget);
-	return a < n ? a : tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_COUNTED, &budget);
+	if (a == n && p->off_seen)
+		a = tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_COUNTED, &budget);
+	return a;
 }
 
 /* See timing_rule.h. */
@@ -216,7 +220,9 @@ size_t tr_probe(const struct tr_fn *d, size_t n, const struct tr_params *p)
 	if (!tr_anchor_needed(d, n, p, 1))
 		return n;
 	a = tr_anchor_pick(d, n, p, PROTO_FMODE_SAMPLED, PROTO_FMODE_SAMPLED, NULL);
-	return a < n ? a : tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_SAMPLED, &low);
+	if (a == n && p->off_seen)
+		a = tr_anchor_pick(d, n, p, PROTO_FMODE_OFF, PROTO_FMODE_SAMPLED, &low);
+	return a;
 }
 
 /* Name probe as the probe (n: none). */
@@ -288,13 +294,6 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
 				if (d[i].probe && d[i].mode == PROTO_FMODE_SAMPLED && probe < n)
 					probe = i;
 			tr_probe_set(d, n, probe);
-			if (probe < n && d[probe].mode == PROTO_FMODE_OFF) {
-				/* Sampled again, the others make room. */
-				trial += tr_move(&d[probe], PROTO_FMODE_SAMPLED, p);
-				trial = tr_demote(d, n, p, trial, low, n);
-			}
-			for (size_t i = 0; i < n; i++)      /* off and back is no change */
-				d[i].changed = d[i].mode != f[i].mode;
 			memcpy(f, d, n * sizeof *d);
 		}
 		free(d);
@@ -302,7 +301,7 @@ static double tr_demote_anchored(struct tr_fn *f, size_t n, const struct tr_para
 			return trial;
 	}
 	tr_probe_set(f, n, n);    /* an anchor is counted */
-	if (f[keep].mode == PROTO_FMODE_SAMPLED || f[keep].mode == PROTO_FMODE_OFF)
+	if (f[keep].mode == PROTO_FMODE_SAMPLED)
 		total += tr_move(&f[keep], PROTO_FMODE_COUNTED, p);
 	low += f[keep].calls * p->counted_ps;
 	return tr_demote(f, n, p, total, low < budget ? low : budget, keep);

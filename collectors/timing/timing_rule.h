@@ -46,6 +46,9 @@ struct tr_params {
 	double   path_ps;         /* what call paths add to a timed call (0: they
 	                           * cannot be turned on); in timed_ps while on */
 	bool     paths_held;      /* paths changed too recently to come back */
+	bool     off_seen;        /* off functions' calls were seen (a lost window
+	                           * timed them), not the rates they went off at:
+	                           * one may be the anchor or the probe */
 };
 
 /* What one call of a function in mode costs, ps. */
@@ -63,24 +66,24 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
  * least this many calls per ns of CPU counted exactly, a window's
  * TR_WIN_ANCHOR in TR_WIN_NS, else no sampled call could be estimated (a
  * loop whose every function is tiny and hot).  When the functions still
- * exact make fewer, one demoted function stays counted: the sampled one
- * with the fewest calls that make the floor alone, if counting it costs at
- * most half the budget, else an off one so chosen (sampled and off calls
- * estimated by nothing are a window's only, and look free to promote);
- * the others are demoted around it, to what demotion aims at plus the
- * anchor's cost, never over the budget. */
+ * exact make fewer, one sampled function stays counted: the one with the
+ * fewest calls that make the floor alone, if counting it costs at most
+ * half the budget (sampled calls estimated by nothing are a window's
+ * only, and look free to promote), else with p->off_seen an off one so
+ * chosen; the others are demoted around it, to what demotion aims at plus
+ * the anchor's cost, never over the budget. */
 #define TR_ANCHOR_PER_NS ((double)TR_WIN_ANCHOR / TR_WIN_NS)
 /* That choice alone (f's modes after a demotion, calls over p->cpu_ps):
  * the function to keep counted, or n when the exact ones make the floor,
- * fewer than two sampled or off ones made calls or none is cheap enough. */
+ * fewer than two sampled (or off, seen) ones made calls or none is cheap
+ * enough. */
 size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget);
 /* When an anchor is needed and none is cheap enough to count (every hot
  * function tiny and about as hot as the others), or one function alone is
  * sampled, a demotion names the probe instead (tr_fn.probe): the sampled
- * function tr_anchor would choose, cost aside; none sampled (every demoted
- * one off), the off one so chosen among those whose sampling costs at most
- * half what demotion aims at, sampled again (the others make room).  It is
- * counted alone in short spells, which give its calls per ns of the
+ * function tr_anchor would choose, cost aside; none sampled, with
+ * p->off_seen, the off one so chosen among those whose sampling costs at
+ * most half what demotion aims at, sampled again.  It is counted alone in short spells, which give its calls per ns of the
  * program's CPU; between them that rate times the CPU time is the anchor's
  * calls (timing_account.c).  A decision keeps the probe while it is
  * sampled and an anchor is still needed (it names no other: a new probe's

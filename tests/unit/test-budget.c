@@ -235,35 +235,40 @@ static void test_budget_probe(void **state)
 	assert_false(v[1].probe);
 }
 
-/* Every demoted function that made calls is off (a window lost its
- * anchor and saw only them): one is counted if cheap enough, the one with
- * the fewest calls that make the floor; else the probe, sampled again if
- * sampling it costs at most half what demotion aims at.  A sampled one is
- * chosen before an off one. */
+/* Every demoted function that made calls in a window that lost its
+ * anchor is off (off_seen: their calls seen in it): one is counted if
+ * cheap enough, the one with the fewest calls that make the floor; else
+ * the probe, sampled again if sampling it costs at most half what demotion
+ * aims at.  A sampled one is chosen before an off one; without off_seen
+ * (an off function's calls are the rate it went off at) none is. */
 static void test_budget_anchor_from_off(void **state)
 {
+	struct tr_params p = P;
 	struct tr_fn v[4];
 
 	(void)state;
+	p.off_seen = true;
 	for (int i = 0; i < 3; i++)         /* counted: 2.5 ms, 3.75 ms, 5 ms */
 		v[i] = (struct tr_fn){ .calls = 1e6 * (2 + i) / 2, .avg_ps = 3000,
 			.mode = PROTO_FMODE_OFF };
 	v[3] = (struct tr_fn){ .calls = 1e3, .avg_ps = 3000 };
-	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 0);
+	assert_int_equal(tr_anchor(v, 4, &p, 50e9), 0);
+	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 4);
 	v[0].calls = 1e5;                   /* under the floor: the next */
-	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 1);
+	assert_int_equal(tr_anchor(v, 4, &p, 50e9), 1);
 
 	for (int i = 0; i < 3; i++)         /* sampled 200 ms each */
 		v[i].calls = 1e9;
-	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 4);
-	assert_int_equal(tr_probe(v, 4, &P), 4);
+	assert_int_equal(tr_anchor(v, 4, &p, 50e9), 4);
+	assert_int_equal(tr_probe(v, 4, &p), 4);
 	v[2].calls = 5e7;                   /* sampled 10 ms, counted 125 ms */
-	assert_int_equal(tr_anchor(v, 4, &P, 50e9), 4);
-	assert_int_equal(tr_probe(v, 4, &P), 2);
+	assert_int_equal(tr_anchor(v, 4, &p, 50e9), 4);
+	assert_int_equal(tr_probe(v, 4, &p), 2);
+	assert_int_equal(tr_probe(v, 4, &P), 4);
 	v[1].mode = PROTO_FMODE_SAMPLED;    /* one sampled: it, cost aside */
-	assert_int_equal(tr_probe(v, 4, &P), 1);
+	assert_int_equal(tr_probe(v, 4, &p), 1);
 	v[1].calls = 0;                     /* but not one that made no call */
-	assert_int_equal(tr_probe(v, 4, &P), 2);
+	assert_int_equal(tr_probe(v, 4, &p), 2);
 }
 
 /* Over the budget, the probe stays sampled while that costs at most half
