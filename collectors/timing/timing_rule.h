@@ -75,17 +75,18 @@ uint32_t tr_decide(struct tr_fn *f, size_t n, const struct tr_params *p);
 #define TR_ANCHOR_PER_NS ((double)TR_WIN_ANCHOR / TR_WIN_NS)
 /* That choice alone (f's modes after a demotion, calls over p->cpu_ps):
  * the function to keep counted, or n when the exact ones make the floor,
- * fewer than two sampled (or off, seen) ones made calls or none is cheap
- * enough. */
+ * fewer than two sampled or off ones made calls (at the rate an off one
+ * went off at, unless p->off_seen) or none is cheap enough. */
 size_t tr_anchor(const struct tr_fn *f, size_t n, const struct tr_params *p, double budget);
 /* When an anchor is needed and none is cheap enough to count (every hot
  * function tiny and about as hot as the others), or one function alone is
  * sampled, a demotion names the probe instead (tr_fn.probe): the sampled
  * function tr_anchor would choose, cost aside; none sampled, with
  * p->off_seen, the off one so chosen among those whose sampling costs at
- * most half what demotion aims at, sampled again.  It is counted alone in short spells, which give its calls per ns of the
- * program's CPU; between them that rate times the CPU time is the anchor's
- * calls (timing_account.c).  A decision keeps the probe while it is
+ * most half what demotion aims at, sampled again.  It is counted alone in
+ * short spells, which give its calls per ns of the program's CPU; between
+ * them that rate times the CPU time is the anchor's calls
+ * (timing_account.c).  A decision keeps the probe while it is
  * sampled and an anchor is still needed (it names no other: a new probe's
  * rate takes a spell), and demotion spares it while sampling it costs at
  * most half what it aims at.  The choice alone: n when no anchor is
