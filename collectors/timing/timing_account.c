@@ -131,6 +131,7 @@ void tm_budget_account(void)
 				 * (doc/architecture.md, "The probe"); the
 				 * calibration is the agent's best figure. */
 				tb.sp_calls += d;
+				tb.sp_cpu_ns += own;
 				tb.pr_calls += d;
 				tb.pr_cpu_ns += own;
 			} else {
@@ -500,7 +501,7 @@ void tb_spell(bool on, uint64_t now)
 	tb_apply(pick);
 	tb_tabs_build();
 	tb_switched(&tb.spell, on);
-	tb.sp_calls = 0;
+	tb.sp_calls = tb.sp_cpu_ns = 0;
 	if (on)
 		tb.sp_start = proto_now_ns();
 	tb_dec_reset();           /* a spell's cost is not the steady cost */

@@ -548,7 +548,15 @@ uint64_t timing_budget_tick(uint64_t now)
 		}
 	}
 	if (tb.spell) {
-		if (now - tb.sp_start >= TB_SPELL_NS && tr_window_done(now - tb.sp_start, tb.sp_calls, 0)) {
+		/* No decision is taken while a spell is open: one ends at its
+		 * least when the probe made no call while the program ran half
+		 * a spell's worth of CPU (a phase that no longer calls it: its
+		 * rate is as much 0 in 10 ms as in 200), and at once when a
+		 * peek found the cost over budgets (the decision follows). */
+		bool idle = tb.sp_calls < 1 && tb.sp_cpu_ns >= TB_SPELL_NS / 2;
+
+		if (forced || (now - tb.sp_start >= TB_SPELL_NS &&
+		    (idle || tr_window_done(now - tb.sp_start, tb.sp_calls, 0)))) {
 			tb_spell(false, now);
 			tb.sp_due = now + TB_SPELL_EVERY_NS;
 		}

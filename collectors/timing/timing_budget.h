@@ -73,6 +73,7 @@ struct tb_state {
 	uint64_t sp_start;
 	uint64_t sp_due;          /* the next spell opens (not in a window) */
 	double   sp_calls;        /* its calls in the open spell */
+	double   sp_cpu_ns;       /* and the program's own CPU in it */
 	double   pr_calls, pr_cpu_ns;   /* in the spells, and their CPU (0: no spell yet) */
 };
 
