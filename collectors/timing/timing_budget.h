@@ -78,6 +78,12 @@ struct tb_state {
 };
 
 extern struct tb_state tb;
+extern uint32_t tb_ppm;                   /* the budget, ppm of the threads' CPU (0: off) */
+extern uint32_t tb_cost_ppm;              /* the hooks' cost the last decision saw */
+extern uint64_t tb_paths_held_until;      /* call paths may not come back before */
+
+#define TB_DECIDE_CPU_NS 5000000ull       /* target CPU between decisions */
+#define TB_HOLD_NS       2000000000ull    /* no promotion this soon after a change */
 
 /* timing_budget.c */
 double tb_timed_ps(void);                 /* a timed call's calibrated cost, ps */
@@ -87,6 +93,17 @@ bool tb_windowed(const struct tb_fn *f);  /* timed in a window: all but off ones
 void tb_apply(const bool *pick);          /* the engine's modes of the functions picked (NULL: all) */
 void tb_dec_reset(void);                  /* a new decision interval */
 void tb_tabs_build(void);                 /* the -finstrument path's states, published */
+uint32_t tb_cost_now(void);               /* the hooks' cost since the last decision, ppm */
+double tb_process_cpu_ms(void);           /* the process's CPU time so far, for the log */
+
+/* Decisions (timing_decide.c).  Run the rule on the figures since the last
+ * decision and apply its changes: true when a mode or the call paths
+ * changed. */
+bool tb_decide(uint64_t now);
+/* The window just closed lost its anchor: keep another (or a probe). */
+void tb_reanchor(uint64_t now);
+/* Every function back to the starting mode (the budget turned off). */
+void tb_restore(uint64_t now);
 /* The hot path's state of function i now, in a window or not (the
  * probe is counted in its spell). */
 uint8_t tb_fn_st(size_t i, bool win);
