@@ -132,7 +132,7 @@ static int mem_init(void)
 		/* Blocks from before the attach are unknown: their frees are
 		 * counted as such, and a leak scan is told it may err. */
 		__atomic_store_n(&mem.partial, true, __ATOMIC_RELAXED);
-		__atomic_store_n(&mem_bound, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&mem.bound, true, __ATOMIC_RELEASE);
 		bind_add(&mem_bind);
 	}
 	return 0;

@@ -42,9 +42,9 @@
 
 struct mem_real {
 	void *(*malloc)(size_t);
+	void  (*free)(void *);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
-	void  (*free)(void *);
 	int   (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
 	void *(*memalign)(size_t, size_t);
@@ -53,8 +53,9 @@ struct mem_real {
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
 	int   (*munmap)(void *, size_t);
 };
-static struct mem_real real;
-bool mem_bound;                           /* attached: the binder installed the wrappers */
+/* malloc and free first: with the flags at the head of mem, the lines
+ * their fast paths read. */
+static struct mem_real real __attribute__((aligned(64)));
 static int mem_resolving;
 
 static _Alignas(64) char mem_boot[64 << 10];
@@ -88,10 +89,16 @@ static void mem_resolve(void)
 	__atomic_store_n(&mem_resolving, 0, __ATOMIC_RELAXED);
 }
 
+/* Are the real functions known (every one: malloc is stored last)? */
+static inline bool mem_resolved(void)
+{
+	return __atomic_load_n((void **)&real.malloc, __ATOMIC_ACQUIRE) != NULL;
+}
+
 /* Ready to call the real functions?  False while resolving (bootstrap). */
 static inline bool mem_ready(void)
 {
-	if (__builtin_expect(__atomic_load_n((void **)&real.malloc, __ATOMIC_ACQUIRE) != NULL, 1))
+	if (__builtin_expect(mem_resolved(), 1))
 		return true;
 	if (__atomic_load_n(&mem_resolving, __ATOMIC_RELAXED))
 		return false;
@@ -139,7 +146,9 @@ static __attribute__((noinline)) void mem_note(void *p, size_t size, void *frame
 	errno = e;
 }
 
-BODY void *mem_malloc(size_t n)
+/* malloc's whole path (its exported wrapper takes the common case
+ * itself); frame is the wrapper's. */
+BODY void *mem_malloc(size_t n, void *frame)
 {
 	void *p;
 
@@ -151,7 +160,7 @@ BODY void *mem_malloc(size_t n)
 		return real.malloc(n);
 	p = real.malloc(n);
 	if (!timing_guarded())
-		mem_note(p, n, __builtin_frame_address(0), false);
+		mem_note(p, n, frame, false);
 	return p;
 }
 
@@ -169,12 +178,17 @@ BODY void *mem_calloc(size_t k, size_t n)
 	return p;
 }
 
+/* May block p be in the tables (then a free looks it up)? */
+static inline bool mem_maybe_listed(const void *p)
+{
+	return LOAD(&mem.live) && (mem_maybe_kept(p) || LOAD(&mem.mode) == MEM_FULL);
+}
+
 BODY void mem_free(void *p)
 {
 	if (p == NULL || mem_is_boot(p) || UNLIKELY(!mem_ready()))
 		return;
-	if (LOAD(&mem.live) && (mem_maybe_kept(p) || LOAD(&mem.mode) == MEM_FULL) &&
-	    !timing_guarded()) {
+	if (mem_maybe_listed(p) && !timing_guarded()) {
 		int e = errno;          /* free keeps errno (POSIX.1-2024) */
 
 		mem_block_del(p);
@@ -196,7 +210,7 @@ BODY void *mem_realloc(void *old, size_t n)
 	}
 	if (timing_guarded())
 		return real.realloc(old, n);
-	if (old != NULL && LOAD(&mem.live) && (mem_maybe_kept(old) || LOAD(&mem.mode) == MEM_FULL))
+	if (old != NULL && mem_maybe_listed(old))
 		osz = mem_block_del(old);
 	p = real.realloc(old, n);
 	if (p == NULL && n != 0 && osz != 0)
@@ -284,12 +298,11 @@ BODY int mem_munmap(void *addr, size_t len)
 	API ret name params                                                     \
 	{                                                                       \
 		ret r_;                                                         \
-		if (__builtin_expect(!LOAD(&mem_bound), 1))                     \
+		if (__builtin_expect(!LOAD(&mem.bound), 1))                     \
 			return mem_##name args;                                 \
 		BIND_CALL(r_ = mem_##name args);                                \
 		return r_;                                                      \
 	}
-MEM_WRAP(void *, malloc, (size_t n), (n))
 MEM_WRAP(void *, calloc, (size_t k, size_t n), (k, n))
 MEM_WRAP(void *, realloc, (void *old, size_t n), (old, n))
 MEM_WRAP(int, posix_memalign, (void **out, size_t align, size_t n), (out, align, n))
@@ -301,13 +314,46 @@ MEM_WRAP(void *, mmap, (void *addr, size_t len, int prot, int flags, int fd, off
     (addr, len, prot, flags, fd, off))
 MEM_WRAP(int, munmap, (void *addr, size_t len), (addr, len))
 
-API void free(void *p)
+/* malloc and free, the calls a program makes millions of times a second:
+ * the common case (not attached, nothing to record or forget) is a few
+ * loads and tests and a tail call, with no register saved; the rest goes
+ * out of line (measured: tests/bench/alloc-loop.c, doc/performance.md). */
+static __attribute__((noinline)) void *mem_malloc_rest(size_t n, void *frame)
 {
-	if (__builtin_expect(!LOAD(&mem_bound), 1)) {
+	void *r;
+
+	if (__builtin_expect(!LOAD(&mem.bound), 1))
+		return mem_malloc(n, frame);
+	BIND_CALL(r = mem_malloc(n, frame));
+	return r;
+}
+
+API void *malloc(size_t n)
+{
+	if (__builtin_expect(!LOAD(&mem.bound) && mem_resolved() && !LOAD(&mem.probing) && mem_skip(n), 1))
+		return real.malloc(n);
+	/* A sample point: mem_skip left the thread's sampler as it was, and
+	 * the rest finds it again. */
+	return mem_malloc_rest(n, __builtin_frame_address(0));
+}
+
+static __attribute__((noinline)) void mem_free_rest(void *p)
+{
+	if (__builtin_expect(!LOAD(&mem.bound), 1)) {
 		mem_free(p);
 		return;
 	}
 	BIND_CALL(mem_free(p));
+}
+
+API void free(void *p)
+{
+	if (__builtin_expect(!LOAD(&mem.bound) && p != NULL && !mem_is_boot(p) && mem_resolved() &&
+	    !mem_maybe_listed(p), 1)) {
+		real.free(p);
+		return;
+	}
+	mem_free_rest(p);
 }
 
 /* The wrappers, for the binder (bind.h): after an attach, the calls of the

@@ -58,8 +58,11 @@ struct mem_block {
 
 /* The collector's shared state (memory_table.c). */
 struct mem_state {
+	/* Read by every wrapper's call: first, one cache line with them. */
 	bool     live;                        /* the tables exist (frees look blocks up) */
+	bool     bound;                       /* attached: the binder installed the wrappers */
 	int      mode;                        /* enum mem_mode, read on every call */
+	int      probing;                     /* init: is the program's malloc ours? ... */
 	uint64_t sample_bytes;                /* I */
 	uint64_t sample_ns;                   /* time spent recording kept blocks (mem_note):
 	                                       * what sampling costs, for the budget */
@@ -70,7 +73,6 @@ struct mem_state {
 	uint64_t unknown_frees;               /* frees of blocks never seen (before the agent) */
 	uint64_t mmap_bytes, munmap_bytes, mmaps, munmaps;   /* anonymous mappings */
 	uint64_t bypassed;                    /* allocations another allocator served */
-	int      probing;                     /* init: is the program's malloc ours? ... */
 	uint64_t probe_hits;                  /* ... the wrapper counts its calls meanwhile */
 	bool     partial;                     /* some allocation was not tracked (not full mode
 	                                         since start, or no room): a leak scan may err */
@@ -111,11 +113,10 @@ void mem_table_atfork_child(void);
 /* The tables' own mappings, [lo, hi) each (a leak scan skips them). */
 size_t mem_table_ranges(uintptr_t (*r)[2], size_t max);
 
-/* memory_hooks.c: the wrappers' bind table, and whether the binder
- * installed it (an attached agent). */
+/* memory_hooks.c: the wrappers' bind table (mem.bound: the binder
+ * installed it, an attached agent). */
 struct bind_table;
 extern const struct bind_table mem_bind;
-extern bool mem_bound;
 
 /* memory_leaks.c: the reachability scan (reporter thread). */
 struct proto_mem_leaks;

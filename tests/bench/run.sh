@@ -55,6 +55,8 @@ cc -O2 -g -pthread -finstrument-functions -o "$B/fi-loop" $src ||
 	die "cannot build $B/fi-loop"
 cc -O2 -g -Wall -Wextra -Werror -shared -fPIC -o "$B/floor-hooks.so" tests/bench/floor/floor-hooks.c ||
 	die "cannot build $B/floor-hooks.so"
+cc -O2 -Wall -Wextra -Werror -shared -fPIC -pthread -o "$B/idle-thread.so" tests/bench/floor/idle-thread.c ||
+	die "cannot build $B/idle-thread.so"
 clang -O2 -g -pthread -fpatchable-function-entry=5 -o "$B/nop-loop" $src ||
 	die "cannot build $B/nop-loop"
 clang -O2 -g -pthread -o "$B/clang-loop" $src || die "cannot build $B/clang-loop"
@@ -170,6 +172,18 @@ echo "-- without the agent:"
 "$B/net-overhead"
 echo "-- with the agent:"
 HOOKSCOPE_SOCKET=$sock LD_PRELOAD="$agent" "$B/net-overhead"
+# The allocator: what a program pays per malloc+free for having a thread at
+# all, and for the agent's wrappers beside it.
+echo
+echo "malloc+free pairs (tests/bench/alloc-loop.c: median CPU ns of 7 runs):"
+echo "  reproduce: $B/alloc-loop;  LD_PRELOAD=$B/idle-thread.so $B/alloc-loop;"
+echo "    HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_MEMORY=off|sampled LD_PRELOAD=$agent $B/alloc-loop"
+printf "  alone:                            "; "$B/alloc-loop"
+printf "  an idle thread (multi-threaded):  "; LD_PRELOAD="$B/idle-thread.so" "$B/alloc-loop"
+for m in off sampled; do
+	printf "  agent, level 0, memory %-9s  " "$m:"
+	HOOKSCOPE_SOCKET=$sock HOOKSCOPE_LEVEL=0 HOOKSCOPE_MEMORY=$m LD_PRELOAD="$agent" "$B/alloc-loop"
+done
 # Power: what the shipped table's sysfs rows cost write/open/close.
 echo
 echo "power rows: write(), open()+close() of /dev/null, CPU ns (median of 5):"
@@ -181,6 +195,6 @@ sh tests/bench/daemon.sh
 # Real programs (python3, sqlite3), their added cost per timed call against
 # the floor measured above.
 HS_BENCH_FLOOR_NS=$v_floor_1 sh tests/bench/real.sh
-# The heap: an allocation-heavy program alone, under heaptrack, under the
-# memory collector in both modes.
+# The heap: an allocation-heavy program alone, with an idle thread, under
+# heaptrack, under the agent with memory off, sampled and tracking all.
 sh tests/bench/memory.sh
