@@ -323,18 +323,36 @@ static int hook_cmp_fn(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The first of the sites of fn in hook_byfn (rebuilt when sites were
- * added), or hook_nbyfn; hook_lock held. */
+/* Bring hook_byfn up to hook_g.sites, which only grows: the sites added
+ * since are sorted alone and merged in from the back, so a module loaded
+ * late costs its own sites' sort, not all of them again (python3 loads a
+ * dozen after its start; a large program hundreds).  hook_lock held. */
+static void hook_byfn_update(void)
+{
+	size_t i = hook_nbyfn, n = hook_g.nsites, j = n - hook_nbyfn, o = n;
+	struct hook_site **add;
+
+	if (j == 0)
+		return;
+	hook_byfn = xrealloc(hook_byfn, (n + 1) * sizeof *hook_byfn);
+	add = xmalloc(j * sizeof *add);
+	memcpy(add, hook_g.sites + hook_nbyfn, j * sizeof *add);
+	qsort(add, j, sizeof *add, hook_cmp_fn);
+	while (j > 0)
+		hook_byfn[--o] = i > 0 && hook_cmp_fn(&hook_byfn[i - 1], &add[j - 1]) > 0 ?
+		    hook_byfn[--i] : add[--j];
+	assert(o == i);           /* every new site placed, the old prefix in place */
+	free(add);
+	hook_nbyfn = n;
+}
+
+/* The first of the sites of fn in hook_byfn, or hook_nbyfn; hook_lock
+ * held. */
 static size_t hook_byfn_find(uintptr_t fn)
 {
 	size_t lo = 0, hi;
 
-	if (hook_nbyfn != hook_g.nsites) {
-		hook_byfn = xrealloc(hook_byfn, (hook_g.nsites + 1) * sizeof *hook_byfn);
-		memcpy(hook_byfn, hook_g.sites, hook_g.nsites * sizeof *hook_byfn);
-		hook_nbyfn = hook_g.nsites;
-		qsort(hook_byfn, hook_nbyfn, sizeof *hook_byfn, hook_cmp_fn);
-	}
+	hook_byfn_update();
 	hi = hook_nbyfn;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
