@@ -291,7 +291,7 @@ BODY int mem_munmap(void *addr, size_t len)
 }
 
 #ifndef HS_SAN_RUNTIME
-/* The exported wrappers.  Bound by the binder after an attach (mem_bound),
+/* The exported wrappers.  Bound by the binder after an attach (mem.bound),
  * each marks the thread as inside a wrapper while it runs (BIND_CALL), so a
  * detach waits for it to leave before the agent is unloaded. */
 #define MEM_WRAP(ret, name, params, args)                                       \

@@ -19,7 +19,7 @@
 #define STACK_IDX_LOG 18                  /* hash index: 4x the stacks */
 #define MEM_MASK     ((1ull << MEM_BLOCKS_LOG) - 1)
 
-struct mem_state mem;
+struct mem_state mem __attribute__((aligned(64)));   /* its head: one cache line (memory_int.h) */
 
 /* hash -> id + 1 (0: being filled). */
 struct mem_stack_slot {
