@@ -10,23 +10,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-/* CPU time of this thread in ns. */
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "bench.h"
 
 int main(void)
 {
@@ -39,18 +24,17 @@ int main(void)
 		return 1;
 	}
 	for (int r = 0; r < 7; r++) {
-		double t0 = cpu_ns();
+		double t0 = bench_cpu_ns();
 
 		for (long i = 0; i < n; i++) {
 			free(live[i & 63]);
 			if ((live[i & 63] = malloc(16 + (size_t)(i & 127))) == NULL)
 				return 1;
 		}
-		per[r] = (cpu_ns() - t0) / (double)n;
+		per[r] = (bench_cpu_ns() - t0) / (double)n;
 	}
 	for (int k = 0; k < 64; k++)
 		free(live[k]);
-	qsort(per, 7, sizeof per[0], cmp);
-	printf("%8.1f ns per malloc+free\n", per[3]);
+	printf("%8.1f ns per malloc+free\n", bench_median(per, 7));
 	return 0;
 }

@@ -11,25 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
-/* CPU time of this thread in ns. */
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "bench.h"
 
 int main(void)
 {
@@ -43,22 +28,20 @@ int main(void)
 		return 1;
 	}
 	for (int r = 0; r < 7; r++) {
-		double t0 = cpu_ns();
+		double t0 = bench_cpu_ns();
 
 		for (long i = 0; i < n; i++)
 			if (write(null, buf, 1) != 1)
 				return 1;
-		w[r] = (cpu_ns() - t0) / (double)n;
-		t0 = cpu_ns();
+		w[r] = (bench_cpu_ns() - t0) / (double)n;
+		t0 = bench_cpu_ns();
 		for (long i = 0; i < n; i++)
 			if (send(sv[0], buf, sizeof buf, 0) != (ssize_t)sizeof buf ||
 			    recv(sv[1], buf, sizeof buf, 0) != (ssize_t)sizeof buf)
 				return 1;
-		rt[r] = (cpu_ns() - t0) / (double)n;
+		rt[r] = (bench_cpu_ns() - t0) / (double)n;
 	}
-	qsort(w, 7, sizeof w[0], cmp);
-	qsort(rt, 7, sizeof rt[0], cmp);
-	printf("  write to /dev/null (not IPC)        %8.1f ns per call\n", w[3]);
-	printf("  send+recv over a socketpair (IPC)   %8.1f ns per round trip (2 calls)\n", rt[3]);
+	printf("  write to /dev/null (not IPC)        %8.1f ns per call\n", bench_median(w, 7));
+	printf("  send+recv over a socketpair (IPC)   %8.1f ns per round trip (2 calls)\n", bench_median(rt, 7));
 	return 0;
 }

@@ -10,23 +10,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -37,19 +23,17 @@ int main(int argc, char **argv)
 	if (fd < 0 || n <= 0)
 		return 1;
 	for (int r = 0; r < 5; r++) {
-		double t0 = cpu_ns();
+		double t0 = bench_cpu_ns();
 
 		for (long i = 0; i < n; i++)
 			if (write(fd, "x", 1) != 1)
 				return 1;
-		w[r] = (cpu_ns() - t0) / (double)n;
-		t0 = cpu_ns();
+		w[r] = (bench_cpu_ns() - t0) / (double)n;
+		t0 = bench_cpu_ns();
 		for (long i = 0; i < n / 10; i++)
 			close(open("/dev/null", O_RDONLY));
-		o[r] = (cpu_ns() - t0) / (double)(n / 10);
+		o[r] = (bench_cpu_ns() - t0) / (double)(n / 10);
 	}
-	qsort(w, 5, sizeof *w, cmp);
-	qsort(o, 5, sizeof *o, cmp);
-	printf("write %.1f ns/call, open+close %.1f ns/pair\n", w[2], o[2]);
+	printf("write %.1f ns/call, open+close %.1f ns/pair\n", bench_median(w, 5), bench_median(o, 5));
 	return 0;
 }
