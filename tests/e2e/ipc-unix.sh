@@ -20,9 +20,11 @@ command -v socat >/dev/null || fail "socat is not installed (a test dependency: 
 # number is reused after).  write/sendto/sendmsg are out,
 # read/recvfrom/recvmsg in; bytes are the sums of positive results.
 strace_fd() {
-	program_strace "$1" | sort -n | cut -d' ' -f2- | awk -v start="$2" -v fdat="$3" '
+	# The regex through the environment: awk -v would take its backslashes
+	# as escapes (gawk drops the one in "\(").
+	program_strace "$1" | sort -n | cut -d' ' -f2- | START=$2 awk -v fdat="$3" '
 	function ret(line) { match(line, / = -?[0-9]+( .*)?$/); split(substr(line, RSTART + 3), r, " "); return r[1] + 0 }
-	!on { if ($0 ~ start) { on = 1
+	!on { if ($0 ~ ENVIRON["START"]) { on = 1
 			if (fdat == "ret") fd = ret($0); else { fd = $0; sub(/^[a-z0-9]+\(/, "", fd); sub(/,.*/, "", fd) }
 			if ($0 ~ /^sendto\(/) { no++; if (ret($0) > 0) bo += ret($0) } }
 		next }

@@ -27,11 +27,13 @@ command -v socat >/dev/null || fail "socat is not installed (a test dependency: 
 # every write/sendto/sendmsg (out) and read/recvfrom/recvmsg (in) on that
 # fd until its close; bytes are the sums of positive results.
 strace_sock() {
-	program_strace "$1" | sort -n | cut -d' ' -f2- | awk -v re="$2" '
+	# The regex through the environment: awk -v would take its backslashes
+	# as escapes (gawk drops the one in "\(").
+	program_strace "$1" | sort -n | cut -d' ' -f2- | RE=$2 awk '
 	function ret(line) { match(line, / = -?[0-9]+( .*)?$/); split(substr(line, RSTART + 3), r, " "); return r[1] + 0 }
 	function fdof(line) { s = line; sub(/^[a-z0-9]+\(/, "", s); sub(/[,)].*/, "", s); return s }
 	{ call = $1; sub(/\(.*/, "", call) }
-	$0 ~ re && (call == "connect" || call == "sendto") { if (call == "connect") nc++; on[fdof($0)] = 1 }
+	$0 ~ ENVIRON["RE"] && (call == "connect" || call == "sendto") { if (call == "connect") nc++; on[fdof($0)] = 1 }
 	call == "close" { delete on[fdof($0)]; next }
 	fdof($0) in on {
 		if (call ~ /^(write|sendto|sendmsg)$/) { no++; if (ret($0) > 0) bo += ret($0) }
