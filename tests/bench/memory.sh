@@ -38,8 +38,8 @@ idle=$(cd "$O" && pwd)/bench/idle-thread.so
 timed=$O/bench/timed-run
 [ -x "$timed" ] || die "$timed is missing (make bench builds it)"
 mkdir -p "$O/bench"
-[ -f "$idle" ] || cc -O2 -Wall -Wextra -Werror -shared -fPIC -pthread -o "$idle" tests/bench/floor/idle-thread.c ||
-	die "cannot build $idle"
+cc -O2 -Wall -Wextra -Werror -shared -fPIC -pthread -o "$idle" tests/bench/floor/idle-thread.c ||
+	die "cannot build $idle"     # always: a library left from an older tree would be measured
 sh tests/bench/real/workload-sql.sh "$ROWS" >"$tmp/w.sql"
 
 # run_once LABEL CMD...: append "wall cpu" of one run to $tmp/LABEL (timed-run:
