@@ -126,8 +126,9 @@ void hook_code_write(void *dst, const void *src, size_t n);
 void hook_code_put1(void *dst, uint8_t v);
 /* Write like hook_code_write, perhaps not before the next hook_code_flush
  * (or the batch's close): writes at rising addresses of one page go in one
- * write through /proc/self/mem, with the code's bytes between them.  Only
- * with the other threads stopped, whose code is not changing. */
+ * write through /proc/self/mem, with the code's bytes between them, written
+ * back as they are: only the engine writes code (under its lock), so a
+ * thread running those bytes meanwhile reads what it would have read. */
 void hook_code_gather(void *dst, const void *src, size_t n);
 void hook_code_flush(void);
 /* Is [a, a + len) inside one executable segment of m? */

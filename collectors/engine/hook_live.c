@@ -17,7 +17,8 @@
  *     which no thread can be inside (it was a single branch): the trap
  *     protocol with the threads running.  The trap at byte 0, barrier, bytes
  *     1-4, barrier, byte 0, barrier (membarrier SYNC_CORE): no core executes
- *     a mix of old and new bytes.  A thread that runs into the trap goes on
+ *     a mix of old and new bytes.  Each step writes every stale entry, those
+ *     of one page in one write.  A thread that runs into the trap goes on
  *     along the site's disabled path (the relocated prologue; after the NOP).
  *   - a relocated site's own bytes replaced by the branch: a thread may be
  *     between two of the instructions it covers, so this is written with the
@@ -291,9 +292,11 @@ static bool hook_live_stale(const struct hook_site *s)
 	return s->code_on != (to != 0) || (to != 0 && s->code_to != to);
 }
 
-/* Write bytes 1-4 of every stale site's new entry, or (head) its first
- * byte, which makes it the new entry. */
-static void hook_live_write(struct hook_engine *g, const bool *stale, bool head)
+/* One step of the trap protocol for every stale site: its trap (step 0),
+ * bytes 1-4 of its new entry (1), or its first byte, which makes it the
+ * new entry (2).  The entries of a page go in one write (hook_code_gather),
+ * all of them before the barrier that follows. */
+static void hook_live_write(struct hook_engine *g, const bool *stale, int step)
 {
 	for (size_t i = 0; i < g->nsites; i++) {
 		struct hook_site *s = g->sites[i];
@@ -301,15 +304,20 @@ static void hook_live_write(struct hook_engine *g, const bool *stale, bool head)
 
 		if (!stale[i])
 			continue;
-		hook_live_code(s, code);
-		if (!head) {
-			hook_code_write((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
+		if (step == 0) {
+			hook_code_gather((void *)s->fn, &hook_backend.trap, 1);
 			continue;
 		}
-		hook_code_put1((void *)s->fn, code[0]);
+		hook_live_code(s, code);
+		if (step == 1) {
+			hook_code_gather((uint8_t *)s->fn + 1, code + 1, HOOK_PATCH_LEN - 1);
+			continue;
+		}
+		hook_code_gather((void *)s->fn, code, 1);
 		s->code_to = hook_live_branch_to(s);
 		s->code_on = s->code_to != 0;
 	}
+	hook_code_flush();
 }
 
 /* See hook_int.h.  Three barriers for all the stale entries at once, then
@@ -355,14 +363,10 @@ void hook_live_sync(struct hook_engine *g)
 		hook_live_barrier();
 	} else if (n > 0) {
 		hook_live_trap_install(g);
-		for (size_t i = 0; i < g->nsites; i++)
-			if (stale[i])
-				hook_code_put1((void *)g->sites[i]->fn, hook_backend.trap);
-		hook_live_barrier();
-		hook_live_write(g, stale, false);
-		hook_live_barrier();
-		hook_live_write(g, stale, true);
-		hook_live_barrier();
+		for (int step = 0; step < 3; step++) {
+			hook_live_write(g, stale, step);
+			hook_live_barrier();
+		}
 	}
 	hook_pages_close(&pages);
 	free(stale);
