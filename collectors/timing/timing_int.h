@@ -133,6 +133,11 @@ struct tm_block {
 	/* Reporter only: each node's merged path id + 1, by slot
 	 * (timing_path.c); its pages are touched once the reporter merges. */
 	uint32_t  pids[TM_PSLOTS];
+	/* Reporter only: each entry's aggregate index + 1, by its place in
+	 * order[] (timing_report.c), for the aggregates of generation
+	 * agg_gen; its pages are touched as the entries are harvested. */
+	uint32_t  agg_gen;
+	uint32_t  aggs[TM_MAX_FUNCS];
 };
 
 /* A function's state in its entry's sel (the -finstrument path), and what

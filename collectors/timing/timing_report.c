@@ -48,6 +48,7 @@ struct tm_agg {
 
 static struct tm_agg *tm_aggs;
 static size_t tm_naggs, tm_aggs_cap;
+static uint32_t tm_agg_gen;       /* moves when the aggregates are forgotten */
 static uint32_t *tm_index;        /* open addressing: agg index + 1, 0 = free */
 static size_t tm_index_slots;
 static uint64_t tm_dropped_retired, tm_dropped_now, tm_dropped_base;
@@ -104,6 +105,21 @@ static struct tm_agg *tm_agg_get(uintptr_t fn)
 	return &tm_aggs[tm_naggs - 1];
 }
 
+/* The aggregate of entry k of b's insertion order (e), found by its hash
+ * once and then by the index b keeps: a harvest reads every entry of
+ * every thread, thousands on a program with many functions.  Valid until
+ * the next tm_agg_get. */
+static struct tm_agg *tm_agg_of(struct tm_block *b, uint32_t k, const struct tm_entry *e)
+{
+	if (b->agg_gen != tm_agg_gen) {         /* the indexes are of forgotten aggregates */
+		memset(b->aggs, 0, sizeof b->aggs);
+		b->agg_gen = tm_agg_gen;
+	}
+	if (b->aggs[k] == 0)
+		b->aggs[k] = (uint32_t)(tm_agg_get(ACQUIRE(&e->fn)) - tm_aggs) + 1;
+	return &tm_aggs[b->aggs[k] - 1];
+}
+
 /* Add one thread's entry to a figure set.  self is read first (acquire),
  * pairing with the owner's total-then-self stores (see tm_pop). */
 static void tm_fig_add(struct tm_fig *f, const struct tm_block *b, const struct tm_entry *e)
@@ -156,7 +172,7 @@ static void tm_fold(struct tm_block *b)
 		const struct tm_entry *e = tm_block_entry(b, k);
 
 		if (e != NULL)
-			tm_fig_add(&tm_agg_get(ACQUIRE(&e->fn))->retired, b, e);
+			tm_fig_add(&tm_agg_of(b, k, e)->retired, b, e);
 	}
 	tm_sc_each(b, tm_sc_add, b);
 	tm_dropped_retired += LOAD(&b->dropped);
@@ -222,7 +238,7 @@ void tm_report_harvest(void)
 
 			if (e == NULL)
 				continue;
-			a = tm_agg_get(ACQUIRE(&e->fn));
+			a = tm_agg_of(b, k, e);
 
 			/* active before the figures: see tm_pop. */
 			if (live)
@@ -456,5 +472,6 @@ void tm_report_forget(void)
 	tm_naggs = tm_aggs_cap = tm_index_slots = 0;
 	tm_dropped_retired = tm_dropped_now = tm_dropped_base = 0;
 	tm_force = false;
+	tm_agg_gen++;
 	tm_path_forget();
 }
