@@ -36,16 +36,11 @@
 # it), then the command that
 # reproduces it.  Goals (reported, not asserted): default budget within 1.10x
 # of uninstrumented; added ns per timed call within 1.3x of the floor.
-# Quiet runs: this machine kind's vCPUs each switch between a fast speed and
-# one 1.3-1.8x slower (another guest on the host), for a tenth of a second to
-# tens of seconds at a time, so a run's CPU time measures the host too.  Each
-# run (the floor's too) waits until bench/phase-probe finds every CPU fast
-# (its slowest CPU within 1.15x of the fastest CPU's median speed; at
-# most HS_BENCH_QUIET_WAIT s, default 20, and HS_BENCH_QUIET_TOTAL s over the
-# whole section, default 900), and counts as quiet when the probe after it
-# finds them fast again.  A row takes its figures from its quiet runs
-# and says how many it had ("q"); one with none takes all and is marked "*".
-# Alone: O=build sh tests/bench/real.sh (after `make all build/bench/timed-run`),
+# Every run (the floor's too) is made quietly (tests/bench/quiet.sh): a row
+# takes its figures from its quiet runs and says how many it had ("q"); one
+# with none takes all and is marked "*".
+# Alone: O=build sh tests/bench/real.sh (after `make all build/bench/timed-run
+# build/bench/phase-probe`),
 # or HS_BENCH_ONLY=real make bench.
 O=${O:-build}
 RUNS=${HS_BENCH_REAL_RUNS:-5}
@@ -58,7 +53,7 @@ cleanup() { [ -n "$dpid" ] && kill "$dpid" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 die() { echo "bench: $*" >&2; exit 1; }
-for t in hookscoped hookscope libhookscope.so bench/timed-run bench/phase-probe; do
+for t in hookscoped hookscope libhookscope.so bench/timed-run; do
 	[ -x "$O/$t" ] || [ -f "$O/$t" ] || die "$O/$t is missing (run 'make bench')"
 done
 command -v jq >/dev/null 2>&1 || die "jq is not installed (mk/deps.sh): apt-get install jq"
@@ -70,48 +65,8 @@ TIMED=$(cd "$B" && pwd)/timed-run
 here=$(pwd)
 PYSCRIPT=$here/tests/bench/real/calls.py
 nport=0   # a new port per daemon: no waiting for the last one's to be free
-QUIET_WAIT=${HS_BENCH_QUIET_WAIT:-20}
-QUIET_TOTAL=${HS_BENCH_QUIET_TOTAL:-900}
-case $QUIET_WAIT$QUIET_TOTAL in '' | *[!0-9]*) die "HS_BENCH_QUIET_WAIT and _TOTAL must be numbers of seconds" ;; esac
-
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-
-# quiet: probe the CPUs for 100 ms; true when all ran fast.  best: the fast
-# speed, the median of the fastest CPU's speed over every probe so far (ns
-# per probe iteration; nearly always one CPU is fast, and a median is not
-# dragged down by a lucky chunk).
-best=""
-quiet() {
-	q=$("$B/phase-probe" 100) || die "$B/phase-probe failed"
-	set -- $(printf '%s\n' "$q" | sed -n 's/^fast=\([0-9.]*\) slow=\([0-9.]*\) .*/\1 \2/p')
-	[ $# = 2 ] || die "unexpected output of $B/phase-probe: $q"
-	echo "$1" >>"$tmp/fast"
-	best=$(median <"$tmp/fast")
-	awk -v b="$best" -v s="$2" 'BEGIN { exit !(s <= 1.15 * b) }'
-}
-# quiet_wait: probe until every CPU is fast, at most QUIET_WAIT s and what
-# is left of QUIET_TOTAL; false if they never were.
-waited=0
-quiet_wait() {
-	t0=$(date +%s) t=0 ok=1
-	until quiet; do
-		t=$(( $(date +%s) - t0 ))
-		[ "$t" -lt "$QUIET_WAIT" ] && [ $((waited + t)) -lt "$QUIET_TOTAL" ] || { ok=0; break; }
-	done
-	waited=$((waited + t))
-	[ $ok = 1 ]
-}
-quiet_runs=0 loud_runs=0
-# quietly CMD...: CMD between two probes; prints quiet=1 when both found
-# every CPU fast, else quiet=0.
-quietly() {
-	if quiet_wait; then qa=1; else qa=0; fi
-	"$@"
-	if [ $qa = 1 ] && quiet; then quiet_runs=$((quiet_runs + 1)); echo quiet=1
-	else loud_runs=$((loud_runs + 1)); echo quiet=0; fi
-}
-# The fast speed, learnt over a second before anything is measured.
-for _ in 1 2 3 4 5 6 7 8 9 10; do quiet || :; done
+median() { quiet_median; }
+. tests/bench/quiet.sh
 
 # The floor: one timed call's least cost (run.sh's floor row), measured here
 # in quiet runs as the rows are.
@@ -127,9 +82,7 @@ floor_row=${HS_BENCH_FLOOR_NS:-}
 			sed -n 's/.* ns_per_call=\([0-9.]*\).*/\1/p'
 	}
 	# The median of the quiet runs, or of all five when none was quiet.
-	floor=$(for _ in 1 2 3 4 5; do quietly floor_once | tr '\n' ' '; echo; done | awk '
-		{ v[NR] = $1; q[NR] = $2 == "quiet=1"; nq += q[NR] }
-		END { for (i = 1; i <= NR; i++) if (!nq || q[i]) print v[i] }' | median)
+	floor=$(for _ in 1 2 3 4 5; do quietly floor_once | tr '\n' ' '; echo; done | quiet_pick | median)
 	[ -n "$floor" ] || die "no floor figure from: env LD_PRELOAD=$B/floor-hooks.so $B/fi-loop 10000000 1"
 	floor_from="env LD_PRELOAD=$B/floor-hooks.so $B/fi-loop 10000000 1, median of 5 runs' quiet ones"
 	[ -z "$floor_row" ] || floor_from="$floor_from; the floor row above: $floor_row ns"
@@ -382,6 +335,4 @@ if [ -n "$budget_at" ]; then
 		awk -v l="$l" -v c="$c" -v b="$b" 'BEGIN { printf "  level %d: +%.1f ms (%.1f ms alone)\n", l, (c - b) / 1e6, b / 1e6 }'
 	done
 fi
-echo "quiet runs: $quiet_runs of $((quiet_runs + loud_runs)) (every CPU fast before and after: $B/phase-probe's slowest CPU"
-echo "  within 1.15x of the fastest CPU's median speed, $best ns per iteration; each run waited at most $QUIET_WAIT s for it,"
-echo "  $QUIET_TOTAL s in all; waited $waited s)"
+quiet_summary

@@ -21,13 +21,17 @@
 #     the plain build.
 # Each row: median CPU ns per call of one thread (its own CPU clock, so
 # other processes sharing the CPUs do not count; uftrace's recorder process
-# is not counted either) over $RUNS runs, with 1 and with
+# is not counted either) over the quiet ones of $RUNS runs (tests/bench/quiet.sh:
+# every CPU at its fast speed before and after), with 1 and with
 # 2 threads, and the command that reproduces it.  Then the ratios and the
 # goals (enabled <= 1.3x the floor; a disabled site <= 1 ns over
 # uninstrumented; 2 threads cost what 1 does).  Every row runs with
 # HOOKSCOPE_BUDGET=off: it measures one path, which the budget would
 # otherwise leave for a cheaper one within a few ms.  Goals are reported, not
 # asserted.  Then the hooks called directly (timing-overhead.c).
+# The header names what this host charges for a page fault, an mprotect
+# and a clock read (tests/bench/host-costs.c): the agent's start is made of
+# the first two, a timed call of the third.
 #   HS_BENCH_CALLS (default 10000000), HS_BENCH_UFTRACE_CALLS (default 2000000:
 #   uftrace writes every call to disk).
 #   HS_BENCH_ONLY=real runs the real-program section alone (tests/bench/real.sh),
@@ -61,11 +65,13 @@ clang -O2 -g -pthread -fpatchable-function-entry=5 -o "$B/nop-loop" $src ||
 	die "cannot build $B/nop-loop"
 clang -O2 -g -pthread -o "$B/clang-loop" $src || die "cannot build $B/clang-loop"
 
-median() {   # runs, command... -> median ns_per_call
+. tests/bench/quiet.sh
+figure() { "$@" 2>/dev/null | sed -n 's/.* ns_per_call=\([0-9.]*\).*/\1/p'; }
+median() {   # runs, command... -> median ns_per_call of the quiet runs
 	r=$1; shift
 	for _ in $(seq "$r"); do
-		"$@" 2>/dev/null | sed -n 's/.* ns_per_call=\([0-9.]*\).*/\1/p'
-	done | sort -n | sed -n "$(( (r + 1) / 2 ))p"
+		quietly figure "$@" | tr '\n' ' '; echo
+	done | quiet_pick | quiet_median
 }
 
 # row KEY LABEL CALLS RUNS COMMAND...: measure COMMAND CALLS 1 and
@@ -80,9 +86,10 @@ row() {
 }
 E="env HOOKSCOPE_SOCKET=$sock HOOKSCOPE_BUDGET=off LD_PRELOAD=$agent"
 
-echo "hookscope: cost of one timed call; CPU ns per call of one thread, median of $RUNS runs,"
+echo "hookscope: cost of one timed call; CPU ns per call of one thread, median of $RUNS runs' quiet ones,"
 echo "$N calls per thread (uftrace: $UN), $(nproc) CPUs; reproduce with the command shown (1 thread;"
 echo "the last argument is the thread count)"
+echo "host: $("$B/host-costs") ($B/host-costs: CPU time of a page's first touch, an mprotect, a clock read)"
 printf '%-36s %8s %8s   %s\n' "row" "1 thread" "2 thr." "reproduce"
 row plain  "uninstrumented (gcc -O2)"            "$N" $RUNS "$B/engine-loop"
 row clang  "uninstrumented (clang -O2)"          "$N" $RUNS "$B/clang-loop"
@@ -147,6 +154,7 @@ BEGIN {
 	    floor2 / floor, fi2 / fi, patch2 / patch, nop2 / nop, uf2 / uf,
 	    goal(fi2 <= 1.1 * fi && patch2 <= 1.1 * patch && nop2 <= 1.1 * nop)
 }'
+quiet_summary
 
 echo
 echo "hooks called directly (leaf and parent-with-children cost, minus an unhooked call):"
