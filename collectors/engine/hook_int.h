@@ -35,6 +35,7 @@ struct hook_engine {
 	struct hook_bind *binds;          /* attach mode: hook_got_bind */
 	size_t            nbinds;
 	size_t            refused[HOOK_R_COUNT];
+	size_t            ngone;          /* sites gone with their module: read unlocked */
 	uint64_t          prep_ns;        /* symbols, decoding, blocks */
 	uint64_t          stop_ns;        /* the stopped part */
 };

@@ -291,6 +291,8 @@ static void hook_engine_gone(struct hook_engine *g, const struct hook_mods *now)
 			struct hook_site *s = g->sites[i];
 
 			if (s->mod == k) {
+				if (s->patched && !s->gone)     /* before the reporter looks: hook_engine_gone_name */
+					__atomic_add_fetch(&g->ngone, 1, __ATOMIC_RELEASE);
 				s->gone |= s->patched;
 				s->dead = true;
 				s->patched = s->on = s->code_on = false;

@@ -446,6 +446,10 @@ const char *hook_engine_gone_name(uintptr_t fn)
 	const char *name = NULL;
 	bool live = false;
 
+	/* Nothing unloaded yet (nearly every process): no lock, no search, for
+	 * each of the thousands of functions the reporter names. */
+	if (__atomic_load_n(&hook_g.ngone, __ATOMIC_ACQUIRE) == 0)
+		return NULL;
 	pthread_mutex_lock(&hook_lock);
 	for (size_t i = hook_byfn_find(fn); i < hook_nbyfn && hook_byfn[i]->fn == fn; i++) {
 		const struct hook_site *s = hook_byfn[i];
