@@ -54,10 +54,10 @@ quietly() {
 }
 
 # quiet_pick: lines "FIGURE quiet=0|1" in, the figures of the quiet ones out
-# (all of them when none was quiet).
+# (all of them when none was quiet; a run that gave no figure, none).
 quiet_pick() {
-	awk '{ v[NR] = $1; q[NR] = $2 == "quiet=1"; nq += q[NR] }
-		END { for (i = 1; i <= NR; i++) if (!nq || q[i]) print v[i] }'
+	awk 'NF == 2 { n++; v[n] = $1; q[n] = $2 == "quiet=1"; nq += q[n] }
+		END { for (i = 1; i <= n; i++) if (!nq || q[i]) print v[i] }'
 }
 
 # quiet_summary: how the runs went.
