@@ -225,14 +225,14 @@ tinyfuncs_start() {
 	start_daemon run -- "$HS_TMP/tinyfuncs" "$1"
 }
 
-# budget_for PCT: an overhead budget for a test whose premise is the hooks'
-# cost against the budget (which functions the rule samples, which it turns
-# off): PCT, or 2.2 times it under a sanitizer runtime (at most 100), whose
-# hooks cost that much more than a native build's (the agent's calibration: 157
-# against 69 ticks a call).
+# budget_for PCT [SCALE]: an overhead budget for a test whose premise is the
+# hooks' cost against the budget (which functions the rule samples, which it
+# turns off): PCT, or SCALE (default 2.2) times it under a sanitizer runtime
+# (at most 100), whose hooks cost that much more than a native build's (the
+# agent's calibration: 157 against 69 ticks a call).
 budget_for() {
 	if [ -n "$HS_SAN_RT" ]; then
-		awk -v p="$1" 'BEGIN { p *= 2.2; print (p > 100 ? 100 : p) }'
+		awk -v p="$1" -v k="${2:-2.2}" 'BEGIN { p *= k; print (p > 100 ? 100 : p) }'
 	else
 		echo "$1"
 	fi
