@@ -3,9 +3,8 @@
  * start and its code writes are made of, printed at the top of `make bench`
  * so that figures from different hosts can be read side by side: the first
  * touch of an anonymous page (a page fault), an mprotect, and a clock read.
- * On the virtual machines the benches run on, a page fault has cost 30-50
- * times what it costs on bare metal (doc/performance.md, "The agent's fixed
- * costs").
+ * On the virtual machines the benches run on, a page fault has cost 10-15 us
+ * of CPU (doc/performance.md, "Quiet runs: this machine's two speeds").
  *   usage: host-costs
  * Prints one line: "page_fault_us=F mprotect_us=M clock_ns=C", each the
  * median of 5 runs of the thread's CPU time per operation.

@@ -2,17 +2,18 @@
  * phase-probe.c - how fast each CPU runs right now.  On the virtual machines
  * the benches run on, each vCPU switches between a fast speed and one 1.3-1.8x
  * slower, on its own, in stretches of a tenth of a second to tens of seconds
- * (another guest on the host's sibling thread): a run's CPU time then measures
- * the host as much as the program.  tests/bench/real.sh runs this before and
- * after each measured run and keeps the runs made while every CPU was fast.
+ * (presumably another guest on the host's sibling thread): a run's CPU time
+ * then measures the host as much as the program.  tests/bench/quiet.sh runs
+ * this before and after each measured run of the benches and keeps the runs
+ * made while every CPU was fast.
  *   usage: phase-probe [MS]
  * One thread per CPU the process may run on, pinned to it, runs a fixed
  * dependent loop in chunks for MS ms of wall time (default 100); each chunk is
  * timed by the thread's own CPU clock, so time the CPU spent elsewhere does not
  * count.  Prints one line, "fast=F slow=S cpus=N": ns per iteration of the
  * tenth-percentile chunk of the fastest CPU and the ninetieth-percentile chunk
- * of the slowest; the CPUs were all fast over those MS ms when S is within a
- * few percent of the fastest F ever seen.
+ * of the slowest; quiet.sh takes the CPUs for all fast over those MS ms when S
+ * is within 1.15x of the median F of its probes so far.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -65,7 +65,6 @@ TIMED=$(cd "$B" && pwd)/timed-run
 here=$(pwd)
 PYSCRIPT=$here/tests/bench/real/calls.py
 nport=0   # a new port per daemon: no waiting for the last one's to be free
-median() { quiet_median; }
 . tests/bench/quiet.sh
 
 # The floor: one timed call's least cost (run.sh's floor row), measured here
@@ -82,7 +81,7 @@ floor_row=${HS_BENCH_FLOOR_NS:-}
 			sed -n 's/.* ns_per_call=\([0-9.]*\).*/\1/p'
 	}
 	# The median of the quiet runs, or of all five when none was quiet.
-	floor=$(for _ in 1 2 3 4 5; do quietly floor_once | tr '\n' ' '; echo; done | quiet_pick | median)
+	floor=$(for _ in 1 2 3 4 5; do quietly floor_once | tr '\n' ' '; echo; done | quiet_pick | quiet_median)
 	[ -n "$floor" ] || die "no floor figure from: env LD_PRELOAD=$B/floor-hooks.so $B/fi-loop 10000000 1"
 	floor_from="env LD_PRELOAD=$B/floor-hooks.so $B/fi-loop 10000000 1, median of 5 runs' quiet ones"
 	[ -z "$floor_row" ] || floor_from="$floor_from; the floor row above: $floor_row ns"
@@ -202,9 +201,9 @@ row() {
 	wall=$(field wall_ns "$runs" | sort -n | head -1)
 	cpu=$(sed -n 's/.*user_ns=\([0-9]*\) sys_ns=\([0-9]*\).*/\1 \2/p' "$runs" |
 		awk '{ printf "%.0f\n", $1 + $2 }' | sort -n | head -1)
-	calls=$(field calls "$runs" | median)
-	sites=$(field sites "$runs" | median)
-	ovh=$(field ovh "$runs" | median)
+	calls=$(field calls "$runs" | quiet_median)
+	sites=$(field sites "$runs" | quiet_median)
+	ovh=$(field ovh "$runs" | quiet_median)
 	[ "$lvl" = plain ] && eval "w_$rkey=$wall c_$rkey=$cpu"
 	base=${rkey%%_*}
 	eval "bw=\$w_$base bc=\$c_$base"
