@@ -259,7 +259,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_BINS    := $(patsubst %,$(O)/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_FLAGS   := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer -g -O1 -std=c11 -Wall -Wextra -Werror -pthread
-FUZZ_SRCS_elf    := collectors/symbols/symbols.c collectors/symbols/symbols_elf.c \
+FUZZ_SRCS_elf    := collectors/symbols/symbols.c collectors/symbols/symbols_elf.c collectors/agent/agent_scratch.c \
 	collectors/symbols/symbols_map.c collectors/symbols/symbols_debug.c
 FUZZ_LIBS_elf    := $(ELF_LIBS) $(DW_LIBS)
 FUZZ_SRCS_map    := $(FUZZ_SRCS_elf)

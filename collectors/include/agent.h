@@ -67,6 +67,16 @@ bool agent_task_blocks(int32_t tid, int sig);
 /* The agent's own code: the executable segment of libhookscope.so, [*lo, *hi). */
 void agent_text(uintptr_t *lo, uintptr_t *hi);
 
+/* ---- agent_scratch.c: large blocks the agent frees again ---- */
+/* A zeroed block of n bytes mapped by the agent, not malloc's: freeing a
+ * chunk malloc mapped raises glibc's mmap threshold for the whole program
+ * (agent_scratch.c).  For tables of 128 KB or more; aborts when out of
+ * memory, like xmalloc. */
+void *agent_scratch_new(size_t n);
+/* Block p of old bytes (NULL: none) grown or shrunk to n, moved if need be. */
+void *agent_scratch_grow(void *p, size_t old, size_t n);
+void agent_scratch_free(void *p, size_t n);
+
 /* ---- agent_stack.c: the calling thread's stack ---- */
 /* Look libgcc_s's unwinder up (loading it) and walk once; 0, or -1 (then
  * every walk is empty).  Before a signal handler may walk. */

@@ -528,7 +528,7 @@ static void power_bind_mods(void *arg)
 	struct power_bind_run *run = arg;
 	const char *const *names = power_names;
 	const uintptr_t *wraps = power_wraps;
-	struct hook_mods *ms = xcalloc(1, sizeof *ms);
+	struct hook_mods *ms = agent_scratch_new(sizeof *ms);
 
 	hook_mods_read(ms);
 	for (int i = 0; i < ms->n; i++) {
@@ -555,7 +555,7 @@ static void power_bind_mods(void *arg)
 		    wraps + POWER_SLOTS, power_reals + POWER_SLOTS, 5)) > 0)
 			run->bound += b;
 	}
-	free(ms);
+	agent_scratch_free(ms, sizeof *ms);
 }
 
 /* See power.h.  Modules are bound once each (by path and load address);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "protocol.h"
 #include "symbols_int.h"
 
@@ -59,8 +60,10 @@ void sym_vec_push(struct sym_vec *sv, uint64_t offset, uint64_t size, const char
 	char *copy;
 
 	if (sv->n == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 1024;
-		sv->v = xrealloc(sv->v, sv->cap * sizeof *sv->v);
+		size_t cap = sv->cap ? sv->cap * 2 : 1024;
+
+		sv->v = agent_scratch_grow(sv->v, sv->cap * sizeof *sv->v, cap * sizeof *sv->v);
+		sv->cap = cap;
 	}
 	if (namelen > SYM_MAX_NAME)
 		namelen = SYM_MAX_NAME;
@@ -90,7 +93,7 @@ void sym_vec_free(struct sym_vec *sv)
 		next = b->next;
 		free(b);
 	}
-	free(sv->v);
+	agent_scratch_free(sv->v, sv->cap * sizeof *sv->v);
 	memset(sv, 0, sizeof *sv);
 }
 
@@ -162,12 +165,12 @@ static void sym_vec_sort(struct sym_vec *sv)
 
 	if (sv->n == 0)
 		return;
-	k = xmalloc(sv->n * sizeof *k);
-	tmp = xmalloc(sv->n * sizeof *tmp);
+	k = agent_scratch_new(sv->n * sizeof *k);
+	tmp = agent_scratch_new(sv->n * sizeof *tmp);
 	for (size_t i = 0; i < sv->n; i++)
 		k[i] = (struct sym_key){ .offset = sv->v[i].offset, .at = i };
 	sym_keys_sort(k, tmp, sv->n);
-	out = xmalloc(sv->n * sizeof *out);
+	out = agent_scratch_new(sv->n * sizeof *out);
 	for (size_t i = 0; i < sv->n; i++) {
 		const struct sym_tmp *s = &sv->v[k[i].at];
 
@@ -178,12 +181,12 @@ static void sym_vec_sort(struct sym_vec *sv)
 		}
 		out[n++] = *s;
 	}
-	free(k);
-	free(tmp);
-	free(sv->v);
+	agent_scratch_free(k, sv->n * sizeof *k);
+	agent_scratch_free(tmp, sv->n * sizeof *tmp);
+	agent_scratch_free(sv->v, sv->cap * sizeof *sv->v);
 	sv->v = out;
+	sv->cap = sv->n;         /* out's size */
 	sv->n = n;
-	sv->cap = sv->n;
 }
 
 /* Index of the last symbol of sorted sv at or below off, or SIZE_MAX. */

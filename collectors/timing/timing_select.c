@@ -65,11 +65,7 @@ struct tm_sel_mods {
 
 static struct tm_sel_mods *tm_sel_mods_new(void)
 {
-	struct tm_sel_mods *ms = xmalloc(sizeof *ms);
-
-	ms->n = ms->seen = 0;
-	ms->adds = 0;
-	return ms;
+	return agent_scratch_new(sizeof(struct tm_sel_mods));    /* zeroed */
 }
 
 /* dl_iterate_phdr callback: note every instrumented module with a path
@@ -196,7 +192,7 @@ void tm_select_level(int level)
 	if (ms->adds != tm_sel_adds || select_generation() != tm_sel_starts)
 		tm_sel_retire(ms->adds);      /* new modules or new start routines */
 	tm_sel_publish(level, ms);
-	free(ms);
+	agent_scratch_free(ms, sizeof *ms);
 }
 
 /* See timing.h. */
@@ -220,7 +216,7 @@ void tm_select_sync(void)
 		agent_log("timing: modules loaded: level %d selection rebuilt (%zu functions)",
 		    tm_sel_level, tm_sel_cache[tm_sel_level]->n);
 	}
-	free(ms);
+	agent_scratch_free(ms, sizeof *ms);
 }
 
 /* Publish m as the budget's states (NULL: none); the hot path's entries
