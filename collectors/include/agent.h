@@ -70,7 +70,7 @@ void agent_text(uintptr_t *lo, uintptr_t *hi);
 /* ---- agent_scratch.c: large blocks the agent frees again ---- */
 /* A zeroed block of n bytes mapped by the agent, not malloc's: freeing a
  * chunk malloc mapped raises glibc's mmap threshold for the whole program
- * (agent_scratch.c).  For tables of 128 KB or more; aborts when out of
+ * (agent_scratch.c).  For tables that may reach 128 KB; aborts when out of
  * memory, like xmalloc. */
 void *agent_scratch_new(size_t n);
 /* Block p of old bytes (NULL: none) grown or shrunk to n, moved if need be. */

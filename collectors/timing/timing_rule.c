@@ -529,9 +529,9 @@ uint64_t tr_window_wait(uint64_t open_ns, double anchor)
 
 	if (open_ns < TR_WIN_MIN_NS)
 		return TR_WIN_MIN_NS - open_ns;
-	/* No anchor call yet: no rate to go by, and often the program has
-	 * not run since the window opened; look again at half its age. */
-	left = anchor < 1 ? (double)open_ns / 2 : (TR_WIN_ANCHOR - anchor) * (double)open_ns / anchor;
+	if (anchor < 1)
+		return TR_WIN_NS;
+	left = (TR_WIN_ANCHOR - anchor) * (double)open_ns / anchor;
 	if (left < TR_WIN_MIN_NS / 2)
 		return TR_WIN_MIN_NS / 2;         /* the reporter's poll counts in ms */
 	return left < TR_WIN_NS ? (uint64_t)left : TR_WIN_NS;

@@ -169,9 +169,8 @@ double tr_ticks_after(const struct tr_ticks *t);
 bool tr_window_done(uint64_t open_ns, double anchor, double sampled);
 /* How much longer a window open for open_ns, with anchor calls in it,
  * should be given before it is looked at again: the time its anchor needs
- * for the rest at its rate so far (half the window's age while it has seen
- * no anchor call), within [TR_WIN_MIN_NS / 2, TR_WIN_NS] (until it is
- * TR_WIN_MIN_NS old: the rest of that). */
+ * for the rest at its rate so far, within [TR_WIN_MIN_NS / 2, TR_WIN_NS]
+ * (until it is TR_WIN_MIN_NS old: the rest of that). */
 uint64_t tr_window_wait(uint64_t open_ns, double anchor);
 /* A sampled function's share of the time it is timed, ppm, when windows
  * last len_ns (0: none yet, taken as TR_WIN_NS). */

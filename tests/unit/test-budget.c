@@ -467,10 +467,7 @@ static void test_budget_window(void **state)
 	assert_true(tr_window_wait(2000000, TR_WIN_ANCHOR / 4) == 6000000);
 	assert_true(tr_window_wait(TR_WIN_MIN_NS, TR_WIN_ANCHOR - 1) == TR_WIN_MIN_NS / 2);
 	assert_true(tr_window_wait(TR_WIN_MIN_NS, 1) == TR_WIN_NS);     /* slow: at most this */
-	/* no anchor call yet: again at half the window's age */
-	assert_true(tr_window_wait(TR_WIN_MIN_NS, 0) == TR_WIN_MIN_NS / 2);
-	assert_true(tr_window_wait(3 * TR_WIN_MIN_NS, 0) == 3 * TR_WIN_MIN_NS / 2);
-	assert_true(tr_window_wait(4 * TR_WIN_NS, 0) == TR_WIN_NS);
+	assert_true(tr_window_wait(TR_WIN_MIN_NS, 0) == TR_WIN_NS);
 	assert_true(tr_window_gap(TR_WIN_NS, false) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(TR_WIN_NS / 2, false) == TR_PERIOD_NS);
 	assert_true(tr_window_gap(4 * TR_WIN_NS, false) == 4 * TR_PERIOD_NS);
